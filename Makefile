@@ -26,3 +26,6 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) _docs _proc robustdiff-report
+
+docs: $(STAMP)
+	$(BIN)/python tools/build_docs.py
