@@ -1,0 +1,84 @@
+"Every loader of robustdiff.data, and the bad input it must refuse with a clear message."
+import numpy as np, pandas as pd, pytest
+from robustdiff.data import (Dataset, from_frame, from_csv, load_sklearn, make_synthetic, load_pmlb, load_keel,
+                             load_dataset, data_dir, keel_names)
+
+@pytest.mark.parametrize('name,shape', [('iris', (150, 4, 3)), ('wine', (178, 13, 3)),
+                                        ('breast_cancer', (569, 30, 2)), ('digits', (1797, 64, 10))])
+def test_bundled(name, shape):
+    d = load_sklearn(name)
+    assert (d.n_instances, d.n_features, d.n_classes) == shape
+    assert d.nominal == () and all(d.X.dtypes == 'float64')
+
+@pytest.mark.parametrize('name', ['moons', 'circles', 'linearly_separable'])
+def test_synthetic_seeded(name):
+    a, b, c = make_synthetic(name, 120, random_state=1), make_synthetic(name, 120, random_state=1), make_synthetic(name, 120, random_state=2)
+    assert a.n_instances == 120 and a.n_classes == 2 and a.n_features == 2
+    pd.testing.assert_frame_equal(a.X, b.X)
+    assert not a.X.equals(c.X)
+
+def test_csv_with_nominal_column(tmp_path):
+    df = pd.DataFrame({'x': np.arange(10.), 'colour': list('rgbrgbrgbr'), 'code': [1, 2] * 5, 'y': list('ab') * 5})
+    df.to_csv(tmp_path/'d.csv', index=False)
+    d = from_csv(tmp_path/'d.csv', 'y')
+    assert d.nominal == ('colour',) and d.numeric == ('x', 'code')
+    assert d.X['colour'].dtype.name == 'category'
+    d2 = from_csv(tmp_path/'d.csv', 'y', nominal=['colour', 'code'])
+    assert d2.nominal == ('colour', 'code')
+    assert load_dataset(str(tmp_path/'d.csv'), target='y').n_instances == 10
+
+def test_pmlb_folder():
+    folder = data_dir('pmlb')
+    assert folder is not None and folder.is_dir(), 'the real-data folder must exist in the development/CI layout'
+    d = load_pmlb('nursery')
+    assert (d.n_instances, d.n_features, d.n_classes) == (12958, 8, 4)
+    assert len(d.nominal) == 7      # 'discrete' features of the metadata; 'finance' is binary
+    assert load_pmlb('nursery', nominal=[]).nominal == ()
+    assert load_dataset('pmlb:vowel').n_classes == 11
+    with pytest.raises(ValueError, match='unknown PMLB dataset'): load_pmlb('nope')
+
+def test_pmlb_needs_a_folder(monkeypatch):
+    monkeypatch.delenv('ROBUSTDIFF_DATA')
+    with pytest.raises(ValueError, match='ROBUSTDIFF_DATA'): load_pmlb('letter')
+
+@pytest.mark.parametrize('name', ['banana', 'iris', 'mushroom', 'crx', 'vehicle'])
+def test_keel(name):
+    d = load_keel(name)
+    assert d.n_instances > 100 and d.n_classes >= 2
+    assert not d.X.isna().any().any()
+    assert name in keel_names()
+
+def test_keel_nominal_and_missing():
+    m = load_keel('mushroom'); assert len(m.nominal) == 22
+    c = load_keel('crx'); assert 0 < len(c.nominal) < c.n_features
+
+def test_complexity_eq12():
+    d = load_sklearn('iris')
+    assert d.complexity == pytest.approx(4 * 3 / 150)
+
+# bad input -----------------------------------------------------------------------------------------------------
+def test_empty():
+    with pytest.raises(ValueError, match='empty'): Dataset('e', pd.DataFrame({'a': []}), [])
+    with pytest.raises(ValueError, match='empty'): Dataset('e', pd.DataFrame(index=range(3)), [0, 1, 0])
+
+def test_nan_and_inf_name_the_column():
+    with pytest.raises(ValueError, match="'b'.*missing"): Dataset('n', pd.DataFrame({'a': [1., 2], 'b': [1., np.nan]}), [0, 1])
+    with pytest.raises(ValueError, match="'a'.*infinite"): Dataset('i', pd.DataFrame({'a': [1., -np.inf]}), [0, 1])
+    with pytest.raises(ValueError, match='target has 1 missing'): Dataset('t', pd.DataFrame({'a': [1., 2, 3]}), [0, 1, None])
+
+def test_single_class():
+    with pytest.raises(ValueError, match='one class'): Dataset('s', pd.DataFrame({'a': [1., 2, 3]}), ['x'] * 3)
+
+def test_mismatched_lengths():
+    with pytest.raises(ValueError, match='mismatched'): Dataset('m', pd.DataFrame({'a': [1., 2, 3]}), [0, 1])
+
+def test_non_numeric_undeclared():
+    with pytest.raises(TypeError, match="non-numeric.*'s'"): Dataset('s', pd.DataFrame({'s': ['u', 'v'], 'a': [1., 2]}), [0, 1])
+    with pytest.raises(TypeError): Dataset('s', np.zeros((2, 2)), [0, 1])
+
+def test_unknown_names():
+    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('nonsense')
+    with pytest.raises(ValueError, match='unknown bundled'): load_dataset('sklearn:nope')
+    with pytest.raises(ValueError, match='unknown synthetic'): load_dataset('synthetic:spirals')
+    with pytest.raises(ValueError, match='unknown KEEL'): load_dataset('keel:nope')
+    with pytest.raises(ValueError, match='target column'): from_frame(pd.DataFrame({'a': [1, 2]}), 'y')

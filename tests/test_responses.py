@@ -1,0 +1,81 @@
+"Cross-validated predictions and response matrices: determinism across n_jobs, caching, bad input."
+import numpy as np, pandas as pd, pytest
+from robustdiff.data import load_sklearn, Dataset, make_synthetic
+from robustdiff.responses import cv_predictions, response_matrix, map_folds, cv_splits, read_responses, accuracy_table
+
+@pytest.fixture(scope='module')
+def wine(): return load_sklearn('wine')
+
+def test_same_seed_same_result_whatever_n_jobs(wine):
+    a = cv_predictions(wine, 'quick', n_splits=3, n_repeats=2, progress=False, n_jobs=1)
+    b = cv_predictions(wine, 'quick', n_splits=3, n_repeats=2, progress=False, n_jobs=2)
+    c = cv_predictions(wine, 'quick', n_splits=3, n_repeats=2, progress=False, n_jobs=2, backend='threading')
+    pd.testing.assert_frame_equal(a, b); pd.testing.assert_frame_equal(a, c)
+    d = cv_predictions(wine, 'quick', n_splits=3, n_repeats=2, progress=False, random_state=1)
+    assert not a[['instance', 'fold']].equals(d[['instance', 'fold']])
+
+def test_shapes_and_tidy(wine):
+    p = cv_predictions(wine, 'quick', n_splits=5, n_repeats=2, progress=False, proba=True)
+    assert len(p) == 4 * 2 * 178
+    assert [c for c in p if c.startswith('proba_')] == ['proba_class_0', 'proba_class_1', 'proba_class_2']
+    np.testing.assert_allclose(p.filter(like='proba_').sum(1), 1, atol=1e-9)
+    for r in (0, 1):
+        U = response_matrix(p, r)
+        assert U.shape == (4, 178) and set(np.unique(U)) <= {0, 1}
+    acc = accuracy_table(p)
+    assert acc.accuracy.between(0.5, 1).all()
+
+def test_cache_reuses_results(wine, tmp_path):
+    calls = []
+    def fn(ctx):
+        calls.append(1)
+        return pd.DataFrame({'n': [len(ctx.test)]})
+    a = map_folds(fn, wine, 'quick', n_splits=3, progress=False, cache_dir=tmp_path, n_jobs=1)
+    n = len(calls)
+    b = map_folds(fn, wine, 'quick', n_splits=3, progress=False, cache_dir=tmp_path, n_jobs=1)
+    assert n == 12 and len(calls) == n            # the second run read everything from disk
+    pd.testing.assert_frame_equal(a, b)
+    map_folds(fn, wine, 'quick', n_splits=3, progress=False, cache_dir=tmp_path, n_jobs=1, cache_key='other')
+    assert len(calls) == 2 * n                    # another key, fresh results
+
+def test_nominal_feature_end_to_end():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({'x': rng.normal(size=90), 'c': rng.choice(list('pqr'), 90)})
+    d = Dataset('mixed', X, np.repeat(['a', 'b', 'c'], 30), nominal=['c'])
+    p = cv_predictions(d, 'quick', n_splits=3, progress=False)
+    assert response_matrix(p).shape == (4, 90)
+
+def test_external_response_matrix():
+    U, info = read_responses('liver-disorders')
+    assert U.shape == (74, 345) and len(info) == 345 and 'Dffclt' in info
+    assert U.dtypes.unique().tolist() == [np.dtype('int8')]
+
+# bad input -----------------------------------------------------------------------------------------------------
+def test_class_smaller_than_folds():
+    d = load_sklearn('iris').subset(np.r_[0:50, 50:53, 100:150])
+    with pytest.raises(ValueError, match="has 3 member.*fewer than the 5 folds"): cv_predictions(d, 'quick', progress=False)
+
+def test_bad_parameters(wine):
+    with pytest.raises(ValueError, match='n_splits'): cv_splits(wine, n_splits=1)
+    with pytest.raises(ValueError, match='n_repeats'): cv_splits(wine, n_repeats=0)
+    with pytest.raises(ValueError, match='unknown portfolio'): cv_predictions(wine, 'nope', progress=False)
+    with pytest.raises(ValueError, match='unknown dataset'): cv_predictions('nonsense', 'quick', progress=False)
+    with pytest.raises(TypeError, match='Dataset'): cv_splits(np.zeros((3, 3)))
+
+def test_non_classifier_in_portfolio(wine):
+    from sklearn.linear_model import LinearRegression
+    with pytest.raises(TypeError, match="'lin'.*not a classifier"):
+        cv_predictions(wine, {'lin': LinearRegression()}, progress=False)
+
+def test_fit_failure_names_the_model(wine):
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    class Broken(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y): raise ArithmeticError('boom')
+        def predict(self, X): return np.zeros(len(X))
+    with pytest.raises(RuntimeError, match="model 'broken' failed to fit.*boom"):
+        cv_predictions(wine, {'broken': Broken()}, progress=False)
+
+def test_bad_response_file(tmp_path):
+    pd.DataFrame({'learner': ['a', 'b'], '0': [0, 2], '1': [1, 0]}).to_csv(tmp_path/'x_responses.csv.gz', index=False)
+    with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', tmp_path)
+    with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', tmp_path)
