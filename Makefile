@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# run the venv's tools as if it were activated (nbdev_test's kernels, subprocesses)
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install demo test docs bench clean
 
@@ -18,7 +21,9 @@ demo: $(STAMP)
 	$(BIN)/robustdiff demo --out robustdiff-report
 
 test: $(STAMP)
-	$(BIN)/nbdev_test --n_workers 2
+	# notebooks run one after another in one process (--n_workers 0): forked notebook workers would wait
+	# on joblib's idle loky workers at exit (5 min each); serial runs also reuse one worker pool throughout
+	$(BIN)/nbdev_test --n_workers 0 --timing
 	$(BIN)/python -m pytest -q tests
 
 bench: $(STAMP)
