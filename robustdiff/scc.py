@@ -43,6 +43,7 @@ def kappa_by_group(a,                  # first labelling (e.g. clean predictions
         if len(groups) != len(ca): raise ValueError(f"groups has {len(groups)} entries for {len(ca)} labels")
         g, keys = pd.factorize(np.asarray(groups) if not isinstance(groups, (pd.Series, pd.MultiIndex)) else groups, sort=True)
         if (g < 0).any(): raise ValueError("groups contain missing values")
+        if isinstance(groups, pd.MultiIndex): keys = keys.set_names(groups.names)
     G = len(keys)
     N = np.bincount(g, minlength=G).astype(float)
     n1 = np.bincount(g*C + ca, minlength=G*C).reshape(G, C).astype(float)

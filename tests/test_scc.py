@@ -1,0 +1,201 @@
+"System characteristic curves: κ vs scikit-learn, mixing vs literal re-perturbation, determinism, bins, bad input."
+import numpy as np, pandas as pd, pytest, warnings
+from hypothesis import given, settings, strategies as st
+from sklearn.metrics import cohen_kappa_score
+from sklearn.dummy import DummyClassifier
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.naive_bayes import GaussianNB
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
+from robustdiff.data import make_synthetic, load_pmlb, load_sklearn, Dataset
+from robustdiff.responses import map_folds, response_matrix
+from robustdiff.perturb import FB24Noise, perturb_masks
+from robustdiff.scc import (cohen_kappa, kappa_by_group, difficulty_bins, noisy_predictions, clean_predictions,
+                            scc_curves, robustness_by_difficulty, scc_chart, LAMBDAS)
+
+MODELS = {'cart': DecisionTreeClassifier(max_depth=4), 'nb': GaussianNB(), 'knn': KNeighborsClassifier(5)}
+
+@pytest.fixture(scope='module')
+def moons(): return make_synthetic('moons', 240, random_state=1)
+
+@pytest.fixture(scope='module')
+def moons_preds(moons): return noisy_predictions(moons, MODELS, [0.3, 1.0], progress=False)
+
+@pytest.fixture(scope='module')
+def moons_bins(moons_preds):
+    U = response_matrix(clean_predictions(moons_preds))
+    return difficulty_bins(pd.Series(-np.log((U.mean() + .05)/(1.05 - U.mean()))), 5)
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_kappa_matches_sklearn(data):
+    n = data.draw(st.integers(1, 50)); C = data.draw(st.integers(1, 5))
+    a = np.array(data.draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)))
+    b = np.array(data.draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)))
+    k = cohen_kappa(a, b, on_constant=np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        ref = cohen_kappa_score(a, b)
+    if np.isnan(ref): assert np.isnan(k) and len(set(a) | set(b)) == 1   # only when p_e = 1
+    else: assert abs(k - ref) < 1e-10
+
+def test_kappa_constant_cases():
+    assert cohen_kappa([3, 3, 3], [3, 3, 3]) == 1.0
+    assert cohen_kappa([3, 3, 3], [3, 3, 4]) == 0.0
+    assert np.isnan(cohen_kappa(['a'], ['a'], on_constant=np.nan))
+    with pytest.raises(ValueError, match='p_e = 1'): cohen_kappa(['a'], ['a'], on_constant='raise')
+    with pytest.raises(ValueError, match='on_constant'): cohen_kappa([1], [1], on_constant='one')
+    with pytest.raises(ValueError, match='missing'): cohen_kappa(np.array([1., np.nan]), np.array([1., 2.]))
+
+def test_kappa_by_group_multiindex_and_strings():
+    a = np.array(list('aabbaabb')); b = np.array(list('abbbaaab'))
+    g = pd.MultiIndex.from_arrays([[0, 0, 0, 0, 1, 1, 1, 1], list('xxyyxxyy')], names=['fold', 'bin'])
+    k = kappa_by_group(a, b, g, on_constant=np.nan)
+    assert list(k.columns[:2]) == ['fold', 'bin'] and len(k) == 4
+    for (g0, g1), kk in zip(zip(k.iloc[:, 0], k.iloc[:, 1]), k.kappa):
+        sel = np.array([(x, y) == (g0, g1) for x, y in g])
+        ref = cohen_kappa(a[sel], b[sel], on_constant=np.nan)
+        assert (np.isnan(ref) and np.isnan(kk)) or abs(ref - kk) < 1e-12
+
+def test_lambda_zero_gives_kappa_one_and_curve_shape(moons_preds, moons_bins):
+    c = scc_curves(moons_preds, moons_bins)
+    assert (c[c.lam == 0].kappa == 1).all() and (c[c.lam == 0].agree == 1).all()
+    assert len(c) == 3 * 2 * len(LAMBDAS) * 5
+    assert c.groupby(['model', 'level', 'bin']).difficulty.nunique().eq(1).all()
+    assert c.difficulty.is_monotonic_increasing or c.groupby(['model', 'level', 'lam']).difficulty.apply(lambda s: s.is_monotonic_increasing).all()
+    # more perturbed rows, fewer unchanged predictions (nested masks ⇒ agree is non-increasing in λ)
+    assert (c.sort_values('lam').groupby(['model', 'level', 'bin']).agree.apply(lambda s: s.is_monotonic_decreasing)).all()
+    # stronger noise changes more predictions overall
+    assert c[c.level == 1.0].agree.mean() < c[c.level == 0.3].agree.mean()
+
+def test_mixing_equals_literal_reperturbation(moons, moons_bins):
+    "Deriving each λ by mixing equals perturbing the selected rows and predicting again (one fold seed convention)."
+    lams = [0, .2, .5]
+    bin_of = moons_bins.set_index('instance').bin
+    def literal(ctx):
+        te = ctx.test; X = ctx.dataset.X.iloc[te]
+        prio = ctx.rng(0).random(len(te))
+        nz = FB24Noise(1.0).fit(ctx.dataset.X.iloc[ctx.train])
+        b = bin_of.loc[te].to_numpy()
+        clean = ctx.estimator.predict(X)
+        rows = []
+        for lam in lams:
+            mask = perturb_masks(b, [lam], priority=prio)[0]
+            noisy = ctx.estimator.predict(nz.transform(X, rows=mask, random_state=ctx.rng(1, 0)))
+            for k in np.unique(b):
+                s = b == k
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore')
+                    kap = cohen_kappa_score(clean[s], noisy[s])
+                rows.append({'lam': lam, 'bin': k, 'kappa': 1.0 if np.isnan(kap) else kap})
+        return pd.DataFrame(rows)
+    lit = map_folds(literal, moons, MODELS, progress=False)
+    fast = scc_curves(noisy_predictions(moons, MODELS, 1.0, progress=False), moons_bins, lams, per_fold=True)
+    m = lit.merge(fast, on=['model', 'repeat', 'fold', 'lam', 'bin'], suffixes=('_lit', ''))
+    assert len(m) == len(lit) == len(fast)
+    np.testing.assert_allclose(m.kappa, m.kappa_lit, atol=1e-12)
+
+def test_pooled_kappa_is_kappa_of_pooled_predictions(moons_preds, moons_bins):
+    c = scc_curves(moons_preds, moons_bins, [0.4])
+    p = moons_preds[(moons_preds.model == 'nb') & (moons_preds.level == 1.0)].merge(moons_bins, on='instance')
+    # rebuild the mix by hand: within each fold × bin, the ⌈0.4 n⌉ lowest priorities are perturbed
+    p['rank'] = p.groupby(['fold', 'bin']).priority.rank(method='first') - 1
+    p['n'] = p.groupby(['fold', 'bin']).priority.transform('size')
+    p['mixed'] = np.where(p['rank'] < np.ceil(0.4 * p.n - 1e-9), p.y_noisy, p.y_pred)
+    for k, s in p.groupby('bin'):
+        got = c[(c.model == 'nb') & (c.level == 1.0) & (c.bin == k)]
+        assert abs(got.kappa.iloc[0] - cohen_kappa(s.y_pred, s.mixed)) < 1e-12
+        assert abs(got.acc.iloc[0] - (s.mixed == s.y_true).mean()) < 1e-12
+        assert got.n.iloc[0] == len(s)
+
+def test_same_result_whatever_n_jobs_and_backend(moons):
+    a = noisy_predictions(moons, MODELS, 0.5, progress=False)
+    b = noisy_predictions(moons, MODELS, 0.5, progress=False, n_jobs=2)
+    c = noisy_predictions(moons, MODELS, 0.5, progress=False, n_jobs=2, backend='threading')
+    pd.testing.assert_frame_equal(a, b); pd.testing.assert_frame_equal(a, c)
+    d = noisy_predictions(moons, MODELS, 0.5, progress=False, random_state=1)
+    assert not a.y_noisy.equals(d.y_noisy) or not a.instance.equals(d.instance)
+
+def test_every_model_sees_the_same_noise_and_priorities(moons_preds):
+    p = moons_preds[moons_preds.level == 0.3]
+    pri = p.pivot_table(index='instance', columns='model', values='priority')
+    assert (pri.nunique(axis=1) == 1).all()
+
+def test_single_class_model_and_on_constant(moons, moons_bins):
+    models = {'majority': DummyClassifier(), 'nb': GaussianNB()}
+    preds = noisy_predictions(moons, models, 1.0, progress=False)
+    c = scc_curves(preds, moons_bins)
+    assert (c[c.model == 'majority'].kappa == 1).all()
+    cn = scc_curves(preds, moons_bins, on_constant=np.nan)
+    assert cn[cn.model == 'majority'].kappa.isna().all() and cn[cn.model == 'nb'].kappa.notna().all()
+    with pytest.raises(ValueError, match='p_e = 1'): scc_curves(preds, moons_bins, on_constant='raise')
+
+def test_nominal_dataset_end_to_end():
+    ds = load_pmlb('nursery')
+    rng = np.random.default_rng(0)
+    idx = np.sort(rng.choice(ds.n_instances, 600, replace=False))
+    small = ds.subset(idx)
+    small = Dataset('nursery600', small.X, small.y, small.nominal)
+    res = robustness_by_difficulty(small, {'cart': DecisionTreeClassifier(), 'nb': GaussianNB(),
+                                           'lr': LogisticRegression(max_iter=300), 'knn': KNeighborsClassifier()},
+                                   perturbation=0.5, progress=False, n_bins=3)
+    c = res.curves
+    assert set(c.bin) == {0, 1, 2} and (c[c.lam == 0].kappa == 1).all()
+    assert c[c.lam == .5].agree.mean() < 1
+    assert set(res.items.status.astype(str)) <= {'ok', 'all_right', 'all_wrong', 'out_of_range'}
+
+def test_extremes_clip_and_drop():
+    d = pd.Series([-np.inf] * 30 + list(np.linspace(-2, 2, 60)) + [np.inf] * 10 + [8.0])
+    clip = difficulty_bins(d, 5)
+    assert len(clip) == 101 and clip.difficulty.min() == -6 and clip.difficulty.max() == 6
+    assert clip[clip.difficulty == -6].bin.isin([0, 1]).all()
+    drop = difficulty_bins(d, 5, extremes='drop')
+    assert len(drop) == 60 and drop.groupby('bin').size().tolist() == [12] * 5
+    b2 = difficulty_bins(d, 5, bound=10)
+    assert b2.difficulty.max() == 10 and (b2.difficulty == 8).sum() == 1
+
+def test_bins_equal_size_and_deterministic():
+    d = pd.Series(np.random.default_rng(0).integers(0, 4, 103).astype(float))
+    a, b = difficulty_bins(d, 5, random_state=3), difficulty_bins(d, 5, random_state=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert sorted(a.groupby('bin').size().tolist()) == [20, 20, 21, 21, 21]
+    assert (a.groupby('bin').difficulty.max().to_numpy()[:-1] <= a.groupby('bin').difficulty.min().to_numpy()[1:]).all()
+
+def test_bins_bad_input():
+    d = pd.Series([0., 1, 2])
+    with pytest.raises(ValueError, match='4 bins from 3'): difficulty_bins(d, 4)
+    with pytest.raises(ValueError, match='missing'): difficulty_bins(pd.Series([0., np.nan]), 1)
+    with pytest.raises(ValueError, match='method'): difficulty_bins(d, 2, method='width')
+    with pytest.raises(ValueError, match='extremes'): difficulty_bins(d, 2, extremes='keep')
+    with pytest.raises(ValueError, match='duplicated'): difficulty_bins(pd.Series([0., 1], index=[1, 1]), 1)
+    with pytest.raises(ValueError, match='bins from 0'): difficulty_bins(pd.Series([np.inf, np.inf]), 1, extremes='drop')
+
+def test_empty_bin_outcome_quantile():
+    with pytest.warns(UserWarning, match='empty'):
+        b = difficulty_bins(pd.Series([0.] * 9 + [1.]), 4, method='quantile')
+    assert sorted(b.bin.unique()) == [0, 1]
+
+def test_bin_missing_in_a_fold_gives_no_row(moons_preds, moons_bins):
+    "A bin with no instance in some fold contributes no per-fold row; pooled values use the other folds."
+    inst = moons_bins.instance.to_numpy()
+    lonely = moons_preds[moons_preds.fold == 0].instance.iloc[0]
+    bins = moons_bins.assign(bin=np.where(inst == lonely, 5, moons_bins.bin))
+    bins['bin_difficulty'] = bins.groupby('bin').difficulty.transform('mean')
+    f = scc_curves(moons_preds, bins, [0, .5], per_fold=True)
+    assert set(f[f.bin == 5].fold) == {0}
+    c = scc_curves(moons_preds, bins, [0, .5])
+    assert (c[c.bin == 5].n == 1).all() and c[c.bin == 5].kappa_sd.isna().all()
+
+def test_scc_input_validation(moons_preds, moons_bins):
+    with pytest.raises(ValueError, match='noisy_predictions'): scc_curves(moons_preds.drop(columns='priority'), moons_bins)
+    with pytest.raises(ValueError, match='difficulty_bins'): scc_curves(moons_preds, moons_bins.drop(columns='bin'))
+    with pytest.raises(ValueError, match=r'\[0, 1\]'): scc_curves(moons_preds, moons_bins, [0, 2])
+    with pytest.raises(ValueError, match='rounding'): scc_curves(moons_preds, moons_bins, rounding='up')
+    with pytest.raises(TypeError, match='Perturbation'): noisy_predictions(make_synthetic('moons', 50), MODELS, object(), progress=False)
+
+def test_chart_renders(moons_preds, moons_bins):
+    c = scc_curves(moons_preds, moons_bins)
+    ch = scc_chart(c[c.level == 1.0], band=True)
+    spec = ch.to_dict()
+    assert 'facet' in spec
+    with pytest.raises(ValueError, match='filter'): scc_chart(c)
