@@ -247,6 +247,7 @@ class SCCResult:
     items:pd.DataFrame         # per-instance difficulty table (IRT items, or the given difficulties)
     bins:pd.DataFrame          # `difficulty_bins` output
     curves:pd.DataFrame        # `scc_curves` output, with a `dataset` column
+    irt:object=None            # the `robustdiff.irt.IRTResult` when the difficulties were fitted here
 
 def robustness_by_difficulty(dataset,                # a Dataset or `load_dataset` name
                              models='fabra18',       # portfolio
@@ -271,15 +272,17 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     ds = load_dataset(dataset)
     _check_lambdas(lambdas); _as_perturbations(perturbation)
     preds = noisy_predictions(ds, models, perturbation, n_splits, n_repeats, random_state, n_jobs, backend, progress, cache_dir)
+    irt = None
     if difficulty is None:
         from robustdiff.irt import fit_irt
         from robustdiff.responses import response_matrix
-        items = fit_irt(response_matrix(clean_predictions(preds)), model=irt_model).items
+        irt = fit_irt(response_matrix(clean_predictions(preds)), model=irt_model)
+        items = irt.items
     else: items = difficulty if isinstance(difficulty, pd.DataFrame) else _difficulty_series(difficulty).reset_index()
     bins = difficulty_bins(items, n_bins, bin_method, extremes, random_state=random_state)
     curves = scc_curves(preds, bins, lambdas, on_constant=on_constant)
     curves.insert(0, 'dataset', ds.name)
-    return SCCResult(ds.name, preds, items, bins, curves)
+    return SCCResult(ds.name, preds, items, bins, curves, irt)
 
 # %% ../nbs/21_scc.ipynb #3d46f051
 def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset and perturbation, or facet by them)
