@@ -1,0 +1,89 @@
+"""Benchmark: [FB24] SCCs of one dataset × fabra18 × 5 folds × 6 λ on 2 cores, and where the time goes (issue 4).
+
+    python benchmarks/bench_scc.py [--dataset waveform_40] [--models fabra18] [--n_jobs 2] [--nu 0.2]
+
+Runs `noisy_predictions` (one fit per model × fold; clean + fully perturbed prediction), the 1PL IRT fit, the bins
+and `scc_curves` (every λ by mixing), timing each stage. Inside each model × fold task it also times the noise
+generation and the two predictions, so the share of the run spent outside model fitting can be stated:
+
+- fits ≈ total − (noise + predictions) / n_jobs − (IRT + bins + κ)   [task seconds run n_jobs at a time]
+- targets: total ≤ 300 s; noise + κ ≤ 10 % of the total.
+
+Also checks that mixing costs no more than ~a second however many λ there are (λ grid of 51 values).
+Results are printed and written to benchmarks/results/scc_<dataset>_<models>.json.
+"""
+import argparse, json, os, time, warnings
+from functools import partial
+from pathlib import Path
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
+
+def _timed_fold(ctx, nu):
+    "The same work as robustdiff.scc._noisy_fold, with timers around its parts."
+    from robustdiff.perturb import FB24Noise
+    ds, est = ctx.dataset, ctx.estimator
+    Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
+    t0 = time.perf_counter(); y_pred = np.asarray(est.predict(Xte)); t_pred = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    priority = ctx.rng(0).random(len(ctx.test))
+    Xn = FB24Noise(nu).fit(Xtr).transform(Xte, random_state=ctx.rng(1, 0))
+    t_noise = time.perf_counter() - t0
+    t0 = time.perf_counter(); y_noisy = np.asarray(est.predict(Xn)); t_pred += time.perf_counter() - t0
+    y_true = ds.y.iloc[ctx.test].to_numpy()
+    out = pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred, 'correct': (y_pred == y_true).astype('int8'),
+                        'perturbation': 'FB24Noise', 'level': nu, 'y_noisy': y_noisy, 'priority': priority})
+    out['_t_noise'], out['_t_pred'] = 0.0, 0.0
+    out.loc[out.index[0], ['_t_noise', '_t_pred']] = [t_noise, t_pred]
+    return out
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--dataset', default='pmlb:waveform_40')
+    ap.add_argument('--models', default='fabra18')
+    ap.add_argument('--n_jobs', type=int, default=2)
+    ap.add_argument('--nu', type=float, default=0.2)
+    a = ap.parse_args()
+    from robustdiff.data import load_dataset
+    from robustdiff.responses import map_folds, response_matrix
+    from robustdiff.irt import fit_irt
+    from robustdiff.scc import clean_predictions, difficulty_bins, scc_curves, LAMBDAS, noisy_predictions
+    ds = load_dataset(a.dataset)
+    print(f'{ds!r}\nportfolio {a.models}, 5 folds, λ = {LAMBDAS}, ν = {a.nu}, n_jobs = {a.n_jobs}', flush=True)
+    t_start = time.perf_counter()
+    fn = partial(_timed_fold, nu=a.nu)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        preds = map_folds(fn, ds, a.models, n_splits=5, n_jobs=a.n_jobs, progress=True)
+    t_cv = time.perf_counter() - t_start
+    noise_task_s, pred_task_s = preds._t_noise.sum(), preds._t_pred.sum()
+    preds = preds.drop(columns=['_t_noise', '_t_pred'])
+    t0 = time.perf_counter(); irt = fit_irt(response_matrix(clean_predictions(preds)), model='1PL'); t_irt = time.perf_counter() - t0
+    t0 = time.perf_counter(); bins = difficulty_bins(irt.items, 5); t_bins = time.perf_counter() - t0
+    t0 = time.perf_counter(); curves = scc_curves(preds, bins, LAMBDAS); t_kappa = time.perf_counter() - t0
+    total = time.perf_counter() - t_start
+    t0 = time.perf_counter(); scc_curves(preds, bins, np.linspace(0, 1, 51)); t_kappa51 = time.perf_counter() - t0
+    # the exported pipeline gives the same predictions (same seeds) — the timed copy does the same work
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        check_models = dict(list(__import__('robustdiff.portfolio', fromlist=['get_models']).get_models(a.models).items())[:2])
+    same = noisy_predictions(ds, check_models, a.nu, progress=False).equals(
+        preds[preds.model.isin(list(check_models))].reset_index(drop=True).astype({'level': float}))
+    fits = total - (noise_task_s + pred_task_s) / a.n_jobs - (t_irt + t_bins + t_kappa)
+    noise_kappa_share = (noise_task_s / a.n_jobs + t_kappa) / total
+    res = dict(dataset=ds.name, shape=[ds.n_instances, ds.n_features], models=a.models, n_models=int(preds.model.nunique()),
+               n_jobs=a.n_jobs, nu=a.nu, lambdas=list(LAMBDAS), total_s=round(total, 1), cv_fit_predict_noise_s=round(t_cv, 1),
+               noise_task_s=round(float(noise_task_s), 2), predict_task_s=round(float(pred_task_s), 1), irt_s=round(t_irt, 2),
+               bins_s=round(t_bins, 3), kappa_mixing_s=round(t_kappa, 3), kappa_mixing_51_lambdas_s=round(t_kappa51, 3),
+               fits_s_estimate=round(fits, 1), share_outside_fits=round(1 - fits / total, 4),
+               share_noise_plus_kappa=round(noise_kappa_share, 4), matches_noisy_predictions=bool(same),
+               target_total_le_300s=bool(total <= 300), target_noise_kappa_le_10pct=bool(noise_kappa_share <= .10))
+    for k, v in res.items(): print(f'{k:>28}: {v}')
+    out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
+    (out/f'scc_{ds.name}_{a.models}.json').write_text(json.dumps(res, indent=2))
+    if not same: raise SystemExit('the timed run differs from robustdiff.scc.noisy_predictions')
+
+if __name__ == '__main__':
+    main()
