@@ -12,7 +12,8 @@ from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks, _chec
 
 # %% auto #0
 __all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
-           'SCCResult', 'robustness_by_difficulty', 'scc_chart']
+           'SCCResult', 'robustness_by_difficulty', 'scc_chart', 'difficulty_distribution_chart',
+           'class_distribution_chart', 'instance_difficulty_chart']
 
 # %% ../nbs/21_scc.ipynb #0d75ab5f
 def _check_on_constant(on_constant):
@@ -317,3 +318,50 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
     chart = alt.layer(*layers, data=d).properties(width=width, height=height)
     if facet: chart = chart.facet(facet=alt.Facet(f'{facet}:N', title=None), columns=columns)
     return chart.properties(title=title) if title else chart
+
+# %% ../nbs/21_scc.ipynb #2bc4a21a
+def difficulty_distribution_chart(bins:pd.DataFrame, # tidy: dataset, difficulty (e.g. stacked `difficulty_bins` outputs)
+                                  width:int=360, step:int=18,
+                                 )->alt.Chart:
+    "Box plots of instance difficulty per dataset, sorted by median difficulty ([FB24] fig 6)."
+    import altair as alt
+    if not {'dataset', 'difficulty'} <= set(bins.columns): raise ValueError("bins need columns dataset, difficulty")
+    d = bins[['dataset', 'difficulty']].dropna()
+    order = d.groupby('dataset').difficulty.median().sort_values().index.tolist()
+    return alt.Chart(d).mark_boxplot(extent='min-max', size=12).encode(
+        x=alt.X('difficulty:Q', title='instance difficulty (1PL b, extremes at ±6)'),
+        y=alt.Y('dataset:N', sort=order, title=None)).properties(width=width, height=alt.Step(step))
+
+def class_distribution_chart(bins:pd.DataFrame,   # tidy: dataset, y (class) and optionally bin
+                             by:str|None='bin',   # 'bin': one bar per difficulty bin; None: one bar per dataset
+                             columns:int=4, width:int=120, height:int=90,
+                            )->alt.Chart:
+    "Class shares per dataset, or per difficulty bin of each dataset ([FB24] figs B1–B2)."
+    import altair as alt
+    need = {'dataset', 'y'} | ({by} if by else set())
+    if not need <= set(bins.columns): raise ValueError(f"bins need columns {sorted(need)}")
+    keys = ['dataset'] + ([by] if by else []) + ['y']
+    d = bins.assign(y=bins.y.astype(str)).groupby(keys).size().rename('count').reset_index()
+    d['share'] = d['count'] / d.groupby(keys[:-1])['count'].transform('sum')
+    d['class_rank'] = d.groupby('dataset').y.rank(method='dense').astype(int)
+    colour = alt.Color('class_rank:O', legend=None, scale=alt.Scale(scheme='tableau20'))
+    if by is None:
+        return alt.Chart(d).mark_bar().encode(y=alt.Y('dataset:N', title=None), x=alt.X('share:Q', title='class share', stack='normalize'),
+                                              color=colour, tooltip=['dataset', 'y', 'count']).properties(width=width*2)
+    return alt.Chart(d).mark_bar().encode(
+        x=alt.X(f'{by}:O', title='difficulty bin (0 = easiest)'), y=alt.Y('share:Q', title='class share', stack='normalize'),
+        color=colour, tooltip=['dataset', by, 'y', 'count']).properties(width=width, height=height).facet(
+        facet=alt.Facet('dataset:N', title=None), columns=columns)
+
+def instance_difficulty_chart(X:pd.DataFrame,      # two numeric feature columns
+                              difficulty,          # difficulty per row of X (Series indexed like X, or array)
+                              title:str='', width:int=200, height:int=200,
+                             )->alt.Chart:
+    "A 2-D dataset's instances coloured by difficulty ([FB24] fig A2)."
+    import altair as alt
+    if X.shape[1] != 2: raise ValueError(f"need exactly two feature columns, got {X.shape[1]}")
+    d = X.copy(); d.columns = ['x1', 'x2']
+    d['difficulty'] = np.asarray(difficulty.reindex(X.index) if isinstance(difficulty, pd.Series) else difficulty, dtype=float)
+    return alt.Chart(d).mark_circle(size=14, opacity=.8).encode(
+        x=alt.X('x1:Q', title=None), y=alt.Y('x2:Q', title=None),
+        color=alt.Color('difficulty:Q', scale=alt.Scale(scheme='redyellowblue', reverse=True))).properties(width=width, height=height, title=title)
