@@ -244,13 +244,15 @@ def loss_scatter_chart(summary:pd.DataFrame, # `loss_summary` output, with a `cl
                       )->alt.Chart:
     "L_diff (x) against L_noise (y), models coloured by cluster and labelled ([FB24] fig 8, right)."
     import altair as alt
-    s = summary.assign(cluster=summary['cluster'].astype(str)) if 'cluster' in summary else summary.assign(cluster='all')
+    s = summary.assign(cluster=summary['cluster'].astype(str)) if 'cluster' in summary else summary.assign(cluster='1')
+    doms = sorted(s.cluster.unique(), key=lambda c: (len(c), c))
+    col = alt.Color('cluster:N', title='cluster', scale=alt.Scale(domain=doms, range=_PALETTE[:len(doms)]))  # as in dendrogram_chart
     base = alt.Chart().encode(x=alt.X('L_diff:Q', title='L_diff (eq. 10)', scale=alt.Scale(zero=False)),
-                              y=alt.Y('L_noise:Q', title='L_noise (eq. 11)', scale=alt.Scale(zero=False)),
-                              color=alt.Color('cluster:N', title='cluster'))
+                              y=alt.Y('L_noise:Q', title='L_noise (eq. 11)', scale=alt.Scale(zero=False)), color=col)
     layer = alt.layer(base.mark_point(filled=True, size=50).encode(tooltip=['model', 'cluster', 'L_diff', 'L_noise']),
                       base.mark_text(align='left', dx=5, fontSize=9).encode(text='model:N'), data=s).properties(width=width, height=height)
-    return layer.facet(column=alt.Column(f'{facet}:N', title=None)).resolve_scale(x='independent', y='independent', color='independent') if facet else layer
+    if not facet: return layer
+    return layer.facet(column=alt.Column(f'{facet}:N', title=None, sort=list(pd.unique(s[facet])))).resolve_scale(x='independent', y='independent')
 
 def quality_table_chart(quality:pd.DataFrame, # tidy: k, silw, avgbc and a `profile` column (DAN/DAD/DAND)
                        )->alt.Chart:
