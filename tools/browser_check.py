@@ -69,24 +69,24 @@ _CHARTS = '.vega-embed, div[id^="altair-viz-"], .vega-mime'
 _JS_WAIT = r"""async () => {
   const CHARTS = 'CHARTS_PLACEHOLDER';
   const sleep = ms => new Promise(r => setTimeout(r, ms));
-  const t0 = Date.now();
+  const t0 = Date.now(), LIMIT = 8000;   // ms: everything renders within ~1 s on a healthy page
   // charts: vega-embed containers get an svg.marks or a canvas
   const charts = () => [...document.querySelectorAll(CHARTS)];
-  while (Date.now() - t0 < 15000 && charts().some(c => !c.querySelector('svg.marks, canvas'))) await sleep(100);
+  while (Date.now() - t0 < LIMIT && charts().some(c => !c.querySelector('svg.marks, canvas'))) await sleep(100);
   // widgets: html-manager puts each view in a .widget-subarea before its view script
   const views = () => document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const rendered = () => document.querySelectorAll('.widget-subarea .jupyter-widgets, .widget-subarea .lm-Widget').length;
-  while (Date.now() - t0 < 15000 && views() && document.querySelectorAll('.widget-subarea').length < views()) await sleep(100);
+  while (Date.now() - t0 < LIMIT && views() && document.querySelectorAll('.widget-subarea').length < views()) await sleep(100);
   // MathJax (3): wait for the initial typesetting and anything queued after it
   for (let i = 0; i < 3; i++) {
-    while (Date.now() - t0 < 15000 && window.MathJax && !(window.MathJax.startup && window.MathJax.startup.promise)) await sleep(100);
+    while (Date.now() - t0 < LIMIT && window.MathJax && !(window.MathJax.startup && window.MathJax.startup.promise)) await sleep(100);
     if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) {
       try { await window.MathJax.startup.promise; } catch (e) {}
     }
     await sleep(150);
   }
   // images (SVG charts are <img> files)
-  while (Date.now() - t0 < 15000 && [...document.images].some(i => !i.complete)) await sleep(100);
+  while (Date.now() - t0 < LIMIT && [...document.images].some(i => !i.complete)) await sleep(100);
   return Date.now() - t0;
 }"""
 

@@ -80,7 +80,7 @@ CDN_HOSTS = ('cdn.jsdelivr.net', 'unpkg.com', 'cdnjs.cloudflare.com', 'ajax.goog
 
 WIDGET_STATE = 'application/vnd.jupyter.widget-state+json'
 WIDGET_VIEW = 'application/vnd.jupyter.widget-view+json'
-_re_vl_mime = re.compile(r'^application/vnd\.(vegalite|vega)\.v\d+\+json$')
+_re_vl_mime = re.compile(r"^application/vnd\.(vegalite|vega)\.v\d+(?:\+|\.)json$")
 
 
 def log(*args):
@@ -92,17 +92,22 @@ def log(*args):
 
 @contextlib.contextmanager
 def _cwd(path):
+    "Work in `path`: nbdev finds settings.ini from the current directory and caches it (`get_config` is an lru_cache)."
+    from nbdev.config import get_config
     old = os.getcwd()
     os.chdir(path)
+    get_config.cache_clear()
     try: yield
-    finally: os.chdir(old)
+    finally:
+        os.chdir(old)
+        get_config.cache_clear()
 
 
 def site_config(root: Path) -> dict:
     "The site's settings: from settings.ini (nbdev's config), with `_quarto.yml`'s website title/description first."
     import yaml
     from nbdev.config import get_config
-    cfg = get_config(path=root)
+    with _cwd(root): cfg = get_config()
     quarto = {}
     for p in (root/'_quarto.yml', cfg.nbs_path/'_quarto.yml'):
         if p.exists():
@@ -596,14 +601,17 @@ def audit_notebook(path: Path, budget: int = NB_BUDGET_BYTES, output_budget: int
 
 # ---------------------------------------------------------------------------------------------------------------
 
-def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bool = True, strict: bool = False) -> dict:
-    "Build the site. Returns a summary (pages, seconds, bytes, warnings)."
+def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bool = True, strict: bool = False,
+          vendor_cache=None) -> dict:
+    """Build the site of the project in `root` into `out` (default: its doc_path). `vendor_cache`: where the npm
+    tarballs are kept (default: `root/.cache/docs-npm`). Returns a summary (pages, seconds, bytes, warnings, ...)."""
     t0 = time.time()
     root = Path(root).resolve()
     cfg = site_config(root)
     out = Path(out).resolve() if out else Path(cfg['doc_path'])
-    work = root/'.cache'/'docs-build'
-    static = fetch_vendor(root/'.cache'/'docs-npm')
+    # Sphinx sources and doctrees: beside a custom `out` (so that parallel builds do not share them)
+    work = root/'.cache'/'docs-build' if out == Path(cfg['doc_path']) else out.with_name(out.name + '-build')
+    static = fetch_vendor(Path(vendor_cache) if vendor_cache else root/'.cache'/'docs-npm')
     t1 = time.time()
     NBDEV_ERRORS.clear()
     proc = process_notebooks(cfg, force=force)
@@ -618,7 +626,7 @@ def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bo
     msgs = run_sphinx(work/'src', html_tmp, work/'doctrees', cfg, static, quiet=quiet)
     t3 = time.time()
     n_anchors = postprocess(html_tmp, cfg)
-    for junk in ('.buildinfo', '.doctrees', '.buildinfo.bak'):
+    for junk in ('.buildinfo', '.doctrees', '.buildinfo.bak', '_sources'):
         p = html_tmp/junk
         if p.is_dir(): shutil.rmtree(p)
         elif p.exists(): p.unlink()

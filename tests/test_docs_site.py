@@ -1,0 +1,292 @@
+"""The documentation website (tools/build_docs.py): built offline, self-contained, checked statically and in Chromium.
+
+Two sites are built into temporary folders, once per test session:
+- `demo`: tools/docs/demo_project.py's tiny project, which has one of everything (show_doc, math, an SVG chart,
+  a CDN-renderer chart, a vega-lite mimebundle, saved widget state, a DataFrame, a sub-folder, a hidden cell...),
+  so the site's features are checked whatever the real notebooks hold today;
+- `repo`: this repository's own notebooks (every page there is, however many notebooks exist).
+Browser tests drive Debian's Chromium through Playwright (tools/browser_check.py). Without Chromium they are
+skipped on a developer's machine and fail in CI (CI=true): .ci/run installs it.
+A deliberately broken copy of the demo site (a CDN script, a raw `$…$`, a visible `#|`, a missing library,
+a missing anchor, lost widget state) must be flagged by both checkers.
+"""
+import ast, os, re, shutil, sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO/'tools'), str(REPO/'tools'/'docs')]
+import build_docs, browser_check                      # noqa: E402
+from demo_project import make_demo_project           # noqa: E402
+
+NPM_CACHE = REPO/'.cache'/'docs-npm'                # npm tarballs, shared by every build (git-ignored)
+
+
+def _need_browser():
+    if browser_check.chromium_path() is None:
+        if os.environ.get('CI'): pytest.fail('Chromium is missing: .ci/run must apt-get install chromium')
+        pytest.skip('no Chromium (apt-get install chromium)')
+
+
+@pytest.fixture(scope='session')
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp('docsdemo')/'proj'
+    facts = make_demo_project(root)
+    summary = build_docs.build(root, vendor_cache=NPM_CACHE)
+    return dict(facts, site=Path(summary['out']), summary=summary)
+
+
+@pytest.fixture(scope='session')
+def repo_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp('repo-docs')/'site'
+    summary = build_docs.build(REPO, out=out, vendor_cache=NPM_CACHE, force=True)   # force: report every nbdev error
+    return dict(site=out, summary=summary)
+
+
+def _html(site, page): return (Path(site)/page).read_text(encoding='utf-8')
+
+
+def _text(html):
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(html, 'html.parser')
+    main = soup.select_one('article[role="main"]') or soup
+    return ' '.join(main.get_text(' ').split())
+
+
+def modidx_anchors(root=REPO) -> dict:
+    "page → {symbol: anchor} for the public symbols of `_modidx.py` (what nbdev's doc links point at)."
+    from configparser import ConfigParser
+    cp = ConfigParser(delimiters=['='])
+    cp.read(root/'settings.ini')
+    lib = cp['DEFAULT']['lib_path']
+    src = (root/lib/'_modidx.py').read_text()
+    d = ast.literal_eval(src[src.index('{'):])
+    out = {}
+    for mod, syms in d['syms'].items():
+        for sym, (url, _) in syms.items():
+            name = sym[len(mod) + 1:]
+            if any(part.startswith('_') for part in name.split('.')): continue   # private: never documented
+            page, _, anchor = url.partition('#')
+            out.setdefault(page, {})[name] = anchor
+    return out
+
+
+def _showdoc_names(html) -> set:
+    "Names that show_doc rendered on a page (the heading of each show_doc block)."
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(html, 'html.parser')
+    return {h.get_text(' ', strip=True).rstrip('¶#').strip()
+            for cell in soup.select('div.tag_nbdev-showdoc') for h in cell.select('h1,h2,h3,h4,h5,h6,p.rubric')[:1]}
+
+
+def _ids(html): return set(re.findall(r'\bid="([^"]+)"', html))
+
+
+def check_links(site) -> list:
+    "Relative links between pages: the page exists and so does its #anchor."
+    from bs4 import BeautifulSoup
+    site, bad, ids = Path(site), [], {}
+    for f in sorted(site.rglob('*.html')):
+        if '_static' in f.parts: continue
+        for a in BeautifulSoup(f.read_text(encoding='utf-8'), 'html.parser').find_all('a', href=True):
+            href = a['href']
+            if re.match(r'^[a-z]+:|^//', href) or href.startswith('#') and len(href) == 1: continue
+            path, _, frag = href.partition('#')
+            target = (f.parent/path).resolve() if path else f
+            if path and not target.exists(): bad.append(f'{f.relative_to(site)}: link to missing {href}'); continue
+            if frag and target.suffix == '.html':
+                if target not in ids: ids[target] = _ids(target.read_text(encoding='utf-8'))
+                if frag not in ids[target]: bad.append(f'{f.relative_to(site)}: link to missing anchor {href}')
+    return bad
+
+
+# ------------------------------------------------------------------ static checks of the demo site
+
+def test_demo_pages_titles_sidebar(demo):
+    site = demo['site']
+    for page in demo['pages']: assert (site/page).exists(), page
+    index = _html(site, 'index.html')
+    assert f'<title>{demo["title"]}' in index, 'title from _quarto.yml website.title'
+    nav = re.search(r'<div class="sidebar-tree">(.*?)</div>', index, re.S).group(1)
+    order = [re.sub(r'<[^>]+>', '', m).strip() for m in re.findall(r'<a class="reference internal"[^>]*>(.*?)</a>', nav)]
+    assert order == demo['sidebar'], order
+    assert 'GUIDES' in nav.upper(), 'sub-folder notebooks form a sidebar section'
+
+
+def test_demo_cells(demo):
+    core = _html(demo['site'], 'core.html')
+    text = _text(core)
+    assert 'SOURCE-HIDDEN-CELL' not in core and 'output of a cell whose source is hidden' in text   # echo: false
+    assert '#|' not in text and 'default_exp' not in text and 'from nbdev.showdoc' not in text    # hidden/export cells
+    assert 'admonition note' in core                                                            # Quarto callout
+    assert 'tag_hide-input' in core                                                             # code-fold: true
+    assert 'class="dataframe"' in core
+    assert core.count('class="math notranslate nohighlight"') >= 2
+    assert 'docsdemo_hidden_import' not in _html(demo['site'], 'index.html')                    # #| hide
+
+
+def test_demo_showdoc_anchors(demo):
+    for page, anchors in demo['anchors'].items():
+        html = _html(demo['site'], page)
+        assert set(anchors) <= _ids(html), set(anchors) - _ids(html)
+        assert {'add_noise', 'Curve', 'Curve.area'} <= _showdoc_names(html)
+
+
+def test_demo_local_libraries(demo):
+    site = demo['site']
+    core = _html(site, 'core.html')
+    assert 'cdn.jsdelivr.net' not in core and '_static/vendor/vega-embed/vega-embed.min.js' in core
+    widgets = _html(site, 'widgets.html')
+    assert '_static/vendor/html-manager/embed.js' in widgets and 'require.min.js' not in widgets
+    assert 'application/vnd.jupyter.widget-state+json' in widgets
+    for f in ('vega/vega.min.js', 'vega-lite/vega-lite.min.js', 'vega-embed/vega-embed.min.js',
+              'mathjax/tex-mml-chtml.js', 'mathjax/output/chtml/fonts/woff-v2', 'html-manager/embed.js'):
+        assert (site/'_static'/'vendor'/f).exists(), f
+    assert build_docs.check_site(site) == []
+    assert check_links(site) == []
+
+
+def test_links_between_pages(demo):
+    howto = _html(demo['site'], 'guides/howto.html')
+    assert 'href="../core.html#adding-noise"' in howto        # ../00_core.ipynb#adding-noise → page URL
+    index = _html(demo['site'], 'index.html')
+    assert 'href="core.html"' in index
+
+
+def test_static_checker_flags_external_resources():
+    ok = '<html><body><a href="https://example.org">a link is fine</a><script src="_static/x.js"></script></body></html>'
+    assert build_docs.check_html(ok) == []
+    for bad in ['<script src="https://cdn.jsdelivr.net/npm/vega@6"></script>',
+                '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto">',
+                '<img src="//example.org/x.png">',
+                '<style>@import url("https://fonts.googleapis.com/css2");</style>',
+                '<script>var paths = {"vega": "https://cdn.jsdelivr.net/npm/vega@5?noext"};</script>']:
+        assert build_docs.check_html(bad), bad
+
+
+def test_notebook_conversion_helpers():
+    opts, body = build_docs._split_directives('#| echo: false\n#|output: asis\n\nx = 1\n#| not a directive here')
+    assert opts == {'echo': 'false', 'output': 'asis'} and body.startswith('x = 1')
+    assert build_docs._page_name('00_data.ipynb', {}) == 'data'
+    assert build_docs._page_name('sub/01_how_to.ipynb', {'output-file': 'how_to.html'}) == 'sub/how_to'
+    html = '<script>const paths = {"vega": "https://cdn.jsdelivr.net/npm/vega@6?noext", "vega-lite": ' \
+           '"https://cdn.jsdelivr.net/npm/vega-lite@6.4.1?noext", "vega-embed": "https://cdn.jsdelivr.net/npm/vega-embed@7?noext"};</script>'
+    out = build_docs.rewrite_vega_cdn(html, 'sub/page')
+    assert 'jsdelivr' not in out
+    assert '"../_static/vendor/vega/vega.min.js"' in out and '"../_static/vendor/vega-lite/vega-lite.min.js"' in out
+
+
+# ------------------------------------------------------------------ static checks of this repository's site
+
+def test_repo_site_builds(repo_site):
+    site, s = repo_site['site'], repo_site['summary']
+    nbs = sorted(p for p in (REPO/'nbs').rglob('*.ipynb') if not any(x.startswith(('.', '_')) for x in p.relative_to(REPO/'nbs').parts))
+    assert len(s['pages']) == len(nbs), (s['pages'], nbs)
+    for page in s['pages']: assert (site/f'{page}.html').exists(), page
+    assert build_docs.check_site(site) == []
+    assert check_links(site) == []
+
+
+def test_repo_nbdev_can_process_every_notebook(repo_site):
+    """What nbdev_docs (Quarto) would also need: nbdev re-runs the import/export/show_doc cells of each notebook,
+    and stops at the first that fails (a cell mixing an import with code that uses earlier cells, or a
+    signature show_doc cannot render)."""
+    assert repo_site['summary']['nbdev_errors'] == []
+
+
+def test_repo_showdoc_anchors(repo_site):
+    """Every public symbol in _modidx.py that nbdev documents has its anchor (`data.html#load_sklearn`): top-level
+    functions and classes always (nbdev adds show_doc for them), methods when a show_doc shows them."""
+    site, missing = repo_site['site'], []
+    for page, syms in modidx_anchors().items():
+        if not (site/page).exists():
+            missing.append(f'{page}: page missing for {sorted(syms)[:3]}'); continue
+        html = _html(site, page)
+        ids, shown = _ids(html), _showdoc_names(html)
+        for name, anchor in syms.items():
+            if ('.' not in name or name in shown) and anchor not in ids: missing.append(f'{page}#{anchor}')
+    assert not missing, missing
+
+
+def test_repo_index_is_the_readme(repo_site):
+    "The index page shows the README's content (both come from nbs/index.ipynb)."
+    text = _text(_html(repo_site['site'], 'index.html'))
+    readme = (REPO/'README.md').read_text()
+    pieces = [l.lstrip('#> ').strip() for l in readme.splitlines() if re.match(r'^(#+ |> )', l)]
+    pieces = [re.sub(r'[`*_]', '', p) for p in pieces]
+    missing = [p for p in pieces if ' '.join(p.split()) not in re.sub(r'[`*_]', '', text)]
+    assert pieces and not missing, missing
+
+
+# ------------------------------------------------------------------ in Chromium
+
+def test_demo_site_in_browser(demo):
+    _need_browser()
+    rep = browser_check.check_site(demo['site'], expected_ids=demo['anchors'], search_term='noise')
+    assert rep['problems'] == [] and rep['external'] == [], rep['problems']
+    pages = rep['pages']
+    assert set(demo['pages']) <= set(pages)
+    core = pages['core.html']['facts']
+    assert core['chartsRendered'] == demo['charts']['core.html']['vega']
+    assert core['svgImages'] == demo['charts']['core.html']['svg']
+    assert core['mjx'] >= 3 and not core['mathUntypeset']
+    w = pages['widgets.html']['facts']
+    assert w['widgetViews'] == w['widgetSubareas'] == demo['widgets']['widgets.html']
+    assert '0.30' in w['widgetFacts']['readouts'] and 'tree' in w['widgetFacts']['selects']
+    assert any('saved state works' in t for t in w['widgetFacts']['texts'])
+    assert w['mjx'] >= 1, 'the slider label $\\lambda$ is typeset through the MathJax-2 shim'
+    assert rep['search']['results'] >= 1
+
+
+def test_repo_site_in_browser(repo_site):
+    "Every page of this repository's site: no error, no external request, charts, widgets and math rendered."
+    _need_browser()
+    site = repo_site['site']
+    expected = {}
+    for page, syms in modidx_anchors().items():
+        if (site/page).exists():
+            shown = _showdoc_names(_html(site, page))
+            expected[page] = [a for n, a in syms.items() if '.' not in n or n in shown]
+    rep = browser_check.check_site(site, expected_ids=expected, search_term='robustdiff')
+    assert set(browser_check.site_pages(site)) == set(rep['pages'])
+    assert rep['problems'] == [] and rep['external'] == [], '\n'.join(rep['problems'])
+
+
+def _break_site(site, dest):
+    "A copy of the demo site with one breakage per page (see test_broken_site_is_flagged)."
+    shutil.copytree(site, dest)
+    core = dest/'core.html'
+    html = core.read_text()
+    html = html.replace('</head>', '<script src="https://cdn.jsdelivr.net/npm/vega@6"></script></head>', 1)  # CDN left in
+    html = html.replace('id="curve.area"', 'id="curve-area-renamed"')                                          # anchor lost
+    core.write_text(html)
+    index = dest/'index.html'
+    html = index.read_text()
+    html = html.replace('<h2>Install', '<p>#| echo: false</p><p>raw math $x^2$ left</p><h2>Install', 1)  # visible directive, raw math
+    index.write_text(html)
+    widgets = dest/'widgets.html'
+    html = widgets.read_text()
+    html = re.sub(r'<script type="application/vnd.jupyter.widget-state\+json">.*?</script>', '', html, flags=re.S)  # state lost
+    widgets.write_text(html)
+    (dest/'_static'/'vendor'/'vega-lite'/'vega-lite.min.js').unlink()                                       # library missing
+    return dest
+
+
+def test_broken_site_is_flagged(demo, tmp_path):
+    "The deliberate-breakage proof: each breakage of a copy of the demo site is reported."
+    broken = _break_site(demo['site'], tmp_path/'broken')
+    static = build_docs.check_site(broken)
+    assert any('cdn.jsdelivr.net/npm/vega@6' in p for p in static), static
+    _need_browser()
+    rep = browser_check.check_site(broken, pages=['core.html', 'index.html', 'widgets.html'], expected_ids=demo['anchors'])
+    probs = rep['pages']
+    assert rep['external'] == ['https://cdn.jsdelivr.net/npm/vega@6']
+    core = ' | '.join(probs['core.html']['problems'])
+    assert 'external request blocked: https://cdn.jsdelivr.net/npm/vega@6' in core
+    assert 'vega-lite.min.js' in core and 'HTTP 404' in core                   # the missing library
+    assert 'charts did not render' in core
+    assert "show_doc anchors missing: ['curve.area']" in core
+    index = ' | '.join(probs['index.html']['problems'])
+    assert '`#|` directive is visible' in index and 'raw math' in index
+    assert 'widget views did not render' in ' | '.join(probs['widgets.html']['problems'])
