@@ -155,56 +155,84 @@ def _rasch_em(s_items, r_persons, J, n_quad=61, bound=6.0, tol=1e-4, max_iter=50
     return dict(b=b[inv_i], sd=sd, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
 
 # %% ../nbs/10_irt.ipynb #a5a2ecba
-def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, start=None, progress=False):
-    "Bock–Aitkin EM for the 2PL model (θ ~ N(0, 1)), vectorised over items, log space."
+def _item_objective(a, d, r, n_k, nodes, a_prior_sd):
+    "Expected complete-data log-likelihood of each item (plus the log prior of its slope), vectorised."
+    Z = a[:, None] * nodes[None, :] + d[:, None]
+    f = (r * log_expit(Z) + (n_k[None, :] - r) * log_expit(-Z)).sum(1)
+    return f if a_prior_sd is None else f - 0.5 * ((a - 1) / a_prior_sd) ** 2
+
+def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, a_prior_sd=2.0, start=None, progress=False):
+    "Bock–Aitkin EM for the 2PL model (θ ~ N(0, 1)) on distinct rows/columns with counts, log space, monotone M-steps."
     J, I = A.shape
+    rows, row_inv = np.unique(A, axis=0, return_inverse=True)   # identical models share a posterior
+    row_w = np.bincount(row_inv.ravel(), minlength=len(rows)).astype(float)
+    cols, col_inv = np.unique(rows, axis=1, return_inverse=True) # identical instances share their estimates
+    col_inv = col_inv.ravel()
+    col_w = np.bincount(col_inv, minlength=cols.shape[1]).astype(float)
+    X = cols.astype(np.float64)                                  # R × C, R ≤ J distinct rows, C ≤ I distinct columns
     nodes = np.linspace(-bound, bound, n_quad)
     logw = _log_prior(nodes, 1.0)
-    X = A.astype(np.float64)
     if start is None:
-        p = np.clip(A.mean(0), 0.5 / J, 1 - 0.5 / J)
-        a, d = np.ones(I), np.log(p / (1 - p))
-    else:
-        a, d = start
+        p = np.clip((row_w @ X) / J, 0.5 / J, 1 - 0.5 / J)
+        a, d = np.ones(X.shape[1]), np.log(p / (1 - p))
+    else:                                                        # per original column: take one representative
+        first = np.zeros(X.shape[1], dtype=int); first[col_inv[::-1]] = np.arange(I)[::-1]
+        a, d = np.asarray(start[0], float)[first], np.asarray(start[1], float)[first]
     lls, converged = [], False
     it_range = range(1, max_iter + 1)
     if progress:
         from tqdm.auto import tqdm
         it_range = tqdm(it_range, desc='2PL EM', leave=False)
     for it in it_range:
-        Z = a[:, None] * nodes[None, :] + d[:, None]              # I × K logits
-        L = X @ Z + log_expit(-Z).sum(0)[None, :] + logw[None, :] # J × K: Σ_i u log P + (1 − u) log(1 − P)
+        Z = a[:, None] * nodes[None, :] + d[:, None]                          # C × K logits
+        L = X @ (Z * col_w[:, None]) + (col_w @ log_expit(-Z))[None, :] + logw[None, :]  # R × K (logit form)
         lse = logsumexp(L, axis=1)
-        post = np.exp(L - lse[:, None])
-        lls.append(float(lse.sum()))
-        n_k = post.sum(0)                                         # expected models per node
-        r = X.T @ post                                            # I × K expected right answers per node
+        post = np.exp(L - lse[:, None]) * row_w[:, None]
+        pen = 0.0 if a_prior_sd is None else -0.5 * col_w @ ((a - 1) / a_prior_sd) ** 2
+        lls.append(float(row_w @ lse + pen))                                 # (penalised) marginal log-likelihood
+        n_k = post.sum(0)                                                    # expected models per node
+        r = X.T @ post                                                       # C × K expected right answers per node
         a_old, d_old = a, d
-        for _ in range(3):
+        f_old = _item_objective(a, d, r, n_k, nodes, a_prior_sd)
+        for _ in range(3):                                                   # Newton with step halving: ascent
             P = expit(a[:, None] * nodes[None, :] + d[:, None])
-            res = r - n_k[None, :] * P
-            W = n_k[None, :] * P * (1 - P)
+            res, W = r - n_k[None, :] * P, n_k[None, :] * P * (1 - P)
             ga, gd = res @ nodes, res.sum(1)
             haa, had, hdd = W @ nodes**2, W @ nodes, W.sum(1)
+            if a_prior_sd is not None:
+                ga, haa = ga - (a - 1) / a_prior_sd**2, haa + 1 / a_prior_sd**2
             det = np.maximum(haa * hdd - had**2, 1e-12)
             da, dd = (hdd * ga - had * gd) / det, (haa * gd - had * ga) / det
-            scale = np.minimum(1.0, 1.0 / np.maximum(np.abs(da), np.abs(dd) / 3))  # damp large steps
-            a, d = np.clip(a + scale * da, -a_max, a_max), d + scale * dd
+            step = np.ones_like(a)
+            for _h in range(20):
+                a_new, d_new = np.clip(a + step * da, -a_max, a_max), d + step * dd
+                f_new = _item_objective(a_new, d_new, r, n_k, nodes, a_prior_sd)
+                bad = ~(f_new >= f_old - 1e-12 * np.abs(f_old))
+                if not bad.any(): break
+                step = np.where(bad, step / 2, step)
+            a = np.where(bad, a, a_new); d = np.where(bad, d, d_new)
+            f_old = np.where(bad, f_old, f_new)
         if max(np.abs(a - a_old).max(), np.abs(d - d_old).max()) < tol:
             converged = True; break
-    return dict(a=a, d=d, sd=1.0, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
+    return dict(a=a[col_inv], d=d[col_inv], sd=1.0, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
 
 # %% ../nbs/10_irt.ipynb #4ffb7be1
 def _eap(A, a, b, sd, n_quad=121, bound=6.0, block=2048):
     "EAP ability and posterior sd of each model (rows of A) given item parameters (a, b) and prior N(0, sd²)."
     nodes = np.linspace(-bound, bound, n_quad)
-    Z = a[:, None] * (nodes[None, :] - b[:, None])               # I × K
-    lp, lq = log_expit(Z), log_expit(-Z)
-    base = lq.sum(0) + _log_prior(nodes, sd)
-    D = lp - lq
+    rasch = bool(np.all(a == 1))
+    if rasch:                                                    # 1PL: b takes at most J + 1 distinct values
+        bu, cnt = np.unique(b, return_counts=True)
+        base = cnt @ log_expit(-(nodes[None, :] - bu[:, None])) + _log_prior(nodes, sd)
+    else:
+        Z = a[:, None] * (nodes[None, :] - b[:, None])           # I × K
+        lq = log_expit(-Z)
+        base = lq.sum(0) + _log_prior(nodes, sd)
+    D = None if rasch else log_expit(Z) - lq                     # log P − log(1 − P) = Z
     mean, sdv = np.empty(A.shape[0]), np.empty(A.shape[0])
     for s in range(0, A.shape[0], block):
-        L = A[s:s + block].astype(np.float64) @ D + base[None, :]
+        blk = A[s:s + block]
+        L = (blk.sum(1, dtype=np.float64)[:, None] * nodes[None, :] if rasch else blk.astype(np.float64) @ D) + base[None, :]
         post = np.exp(L - logsumexp(L, axis=1)[:, None])
         mean[s:s + block] = post @ nodes
         sdv[s:s + block] = np.sqrt(np.maximum(post @ nodes**2 - mean[s:s + block]**2, 0))
@@ -256,14 +284,16 @@ class IRTResult:
 
 # %% ../nbs/10_irt.ipynb #9cb09c7d
 def _fit_stats(A, a, b, theta, block=1024):
-    "Rasch-style infit and outfit mean squares per instance, in blocks of models (memory O(block · I))."
+    "Rasch-style infit and outfit mean squares per instance, in blocks of models (memory O(block · I), float32)."
     num_out, num_in, den_in = np.zeros(A.shape[1]), np.zeros(A.shape[1]), np.zeros(A.shape[1])
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
     for s in range(0, A.shape[0], block):
-        P = irt_probability(theta[s:s + block, None], b[None, :], a[None, :])
-        V = np.maximum(P * (1 - P), 1e-12)
-        R2 = (A[s:s + block] - P) ** 2
-        num_out += (R2 / V).sum(0); num_in += R2.sum(0); den_in += V.sum(0)
-    return num_in / den_in, num_out / A.shape[0]
+        U = A[s:s + block].astype(np.float32)
+        Z = a32[None, :] * (theta[s:s + block, None].astype(np.float32) - b32[None, :])
+        P = expit(Z)
+        num_out += np.exp(np.clip((1 - 2 * U) * Z, -60, 60)).sum(0, dtype=np.float64)  # (u − P)² / (P(1 − P))
+        num_in += ((U - P) ** 2).sum(0, dtype=np.float64); den_in += (P * (1 - P)).sum(0, dtype=np.float64)
+    return num_in / np.maximum(den_in, 1e-300), num_out / A.shape[0]
 
 _METHODS = ('mml', 'girth')
 
@@ -277,7 +307,8 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
             tol:float=1e-4,           # stop when no parameter changes by more than this (mirt: 1e-4)
             max_iter:int|None=None,   # EM iterations (default 5000 for 1PL, 500 for 2PL)
             a_max:float=20.0,         # 2PL: bound on |discrimination|
-            dedupe_models:bool=False, # drop repeated identical rows before fitting (the [MP22] R code does)
+            a_prior_sd:float|None=2.0,# 2PL: sd of the N(1, sd²) prior on slopes (None: plain ML, as mirt)
+            dedupe_models:bool=False, # drop rows repeating an earlier row's label and responses (the [MP22] R code's unique())
             sigma_update:str='moment',# 1PL latent-sd M-step: 'moment' (as mirt) or 'exact' (monotone on the grid)
             progress:bool=False,      # show a progress bar for the 2PL EM
            )->IRTResult:
@@ -296,7 +327,9 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
         raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
                          f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
     Af = A[:, keep]
-    if dedupe_models: Af = np.unique(Af, axis=0)
+    if dedupe_models:                                           # same label and same responses: one run repeated
+        key = pd.Series([hash((str(m), r.tobytes())) for m, r in zip(models, A)])
+        Af = Af[~key.duplicated().to_numpy()]
     Jf = Af.shape[0]
     if Jf < 2: raise ValueError("after removing duplicate rows fewer than 2 distinct models remain")
     a_k = np.ones(int(keep.sum())); loglik, trace, n_iter, converged, sigma = np.nan, np.array([]), 0, True, 1.0
@@ -307,7 +340,7 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
             b_k, sigma, fit = r1['b'], r1['sd'], r1
         else:
             start = (np.full(Af.shape[1], r1['sd']), -r1['b'])    # θ = σ z: a = σ, d = −b
-            fit = _twopl_em(Af, n_quad, bound, tol, max_iter or 500, a_max, start=start, progress=progress)
+            fit = _twopl_em(Af, n_quad, bound, tol, max_iter or 500, a_max, a_prior_sd, start=start, progress=progress)
             a_k, b_k = fit['a'], -fit['d'] / fit['a']
         loglik, trace, n_iter, converged = fit['loglik'][-1], fit['loglik'], fit['n_iter'], fit['converged']
         if not converged:
