@@ -33,4 +33,5 @@ clean:
 	rm -rf $(VENV) _docs _proc robustdiff-report
 
 docs: $(STAMP)
+	$(BIN)/python tools/make_readme.py
 	$(BIN)/python tools/build_docs.py

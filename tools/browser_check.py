@@ -2,7 +2,7 @@
 """Check the built docs site in a real browser: Playwright for Python driving Debian's Chromium.
 
     python tools/browser_check.py [_docs]                     # check every page, print the report
-    python tools/browser_check.py _docs --shot index.html=/tmp/index.png --shot core.html=/tmp/core.png
+    python tools/browser_check.py _docs --shot index.html=/tmp/index.png --shot irt.html=/tmp/w.png@.widget-subarea
 
 The site is served from a thread on 127.0.0.1 (an ephemeral port). Every request that is not to that server
 (or a data:/blob: URL) is recorded and aborted. On every page: no console error, no page error, no failed or
@@ -225,7 +225,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
     """Visit `pages` (default: every .html page of `site`) and return a report:
     {'pages': {page: {'problems': [...], 'facts': {...}}}, 'external': [...], 'problems': [...all, prefixed]}.
     `expected_ids`: page → anchors that must exist there. `search_term`: a word the search page must find.
-    `shots`: page → PNG path for screenshots."""
+    `shots`: page → list of 'file.png' or 'file.png@selector' screenshots."""
     site = Path(site)
     pages = pages or site_pages(site)
     expected_ids = expected_ids or {}
@@ -252,8 +252,13 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
             except Exception as e:
                 facts, bad = {}, [f'could not check: {type(e).__name__}: {e}']
             bad = log + bad + [f'external request blocked: {u}' for u in external[n_ext:]]
-            if shots and name in shots:
-                page.screenshot(path=str(shots[name]), full_page=full_page)
+            for spec in (shots or {}).get(name, []):    # 'file.png' or 'file.png@css selector' (scrolled to the top)
+                path, _, sel = spec.partition('@')
+                if sel:
+                    page.locator(sel).first.evaluate('e => e.scrollIntoView({block: "start", behavior: "instant"})')
+                    page.evaluate('window.scrollBy({top: -60, behavior: "instant"})')
+                    page.wait_for_timeout(300)
+                page.screenshot(path=path, full_page=full_page and not sel)
             facts.pop('ids', None); facts.pop('widgetState', None); facts.pop('text', None); facts.pop('prose', None)
             report['pages'][name] = {'problems': bad, 'facts': facts}
             report['problems'] += [f'{name}: {p}' for p in bad]
@@ -275,11 +280,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('site', nargs='?', default=str(Path(__file__).resolve().parent.parent/'_docs'))
     ap.add_argument('--page', action='append', help='check only these pages (default: all)')
-    ap.add_argument('--shot', action='append', default=[], help='PAGE=FILE.png: screenshot a page')
+    ap.add_argument('--shot', action='append', default=[],
+                    help='PAGE=FILE.png[@CSS-SELECTOR]: screenshot a page (scrolled to the element)')
     ap.add_argument('--full', action='store_true', help='full-page screenshots')
     ap.add_argument('--search', default=None, help='a word the search page must find')
     a = ap.parse_args(argv)
-    shots = dict(s.split('=', 1) for s in a.shot)
+    shots = {}
+    for s in a.shot:
+        page, _, spec = s.partition('=')
+        shots.setdefault(page, []).append(spec)
     pages = a.page or None
     if pages and shots: pages = list(dict.fromkeys(pages + list(shots)))
     rep = check_site(a.site, pages=pages, search_term=a.search, shots=shots, full_page=a.full)

@@ -94,13 +94,14 @@ def log(*args):
 def _cwd(path):
     "Work in `path`: nbdev finds settings.ini from the current directory and caches it (`get_config` is an lru_cache)."
     from nbdev.config import get_config
+    from nbdev.doclinks import _build_lookup_table     # show_doc/backtick links: cached with the config's lib
     old = os.getcwd()
     os.chdir(path)
-    get_config.cache_clear()
+    get_config.cache_clear(); _build_lookup_table.cache_clear()
     try: yield
     finally:
         os.chdir(old)
-        get_config.cache_clear()
+        get_config.cache_clear(); _build_lookup_table.cache_clear()
 
 
 def site_config(root: Path) -> dict:
@@ -180,6 +181,35 @@ def _patch_exec_show_docs():
             NBDEV_ERRORS.append(f'{title!r} cell {cell.idx_} ({first.strip()[:60]}): {type(cause).__name__}: {cause}')
     __call__._docs_patched = True
     exec_show_docs.__call__ = __call__
+    # nbdev saves the state of every live widget into each notebook it processes; in one process (n_workers=0)
+    # widgets made by one notebook's re-executed cells would leak into the next: close them after each notebook
+    orig_end = exec_show_docs.end
+    def end(self):
+        orig_end(self)
+        with contextlib.suppress(ImportError):
+            from ipywidgets import Widget
+            Widget.close_all()
+    exec_show_docs.end = end
+
+
+def _remember_nbdev_errors(proc: Path, before: dict):
+    """proc_nbs skips notebooks older than their `_proc/` copy: keep the errors of those from the build that
+    processed them (`_proc/.docs-nbdev-errors.json`, by notebook), so that every build reports them."""
+    import nbformat
+    store = proc/'.docs-nbdev-errors.json'
+    old = json.loads(store.read_text()) if store.exists() and before else {}
+    titles = {}
+    for p in proc.glob('**/*.ipynb'):
+        rel = p.relative_to(proc).as_posix()
+        if p in before and before[p] == p.stat().st_mtime: continue        # not re-processed: keep its errors
+        old.pop(rel, None)
+        titles[str(_front_matter(nbformat.read(p, as_version=4))[0].get('title', '?'))] = rel
+    for e in NBDEV_ERRORS:
+        t = e.split(' cell ', 1)[0].strip("'\"")
+        old.setdefault(titles.get(t, t), []).append(e)
+    old = {k: sorted(set(v)) for k, v in old.items() if (proc/k).exists() or k not in titles.values()}
+    store.write_text(json.dumps(old, indent=1, sort_keys=True))
+    NBDEV_ERRORS[:] = [e for v in old.values() for e in v]
 
 
 def process_notebooks(cfg: dict, force: bool = False) -> Path:
@@ -360,7 +390,11 @@ def convert_notebook(src: Path, nb_rel: str, page: str, pages: dict, extra_md: s
                 tags.append('nbdev-showdoc')
                 for out in c.get('outputs', []):     # show_doc starts with a `---` rule: CSS draws it instead
                     md = (out.get('data') or {}).get('text/markdown')
-                    if isinstance(md, str): out['data']['text/markdown'] = re.sub(r'^\s*---\s*\n', '', md)
+                    if isinstance(md, str):
+                        md = re.sub(r'^\s*---\s*\n', '', md)
+                        # nbdev links backticked names even inside the signature's code block: unlink them there
+                        md = re.sub(r'```.*?```', lambda m: re.sub(r'\[`([^`]+)`\]\([^)\s]+\)', r'\1', m.group(0)), md, flags=re.S)
+                        out['data']['text/markdown'] = md
             if not body.strip() and 'remove-input' not in tags: tags.append('remove-input')
             c.source = body
             c.metadata = {'tags': tags} if tags else {}
@@ -471,7 +505,7 @@ def run_sphinx(src: Path, out: Path, doctrees: Path, cfg: dict, static: Path, qu
 
 def postprocess(out: Path, cfg: dict) -> int:
     """Add nbdev's show_doc anchors (`#load_sklearn`, `#dataset.subset`: the symbol, lower-cased, as in
-    `_modidx.py`) and make absolute links to the published site relative. Returns the number of anchors."""
+    `_modidx.py`) and make absolute links to the published site relative. Returns the number of show_doc blocks."""
     from bs4 import BeautifulSoup
     site_url = cfg['site_url']
     n = 0
@@ -485,13 +519,13 @@ def postprocess(out: Path, cfg: dict) -> int:
             for h in cell.find_all(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']) + cell.select('p.rubric'):
                 name = h.get_text(' ', strip=True).rstrip('¶#').strip()
                 anchor = name.lower()
-                if not anchor or anchor in ids: continue
+                if not anchor: continue
+                n += 1
+                if anchor in ids: break       # MyST's heading slug may already be it (`load_sklearn`)
                 span = soup.new_tag('span', id=anchor)
                 span['class'] = 'nbdev-anchor'
                 h.insert(0, span)
                 ids.add(anchor)
-                h['class'] = h.get('class', []) + ['nbdev-showdoc-name']
-                n += 1
                 break
         if site_url:
             for a in soup.find_all('a', href=True):
@@ -614,9 +648,13 @@ def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bo
     static = fetch_vendor(Path(vendor_cache) if vendor_cache else root/'.cache'/'docs-npm')
     t1 = time.time()
     NBDEV_ERRORS.clear()
+    proc_dir = root/'_proc'
+    before = {p: p.stat().st_mtime for p in proc_dir.glob('**/*.ipynb')} if proc_dir.exists() and not force else {}
     proc = process_notebooks(cfg, force=force)
+    _remember_nbdev_errors(proc, before)
     if NBDEV_ERRORS:
-        msg = 'nbdev could not run these cells (nbdev_docs would fail; keep imports in their own cells):\n  '
+        msg = ('nbdev could not run these cells: nbdev_docs would stop at the first (imports belong in their own '
+               'cells; show_doc needs signatures fastcore can render):\n  ')
         if strict: raise RuntimeError(msg + '\n  '.join(NBDEV_ERRORS))
         log('WARNING ' + msg + '\n  '.join(NBDEV_ERRORS))
     t2 = time.time()
