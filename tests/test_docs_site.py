@@ -10,7 +10,7 @@ skipped on a developer's machine and fail in CI (CI=true): .ci/run installs it.
 A deliberately broken copy of the demo site (a CDN script, a raw `$…$`, a visible `#|`, a missing library,
 a missing anchor, lost widget state) must be flagged by both checkers.
 """
-import ast, os, re, shutil, sys
+import ast, json, os, re, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -29,18 +29,29 @@ def _need_browser():
         pytest.skip('no Chromium (apt-get install chromium)')
 
 
+def _build(root, out=None, force=False) -> dict:
+    """Build a site in a subprocess (nbdev re-runs notebook cells while processing them: keep their side effects,
+    e.g. altair's renderer or pandas options, out of this test process). Returns the build summary."""
+    summary = Path(out or root).parent/'summary.json'
+    cmd = [sys.executable, str(REPO/'tools'/'build_docs.py'), '--root', str(root), '--vendor-cache', str(NPM_CACHE),
+           '--summary', str(summary)] + (['--out', str(out)] if out else []) + (['--force'] if force else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return json.loads(summary.read_text())
+
+
 @pytest.fixture(scope='session')
 def demo(tmp_path_factory):
     root = tmp_path_factory.mktemp('docsdemo')/'proj'
     facts = make_demo_project(root)
-    summary = build_docs.build(root, vendor_cache=NPM_CACHE)
+    summary = _build(root)
     return dict(facts, site=Path(summary['out']), summary=summary)
 
 
 @pytest.fixture(scope='session')
 def repo_site(tmp_path_factory):
     out = tmp_path_factory.mktemp('repo-docs')/'site'
-    summary = build_docs.build(REPO, out=out, vendor_cache=NPM_CACHE, force=True)   # force: report every nbdev error
+    summary = _build(REPO, out=out, force=True)      # force: nbdev re-processes (and reports) every notebook
     return dict(site=out, summary=summary)
 
 
