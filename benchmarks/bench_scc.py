@@ -10,6 +10,7 @@ generation and the two predictions, so the share of the run spent outside model 
 - targets: total ≤ 300 s; noise + κ ≤ 10 % of the total.
 
 Also checks that mixing costs no more than ~a second however many λ there are (λ grid of 51 values).
+The machine's load average before/after is recorded (other jobs on a shared machine inflate the wall time).
 Results are printed and written to benchmarks/results/scc_<dataset>_<models>.json.
 """
 import argparse, json, os, time, warnings
@@ -52,6 +53,7 @@ def main():
     from robustdiff.scc import clean_predictions, difficulty_bins, scc_curves, LAMBDAS, noisy_predictions
     ds = load_dataset(a.dataset)
     print(f'{ds!r}\nportfolio {a.models}, 5 folds, λ = {LAMBDAS}, ν = {a.nu}, n_jobs = {a.n_jobs}', flush=True)
+    load_before = os.getloadavg()
     t_start = time.perf_counter()
     fn = partial(_timed_fold, nu=a.nu)
     with warnings.catch_warnings():
@@ -79,6 +81,7 @@ def main():
                bins_s=round(t_bins, 3), kappa_mixing_s=round(t_kappa, 3), kappa_mixing_51_lambdas_s=round(t_kappa51, 3),
                fits_s_estimate=round(fits, 1), share_outside_fits=round(1 - fits / total, 4),
                share_noise_plus_kappa=round(noise_kappa_share, 4), matches_noisy_predictions=bool(same),
+               load_avg_1_5_15_before=[round(x, 2) for x in load_before], load_avg_1_5_15_after=[round(x, 2) for x in os.getloadavg()],
                target_total_le_300s=bool(total <= 300), target_noise_kappa_le_10pct=bool(noise_kappa_share <= .10))
     for k, v in res.items(): print(f'{k:>28}: {v}')
     out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
