@@ -325,7 +325,8 @@ def test_broken_site_is_flagged(demo, tmp_path):
     static = build_docs.check_site(broken)
     assert any('cdn.jsdelivr.net/npm/vega@6' in p for p in static), static
     _need_browser()
-    rep = browser_check.check_site(broken, pages=['core.html', 'index.html', 'widgets.html'], expected_ids=demo['anchors'])
+    rep = browser_check.check_site(broken, pages=['core.html', 'index.html', 'widgets.html'], expected_ids=demo['anchors'],
+                                   limit_ms=3000)
     probs = rep['pages']
     assert rep['external'] == ['https://cdn.jsdelivr.net/npm/vega@6']
     core = ' | '.join(probs['core.html']['problems'])

@@ -66,10 +66,10 @@ def _local(url: str, base: str) -> bool:
 # JavaScript run in each page once it has loaded
 # chart containers: altair's HTML output (before and after vega-embed ran) and our vega mimebundle outputs
 _CHARTS = '.vega-embed, div[id^="altair-viz-"], .vega-mime'
-_JS_WAIT = r"""async () => {
+_JS_WAIT = r"""async (LIMIT) => {    // LIMIT (ms): everything renders within ~1 s on a healthy page
   const CHARTS = 'CHARTS_PLACEHOLDER';
   const sleep = ms => new Promise(r => setTimeout(r, ms));
-  const t0 = Date.now(), LIMIT = 8000;   // ms: everything renders within ~1 s on a healthy page
+  const t0 = Date.now();
   // charts: vega-embed containers get an svg.marks or a canvas
   const charts = () => [...document.querySelectorAll(CHARTS)];
   while (Date.now() - t0 < LIMIT && charts().some(c => !c.querySelector('svg.marks, canvas'))) await sleep(100);
@@ -78,12 +78,12 @@ _JS_WAIT = r"""async () => {
   const rendered = () => document.querySelectorAll('.widget-subarea .jupyter-widgets, .widget-subarea .lm-Widget').length;
   while (Date.now() - t0 < LIMIT && views() && document.querySelectorAll('.widget-subarea').length < views()) await sleep(100);
   // MathJax (3): wait for the initial typesetting and anything queued after it
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 2; i++) {
     while (Date.now() - t0 < LIMIT && window.MathJax && !(window.MathJax.startup && window.MathJax.startup.promise)) await sleep(100);
     if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) {
       try { await window.MathJax.startup.promise; } catch (e) {}
     }
-    await sleep(150);
+    await sleep(100);
   }
   // images (SVG charts are <img> files)
   while (Date.now() - t0 < LIMIT && [...document.images].some(i => !i.complete)) await sleep(100);
@@ -190,11 +190,10 @@ def _widget_problems(facts: dict) -> list[str]:
 _re_raw_math = re.compile(r'(?<![\\\w])\$(?!\s)[^$\n]{1,300}?(?<![\s\\])\$(?!\w)|\$\$|\\\(|\\\[')
 
 
-def check_page(page, url: str, expected_ids=()) -> tuple[dict, list[str]]:
+def check_page(page, url: str, expected_ids=(), limit_ms: int = 8000) -> tuple[dict, list[str]]:
     "Load `url` in `page` and return (facts, problems) — see the module docstring."
-    events = []
     page.goto(url, wait_until='load', timeout=30000)
-    waited = page.evaluate(_JS_WAIT)
+    waited = page.evaluate(_JS_WAIT, limit_ms)
     facts = page.evaluate(_JS_FACTS)
     facts['waited_ms'] = waited
     bad = []
@@ -221,11 +220,12 @@ def site_pages(site: Path) -> list[str]:
 
 
 def check_site(site, pages=None, expected_ids: dict | None = None, search_term: str | None = None,
-               shots: dict | None = None, full_page: bool = False) -> dict:
+               shots: dict | None = None, full_page: bool = False, limit_ms: int = 8000) -> dict:
     """Visit `pages` (default: every .html page of `site`) and return a report:
     {'pages': {page: {'problems': [...], 'facts': {...}}}, 'external': [...], 'problems': [...all, prefixed]}.
     `expected_ids`: page → anchors that must exist there. `search_term`: a word the search page must find.
-    `shots`: page → list of 'file.png' or 'file.png@selector' screenshots."""
+    `shots`: page → list of 'file.png' or 'file.png@selector' screenshots. `limit_ms`: how long a page may take
+    to draw its charts and widgets."""
     site = Path(site)
     pages = pages or site_pages(site)
     expected_ids = expected_ids or {}
@@ -248,7 +248,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
             page.on('response', lambda r, log=log: log.append(f'HTTP {r.status}: {r.url}') if r.status >= 400 else None)
             n_ext = len(external)
             try:
-                facts, bad = check_page(page, base + name, expected_ids.get(name, ()))
+                facts, bad = check_page(page, base + name, expected_ids.get(name, ()), limit_ms)
             except Exception as e:
                 facts, bad = {}, [f'could not check: {type(e).__name__}: {e}']
             bad = log + bad + [f'external request blocked: {u}' for u in external[n_ext:]]
