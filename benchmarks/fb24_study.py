@@ -13,6 +13,9 @@ the response matrix and the 1PL difficulties, the fully perturbed predictions (o
 - `models_<name>.csv.gz`  per-model CV accuracy and IRT ability
 - `meta_<name>.json`      sizes, complexity (eq. 12), IRT summary, wall time
 
+With `--extremes drop` (all-right/all-wrong instances discarded, as the reference code's (−6, 6) filter does) the
+files are named `curves_drop_<name>.csv.gz` etc.; run after the default study it reuses the cached fits.
+
 A dataset whose files exist is skipped (the run resumes); per model × fold results are also cached in
 `--cache` (default `/tmp/robustdiff_fb24_cache`), so an interrupted dataset restarts from its finished fits.
 """
@@ -37,7 +40,8 @@ def load(name, n_synthetic):
 
 def run_one(name, a, out:Path):
     from robustdiff.scc import robustness_by_difficulty, clean_predictions
-    files = {k: out/f'{k}_{name}.{ext}' for k, ext in [('curves', 'csv.gz'), ('bins', 'csv.gz'), ('models', 'csv.gz'), ('meta', 'json')]}
+    tag = '' if a.extremes == 'clip' else f'{a.extremes}_'   # the default variant has no tag
+    files = {k: out/f'{k}_{tag}{name}.{ext}' for k, ext in [('curves', 'csv.gz'), ('bins', 'csv.gz'), ('models', 'csv.gz'), ('meta', 'json')]}
     if all(f.exists() for f in files.values()) and not a.force:
         print(f'[{name}] cached, skipped', flush=True); return json.loads(files['meta'].read_text())
     ds = load(name, a.n_synthetic)
