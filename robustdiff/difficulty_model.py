@@ -45,7 +45,8 @@ def get_regressor(regressor='rf',      # a name in REGRESSORS or an (unfitted) s
         if regressor == 'lm': return Pipeline([('scale', StandardScaler()), ('lm', LinearRegression())])
         if regressor == 'glmnet':
             return Pipeline([('scale', StandardScaler()),
-                             ('glmnet', ElasticNetCV(l1_ratio=0.5, alphas=30, cv=3, random_state=random_state))])
+                             ('glmnet', ElasticNetCV(l1_ratio=0.5, alphas=30, cv=3, max_iter=20000,
+                                                     random_state=random_state))])
         raise ValueError(f"unknown regressor {regressor!r}; choose one of {REGRESSORS} or pass a scikit-learn regressor")
     if not (hasattr(regressor, 'fit') and hasattr(regressor, 'predict')) or not is_regressor(regressor):
         raise TypeError(f"{type(regressor).__name__} is not a scikit-learn regressor (is_regressor is False)")
@@ -111,6 +112,11 @@ def nrmse(observed, predicted, sd:float|None=None)->float:
     if not s > 0: raise ValueError("the observed difficulties have zero variance: NRMSE is undefined")
     return float(np.sqrt(np.mean((o - p) ** 2)) / s)
 
+def _spearman(observed, predicted)->float:
+    "Spearman ρ; a constant prediction ranks nothing, so its ρ is 0 (not NaN)."
+    if np.ptp(np.asarray(predicted, float)) == 0 or np.ptp(np.asarray(observed, float)) == 0: return 0.0
+    return float(spearmanr(observed, predicted)[0])
+
 def _fold(reg, X, y, tr, te, seed, repeat, fold):
     est = DifficultyEstimator(reg, random_state=seed).fit(X.iloc[tr], y.iloc[tr])
     return pd.DataFrame({'repeat': repeat, 'fold': fold, 'instance': y.index[te], 'observed': y.iloc[te].to_numpy(),
@@ -127,13 +133,13 @@ class DifficultyCV:
         g = self.predictions.groupby(['repeat', 'fold'])
         return g.apply(lambda d: pd.Series({'n': len(d), 'rmse': float(np.sqrt(np.mean((d.observed - d.predicted) ** 2))),
                                             'nrmse': nrmse(d.observed, d.predicted, self.sd),
-                                            'spearman': spearmanr(d.observed, d.predicted)[0]}),
+                                            'spearman': _spearman(d.observed, d.predicted)}),
                        include_groups=False).reset_index()
 
     def summary(self)->pd.Series:
         "Mean (and sd) over folds of NRMSE and Spearman, plus Spearman of the pooled predictions per repeat."
         s = self.scores
-        pooled = self.predictions.groupby('repeat').apply(lambda d: spearmanr(d.observed, d.predicted)[0],
+        pooled = self.predictions.groupby('repeat').apply(lambda d: _spearman(d.observed, d.predicted),
                                                          include_groups=False)
         return pd.Series({'regressor': self.regressor, 'n': int(self.predictions.groupby('repeat').size().iloc[0]),
                           'nrmse': s.nrmse.mean(), 'nrmse_sd': s.nrmse.std(), 'spearman': s.spearman.mean(),

@@ -14,7 +14,7 @@ from scipy.optimize import minimize_scalar
 
 # %% auto #0
 __all__ = ['METRICS', 'irt_probability', 'icc_chart', 'scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt', 'irt_checks',
-           'difficulty', 'difficulty_chart']
+           'difficulty', 'difficulty_metrics', 'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
 def irt_probability(theta,       # ability θ of the model(s)
@@ -439,7 +439,12 @@ def difficulty(U,                      # response matrix (models × instances) o
         if base == 'AvE' or notabs or base != U.model:
             raise ValueError(f"an IRTResult of a {U.model} fit gives only metric {U.model!r}; pass the response matrix for {metric!r}")
         return U.difficulty(extremes, b_range).rename(metric)
-    fits = {}
+    return _metric_series(U, metric, extremes, b_range, method, {}, fit_kws)
+
+def _metric_series(U, metric, extremes, b_range, method, fits, fit_kws)->pd.Series:
+    "One metric as a Series, fitting (and caching in `fits`) the 1PL/2PL models it needs."
+    metric = _metric_name(metric)
+    base, notabs = metric.replace('(¬abs)', ''), metric.endswith('(¬abs)')
     def fit(model):
         if model not in fits: fits[model] = fit_irt(U, model=model, method=method, b_range=b_range, **fit_kws)
         return fits[model]
@@ -453,6 +458,22 @@ def difficulty(U,                      # response matrix (models × instances) o
         abstruse = set(it.instance[(it.discrimination < 0).to_numpy()])
         out = out[~out.index.isin(abstruse)]
     return out.rename(metric)
+
+def difficulty_metrics(U,                     # response matrix (models × instances)
+                       metrics=METRICS,       # which metrics
+                       extremes:str='drop',   # see `difficulty`
+                       b_range:float=6.0,     # see `difficulty`
+                       method:str='mml',      # see `fit_irt`
+                       fits:dict|None=None,   # already fitted {'1PL': IRTResult, '2PL': IRTResult} to reuse
+                       **fit_kws,
+                      )->pd.DataFrame:        # instance, metric, difficulty (one row per instance kept by each metric)
+    "Several [MP22] difficulty metrics at once (each IRT model fitted once), tidy."
+    fits = dict(fits or {})
+    for k, r in fits.items():
+        if not isinstance(r, IRTResult) or r.model != k: raise ValueError(f"fits[{k!r}] must be an IRTResult of a {k} fit")
+    out = [_metric_series(U, m, extremes, b_range, method, fits, fit_kws) for m in metrics]
+    return pd.concat([s.rename('difficulty').reset_index().assign(metric=s.name) for s in out],
+                     ignore_index=True)[['instance', 'metric', 'difficulty']]
 
 # %% ../nbs/10_irt.ipynb #3039de5d
 def difficulty_chart(difficulties,        # a Series, or a dict {name: Series}, or a tidy DataFrame (benchmark, difficulty)
