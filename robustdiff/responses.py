@@ -187,12 +187,14 @@ def response_matrix(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
 
 # %% ../nbs/02_responses.ipynb #0c1f3706
 def accuracy_table(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
-                  )->pd.DataFrame:     # one row per model: accuracy, its sd over folds, mean log-loss
+                  )->pd.DataFrame:     # one row per model: accuracy, its sd over folds, mean log-loss (if known)
     "Cross-validated accuracy of each model (mean over all out-of-fold predictions) and its spread over folds."
+    if not isinstance(preds, pd.DataFrame) or not {'model', 'repeat', 'fold', 'correct'} <= set(preds.columns):
+        raise ValueError("expected tidy predictions with columns model, repeat, fold, correct")
     per_fold = preds.groupby(['model', 'repeat', 'fold'], sort=False).correct.mean()
     tab = pd.DataFrame({'accuracy': preds.groupby('model', sort=False).correct.mean(),
-                        'accuracy_sd_folds': per_fold.groupby('model', sort=False).std(),
-                        'logloss': preds.groupby('model', sort=False).logloss.mean()})
+                        'accuracy_sd_folds': per_fold.groupby('model', sort=False).std()})
+    if 'logloss' in preds.columns: tab['logloss'] = preds.groupby('model', sort=False).logloss.mean()
     return tab.reset_index()
 
 # %% ../nbs/02_responses.ipynb #6766c40a
