@@ -61,6 +61,14 @@ def test_rasch_ranks_like_girth():
     # both centre the abilities at 0 but girth fixes sigma = 1, so the locations differ: compare centred
     assert _corr(ours.items.difficulty[ok], theirs.items.difficulty[ok]) > 0.99
 
+def test_2pl_agrees_with_girth_on_a_small_matrix():
+    # girth's twopl_mml is slow (~2 s here) and underflows beyond ~1500 items, so only a small matrix
+    U, _, _ = simulate_responses(100, 60, model='2PL', random_state=0)
+    ours, theirs = fit_irt(U, model='2PL'), fit_irt(U, model='2PL', method='girth')
+    ok = (ours.items.status == 'ok') & (theirs.items.status == 'ok')     # near-zero slopes make b explode: excluded
+    assert spearmanr(ours.items.difficulty[ok], theirs.items.difficulty[ok])[0] > 0.99
+    assert spearmanr(ours.items.discrimination[ok], theirs.items.discrimination[ok])[0] > 0.99
+
 # ---------------------------------------------------------------- extremes and the [-6, 6] filter
 def _with_extremes():
     U, _, _ = simulate_responses(100, 300, b_sd=1.0, random_state=2)
