@@ -4,7 +4,8 @@
 
 # %% ../nbs/01_portfolio.ipynb #45af472d
 from __future__ import annotations
-import numbers, warnings
+import math, numbers, warnings
+from types import SimpleNamespace
 from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
@@ -21,7 +22,6 @@ from sklearn.cross_decomposition import PLSRegression
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.ensemble import (BaggingClassifier, GradientBoostingClassifier, RandomForestClassifier)
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.neural_network import MLPClassifier
@@ -31,7 +31,7 @@ from sklearn.tree import DecisionTreeClassifier
 # %% auto #0
 __all__ = ['PORTFOLIOS', 'make_pipeline', 'register_portfolio', 'get_models', 'FDAClassifier', 'PLSDAClassifier', 'RDAClassifier',
            'LVQClassifier', 'C45TreeClassifier', 'RPartClassifier', 'CITreeClassifier', 'PARTClassifier',
-           'RBFNetworkClassifier', 'RuleEnsembleClassifier', 'JRipClassifier', 'PukKernel']
+           'RBFNetworkClassifier', 'RuleEnsembleClassifier', 'RipperClassifier', 'PukKernel']
 
 # %% ../nbs/01_portfolio.ipynb #151622de
 def _check_classifier(name, est):
@@ -587,72 +587,341 @@ class RuleEnsembleClassifier(_ProbaClassifier):
         X = self._x(X)
         return self.output_.predict_proba(self._rules(X))
 
-# %% ../nbs/01_portfolio.ipynb #bce8a8be
-class JRipClassifier(_ProbaClassifier):
-    "RIPPER rule lists (`wittgenstein`) combined as Weka's JRip: classes by increasing frequency, each against the rows not yet covered."
-    def __init__(self, k:int=2,                  # RIPPER optimisation passes
-                 prune_size:float=0.33,          # share of rows held out to prune rules
-                 n_discretize_bins:int=10,       # bins of each numeric feature
-                 max_rules:int|None=None,        # most rules per class
-                 max_samples:int|None=2000,      # train on at most this many rows (stratified subsample; None: all)
-                 random_state=None,              # seed of the subsample and of RIPPER's grow/prune splits
+# %% ../nbs/01_portfolio.ipynb #e224d949
+def _xlog2(k, p):
+    "k · log₂ p with 0 · log₂ 0 = 0 (Java would give NaN)."
+    if k == 0: return 0.0
+    return k * math.log2(p) if p > 0 else -math.inf
+
+def _subset_dl(t, k, p):
+    "Quinlan's subset description length S(t, k, p) = −k log₂ p − (t − k) log₂(1 − p) (Weka `RuleStats.subsetDL`)."
+    p = min(max(p, 0.0), 1.0)
+    return (-_xlog2(k, p) if p > 0 else 0.0) - _xlog2(t - k, 1.0 - p)
+
+def _data_dl(exp_fp, cover, uncover, fp, fn):
+    "Bits to send the false positives and false negatives of a rule set (Weka `RuleStats.dataDL`)."
+    bits = math.log2(cover + uncover + 1.0)
+    if cover > uncover:
+        exp_err = exp_fp * (fp + fn)
+        return (bits + _subset_dl(cover, fp, exp_err / cover)
+                + (_subset_dl(uncover, fn, fn / uncover) if uncover > 0 else 0.0))
+    exp_err = (1.0 - exp_fp) * (fp + fn)
+    return (bits + (_subset_dl(cover, fp, fp / cover) if cover > 0 else 0.0)
+            + (_subset_dl(uncover, fn, exp_err / uncover) if uncover > 0 else 0.0))
+
+def _theory_dl(k, total):
+    "Bits of a rule with k conditions among `total` possible ones: 0.5 · (log* k + S(total, k, k/total)) (Weka `theoryDL`)."
+    if k == 0: return 0.0
+    tdl = math.log2(k)
+    if k > 1: tdl += 2.0 * math.log2(tdl)
+    return 0.5 * (tdl + _subset_dl(total, k, k / total))
+
+# %% ../nbs/01_portfolio.ipynb #9f792f5e
+class _RipperClass:
+    "Grow and prune rules for class `c` (the positives) against all other classes."
+    def __init__(self, fit, c, exp_fp):
+        self.f, self.c, self.exp_fp = fit, c, exp_fp
+        self.pos = fit.y == c
+
+    def covers(self, conds, rows):
+        "Boolean mask over `rows` of those the conjunction `conds` covers."
+        at, cur = np.arange(len(rows)), rows
+        for j, ge, t in conds:
+            v = self.f.XT[j, cur]; keep = (v >= t) if ge else (v <= t)
+            cur, at = cur[keep], at[keep]
+        mask = np.zeros(len(rows), bool); mask[at] = True
+        return mask
+
+    def simple(self, conds, rows, dist=False):
+        "Weka's simple stats [cover, uncover, TP, TN, FP, FN] on `rows`, the covered and uncovered rows, class counts."
+        cov = self.covers(conds, rows); pos = self.pos[rows]
+        nc, npos = int(cov.sum()), int(pos.sum()); tp = int((cov & pos).sum()); n = len(rows)
+        st = np.array([nc, n - nc, tp, n - nc - (npos - tp), nc - tp, npos - tp], float)
+        d = np.bincount(self.f.y[rows[cov]], minlength=self.f.K).astype(float) if dist else None
+        return st, rows[cov], rows[~cov], d
+
+    def grow(self, rows, conds=()):
+        "Extend `conds` greedily by the condition of largest FOIL gain on `rows` until the rule is pure."
+        f, conds, m = self.f, list(conds), len(rows)
+        if m == 0: return conds
+        p = f.XT.shape[0]
+        member = np.zeros(f.n, bool); member[rows[self.covers(conds, rows)] if conds else rows] = True
+        sel = member[f.OT]; m = int(member.sum())
+        I, V = f.OT[sel].reshape(p, m), f.XS[sel].reshape(p, m)   # covered rows and values, sorted per feature
+        L = f.log2
+        while m > 0:
+            Cp = np.cumsum(self.pos[I], axis=1)                      # positives among the first k+1 rows
+            P = int(Cp[0, -1])
+            if P == m: break                                          # pure: (P+1)/(m+1) = 1
+            end = np.empty((p, m), bool); np.greater(V[:, 1:], V[:, :-1], out=end[:, :-1]); end[:, -1] = True
+            fi, ki = np.nonzero(end)                                  # last row of each run of equal values
+            ks = np.empty_like(ki); ks[0] = 0; ks[1:] = ki[:-1] + 1   # first row of the run
+            ks[np.r_[True, fi[1:] != fi[:-1]]] = 0
+            p_le, t_le = Cp[fi, ki], ki + 1                           # x_j <= v: rows up to the run's end
+            p_ge, t_ge = P - np.where(ks > 0, Cp[fi, ks - 1], 0), m - ks   # x_j >= v: rows from the run's start
+            base = L[P + 1] - L[m + 1]
+            G = np.empty((len(fi), 2))                                # Weka prefers >= on ties, then the first split
+            G[:, 0] = p_ge * (L[p_ge + 1] - L[t_ge + 1] - base)
+            G[:, 1] = p_le * (L[p_le + 1] - L[t_le + 1] - base)
+            b = int(np.argmax(G)); g, ge = b // 2, b % 2 == 0
+            if not G[g, b % 2] > 0: break
+            if (p_ge[g] if ge else p_le[g]) < self.f.min_no: break    # too few positives covered
+            j, lo, hi = int(fi[g]), (int(ks[g]) if ge else 0), (m if ge else int(ki[g]) + 1)
+            conds.append((j, bool(ge), float(V[j, lo if ge else hi - 1])))
+            keep = np.zeros(f.n, bool); keep[I[j, lo:hi]] = True
+            sel = keep[I]; m = hi - lo
+            I, V = I[sel].reshape(p, m), V[sel].reshape(p, m)
+        return conds
+
+    def prune(self, conds, rows, use_whole):
+        "Keep the prefix of `conds` of best worth on `rows`: (p+1)/(p+n+2), or (TP+TN)/N when `use_whole`."
+        n = len(rows)
+        if n == 0 or not conds: return list(conds)
+        pos = self.pos[rows]
+        M = np.empty((len(conds), n), bool)
+        for i, (j, ge, t) in enumerate(conds):
+            v = self.f.XT[j, rows]; M[i] = (v >= t) if ge else (v <= t)
+        cov = np.logical_and.accumulate(M, axis=0)                   # rows covered by each prefix
+        tp = (cov & pos).sum(1)
+        worth = (tp + (~cov & ~pos).sum(1)) / n if use_whole else (tp + 1.0) / (cov.sum(1) + 2.0)
+        i = int(np.argmax(worth))                                     # the shortest of the best prefixes
+        return list(conds[:i + 1]) if worth[i] > (pos.sum() + 1.0) / (n + 2.0) else []
+
+# %% ../nbs/01_portfolio.ipynb #f75d6430
+class _RuleStats:
+    "Weka's `RuleStats` for one class: per-rule [cover, uncover, TP, TN, FP, FN] on the rows earlier rules leave."
+    def __init__(self, rc, data, rules=()):
+        self.rc, self.data, self.rules = rc, data, list(rules)
+        self.stats, self.filtered, self.dists = [], [], []
+
+    def add(self, rule):
+        "Append `rule` and its statistics on the rows still uncovered (Weka `addAndUpdate`)."
+        rows = self.filtered[-1][1] if self.filtered else self.data
+        st, cov, unc, d = self.rc.simple(rule, rows, dist=True)
+        self.rules.append(rule); self.stats.append(st); self.filtered.append((cov, unc)); self.dists.append(d)
+
+    def remove_last(self):
+        for a in (self.rules, self.stats, self.filtered, self.dists): a.pop()
+
+    def count_all(self):
+        "Recount every rule from the start (Weka `countData()`)."
+        rules, self.rules, self.stats, self.filtered, self.dists = self.rules, [], [], [], []
+        for r in rules: self.add(r)
+
+    def count_from(self, index, uncovered, prev_stats):
+        "Statistics of rules `index`... on `uncovered`, given those of the earlier rules (Weka `countData(int, ...)`)."
+        self.stats, self.filtered = list(prev_stats), [None] * index
+        if index > 0: self.filtered[index - 1] = (None, uncovered)
+        rows = uncovered
+        for r in self.rules[index:]:
+            st, cov, rows, _ = self.rc.simple(r, rows)
+            self.stats.append(st); self.filtered.append((cov, rows))
+
+    def _potential(self, k, rs, st):
+        "DL saved by deleting rule `k` (statistics `st`) from a rule set with totals `rs`; updates `rs` if it is deleted."
+        e = self.rc.exp_fp
+        cov, unc, fp, fn = rs[0] - st[0], rs[1] + st[0], rs[4] - st[4], rs[5] + st[2]
+        pot = (_data_dl(e, rs[0], rs[1], rs[4], rs[5]) + _theory_dl(len(self.rules[k]), self.rc.f.total_conds)
+               - _data_dl(e, cov, unc, fp, fn))
+        if pot >= 0 or (self.rc.f.check_error_rate and st[0] > 0 and st[4] / st[0] >= 0.5):
+            rs[0], rs[1], rs[4], rs[5] = cov, unc, fp, fn
+            return pot
+        return None
+
+    def _totals(self, stats, last):
+        rs = np.zeros(6)
+        for st in stats: rs[[0, 2, 4]] += st[[0, 2, 4]]
+        rs[[1, 3, 5]] = last[[1, 3, 5]]
+        return rs
+
+    def dl_if_exists(self, index):
+        "Smallest data DL of the rule set with rule `index` (later rules deleted where that pays; Weka `minDataDLIfExists`)."
+        rs = self._totals(self.stats, self.stats[-1])
+        pot = sum(v for k in range(index + 1, len(self.stats)) if (v := self._potential(k, rs, self.stats[k])) is not None)
+        return _data_dl(self.rc.exp_fp, rs[0], rs[1], rs[4], rs[5]) - pot
+
+    def dl_if_deleted(self, index):
+        "Smallest data DL of the rule set without rule `index` (Weka `minDataDLIfDeleted`)."
+        rows = self.data if index == 0 else self.filtered[index - 1][1]
+        plus = []
+        for r in self.rules[index + 1:]:
+            st, _, rows, _ = self.rc.simple(r, rows); plus.append(st)
+        if plus: last = plus[-1]
+        elif index > 0: last = self.stats[index - 1]
+        else: s0 = self.stats[0]; last = np.array([0, s0[0] + s0[1], 0, s0[3] + s0[4], 0, s0[2] + s0[5]])
+        rs = self._totals(self.stats[:index] + plus, last)
+        pot = sum(v for k in range(index + 1, len(self.rules)) if (v := self._potential(k, rs, plus[k - index - 1])) is not None)
+        return _data_dl(self.rc.exp_fp, rs[0], rs[1], rs[4], rs[5]) - pot
+
+    def relative_dl(self, index, if_deleted=None):
+        "DL of the rule set with rule `index` minus without it (Weka `relativeDL`)."
+        if if_deleted is None: if_deleted = self.dl_if_deleted(index)
+        return self.dl_if_exists(index) + _theory_dl(len(self.rules[index]), self.rc.f.total_conds) - if_deleted
+
+    def reduce_dl(self):
+        "Delete rules, last to first, whose deletion does not increase the DL (Weka `reduceDL`)."
+        if not self.stats: return
+        rs = self._totals(self.stats, self.stats[-1]); recount = False
+        for k in range(len(self.stats) - 1, -1, -1):
+            if self._potential(k, rs, self.stats[k]) is not None:
+                if k == len(self.stats) - 1: self.remove_last()
+                else: del self.rules[k]; recount = True
+        if recount: self.count_all()
+
+# %% ../nbs/01_portfolio.ipynb #b1e75d86
+def _stratify(rows, y, class_order, folds, rng):
+    "Weka `RuleStats.stratify`: shuffle each class, deal the rows round-robin into `folds` folds, concatenate them."
+    yr = y[rows]
+    cat = np.concatenate([rng.permutation(rows[yr == k]) for k in class_order])
+    return np.concatenate([cat[i::folds] for i in range(folds)])
+
+def _stop(st, min_dl, dl, check_error_rate):
+    "Weka `checkStop`: DL 64 bits above the best, no positive covered, or error rate >= 50 %."
+    if dl > min_dl + 64.0 or not st[2] > 0: return True
+    return check_error_rate and st[4] / st[0] >= 0.5
+
+def _ripper_class(fit, c, exp_fp, data, default_dl, rng):
+    "The rule set of class `c` on the rows `data`: building stage, then `fit.optimizations` rounds of optimisation."
+    rc, folds = _RipperClass(fit, c, exp_fp), fit.folds
+    def split(rows):
+        rows = _stratify(rows, fit.y, fit.class_order, folds, rng); cut = len(rows) * (folds - 1) // folds
+        return rows, rows[:cut], rows[cut:]
+    new, ruleset, dl, min_dl, stats, stop, has_pos = data, [], default_dl, default_dl, None, False, True
+    while not stop and has_pos:                                       # building stage
+        if fit.use_pruning:
+            new, grow, prune = split(new)
+            rule = rc.prune(rc.grow(grow), prune, False)
+        else: rule = rc.grow(new)
+        if stats is None: stats = _RuleStats(rc, new)
+        stats.add(rule); last = len(stats.rules) - 1
+        dl += stats.relative_dl(last); min_dl = min(min_dl, dl)
+        st = stats.stats[last]
+        stop = _stop(st, min_dl, dl, fit.check_error_rate)
+        if not stop: ruleset.append(rule); new = stats.filtered[last][1]; has_pos = st[5] > 0
+        else: stats.remove_last()
+    if not fit.use_pruning: return stats
+    for _ in range(fit.optimizations):                                # optimisation stage
+        new, final, pos, stop, has_pos, dl, min_dl = data, _RuleStats(rc, data), 0, False, True, default_dl, default_dl
+        while not stop and has_pos:
+            residual = pos >= len(ruleset)
+            new, grow, prune = split(new)
+            if residual: rule = rc.prune(rc.grow(grow), prune, False)
+            else:
+                old = ruleset[pos]
+                if not rc.covers(old, new).any():                     # nothing left to revise
+                    final.add(old); pos += 1; continue
+                replace = rc.grow(grow)
+                for later in ruleset[pos + 1:]: prune = prune[~rc.covers(later, prune)]
+                replace = rc.prune(replace, prune, True)
+                revision = rc.prune(rc.grow(grow, old), prune, True)
+                dls, if_deleted = [], None
+                for cand in (replace, revision, old):
+                    tmp = _RuleStats(rc, data, ruleset[:pos] + [cand] + ruleset[pos + 1:])
+                    tmp.count_from(pos, new, final.stats[:pos])
+                    if if_deleted is None: if_deleted = tmp.dl_if_deleted(pos)   # the same for the three variants
+                    dls.append(tmp.relative_dl(pos, if_deleted))
+                rep_dl, rev_dl, old_dl = dls
+                rule = old if old_dl <= rev_dl and old_dl <= rep_dl else revision if rev_dl <= rep_dl else replace
+            final.add(rule); st = final.stats[pos]
+            if residual:
+                dl += final.relative_dl(pos); min_dl = min(min_dl, dl)
+                stop = _stop(st, min_dl, dl, fit.check_error_rate)
+                if not stop: ruleset.append(rule)
+                else: final.remove_last(); pos -= 1
+            else: ruleset[pos] = rule
+            if final.rules: new = final.filtered[pos][1]
+            has_pos = st[5] > 0
+            pos += 1
+        for rule in ruleset[pos + 1:]: final.add(rule)                # as Weka: rule `pos` itself is not re-added
+        final.reduce_dl()
+        ruleset, stats = list(final.rules), final
+    return stats
+
+def _ripper_fit(X, y, K, folds=3, min_no=2.0, optimizations=2, check_error_rate=True, use_pruning=True, rng=None):
+    "RIPPER on float `X` and class codes `y` in 0..K-1: [(class, conditions)], per-rule class counts, default counts, class order."
+    n = len(X); XT = np.ascontiguousarray(X.T); OT = np.argsort(XT, axis=1, kind='stable')
+    counts = np.bincount(y, minlength=K)
+    with np.errstate(divide='ignore'): log2 = np.log2(np.arange(n + 2, dtype=float))
+    fit = SimpleNamespace(n=n, K=K, y=y, XT=XT, OT=OT, XS=np.take_along_axis(XT, OT, axis=1), log2=log2,
+                          total_conds=float(2 * sum(len(np.unique(x)) for x in XT)), min_no=min_no, folds=folds,
+                          optimizations=optimizations, check_error_rate=check_error_rate, use_pruning=use_pruning,
+                          class_order=np.argsort(counts, kind='stable'))
+    data, rules, dists = np.arange(n), [], []
+    for i, c in enumerate(fit.class_order[:-1]):
+        npos = int((y[data] == c).sum())
+        if npos == 0: continue                                        # covered by earlier classes' rules
+        exp_fp = counts[c] / counts[fit.class_order[i:]].sum()
+        stats = _ripper_class(fit, int(c), exp_fp, data, _data_dl(exp_fp, 0.0, len(data), 0.0, npos), rng)
+        rules += [(int(c), tuple(r)) for r in stats.rules]; dists += stats.dists
+        if stats.rules: data = stats.filtered[-1][1]
+    return rules, dists, np.bincount(y[data], minlength=K).astype(float), fit.class_order
+
+# %% ../nbs/01_portfolio.ipynb #726326b0
+class RipperClassifier(_ProbaClassifier):
+    "RIPPER (Cohen 1995) as Weka's JRip: one ordered rule list, classes by increasing frequency, the most frequent as default."
+    def __init__(self, folds:int=3,               # 1/folds of the rows prunes, the rest grows (Weka -F)
+                 min_no:float=2.0,                # fewest positive rows a condition must cover (Weka -N)
+                 optimizations:int=2,             # rounds of rule-set optimisation (Weka -O)
+                 check_error_rate:bool=True,      # stop at a rule with error rate >= 50 % (Weka: -E turns it off)
+                 use_pruning:bool=True,           # grow/prune split and optimisation (Weka: -P turns it off)
+                 alpha:float=1.0,                 # added to every class count of a rule (1: Laplace; 0: Weka's distribution)
+                 random_state=None,               # seed of the grow/prune splits
                 ):
-        self.k, self.prune_size, self.n_discretize_bins, self.max_rules = k, prune_size, n_discretize_bins, max_rules
-        self.max_samples, self.random_state = max_samples, random_state
+        self.folds, self.min_no, self.optimizations = folds, min_no, optimizations
+        self.check_error_rate, self.use_pruning, self.alpha, self.random_state = check_error_rate, use_pruning, alpha, random_state
 
-    @staticmethod
-    def _frame(X): return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
-
-    @staticmethod
-    def _cover(model, Xf):
-        "Boolean mask of the rows each rule of a fitted wittgenstein model covers."
-        bt = model.bin_transformer_
-        Xb = bt.transform(Xf) if bt is not None and not bt.isempty() else Xf
-        out = []
-        for rule in model.ruleset_.rules:
-            m = np.ones(len(Xf), bool)
-            for cond in rule.conds: m &= (Xb[cond.feature].to_numpy() == cond.val)
-            out.append(m)
-        return out
+    def _check_params(self):
+        if isinstance(self.folds, bool) or not isinstance(self.folds, numbers.Integral) or self.folds < 2:
+            raise ValueError(f"folds must be an int >= 2, got {self.folds!r}")
+        if isinstance(self.optimizations, bool) or not isinstance(self.optimizations, numbers.Integral) or self.optimizations < 0:
+            raise ValueError(f"optimizations must be an int >= 0, got {self.optimizations!r}")
+        for name in ('min_no', 'alpha'):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+        for name in ('check_error_rate', 'use_pruning'):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
     def fit(self, X, y):
-        "One RIPPER rule set per class but the most frequent, on the rows earlier rule sets leave uncovered."
-        import wittgenstein as lw
+        "Learn the ordered rule list."
+        self._check_params()
         X, y = self._fit_xy(X, y)
-        K = len(self.classes_); rng = _rng(self.random_state)
-        if self.max_samples is not None and len(X) > self.max_samples and self.max_samples >= 2 * K:
-            sub, _ = train_test_split(np.arange(len(X)), train_size=int(self.max_samples), stratify=y,
-                                      random_state=int(rng.integers(2**31)))
-            X, y = X[np.sort(sub)], y[np.sort(sub)]
-        Xf = self._frame(X)
-        rest = np.arange(len(X)); self.rulesets_, rule_class, dists = [], [], []
-        for c in np.argsort(np.bincount(y, minlength=K), kind='stable')[:-1]:
-            if not (y[rest] == c).any() or len(np.unique(y[rest])) < 2: continue
-            Xr = Xf.iloc[rest].reset_index(drop=True)
-            rip = lw.RIPPER(k=self.k, prune_size=self.prune_size, n_discretize_bins=self.n_discretize_bins,
-                            max_rules=self.max_rules, random_state=int(rng.integers(2**31)))
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                rip.fit(Xr, (y[rest] == c).astype(int), pos_class=1)
-            free = np.ones(len(rest), bool)
-            for cov in self._cover(rip, Xr):
-                dists.append(np.bincount(y[rest][cov & free], minlength=K) + 1.0)
-                free &= ~cov
-            self.rulesets_.append((int(c), rip))
-            rest = rest[free]
-        self.rule_dists_ = np.array(dists).reshape(-1, K)
-        self.default_ = np.bincount(y[rest] if len(rest) else y, minlength=K) + 1.0
-        self.n_rules_ = len(self.rule_dists_)
+        rules, dists, default, order = _ripper_fit(X, y, len(self.classes_), int(self.folds), float(self.min_no),
+                                                   int(self.optimizations), bool(self.check_error_rate),
+                                                   bool(self.use_pruning), _rng(self.random_state))
+        self.rules_ = [(c, tuple((j, '>=' if ge else '<=', t) for j, ge, t in conds)) for c, conds in rules]
+        self.rule_counts_ = np.array(dists + [default]).reshape(-1, len(self.classes_))
+        self.class_order_ = order
+        self.n_rules_ = len(self.rules_) + 1
+        P = self.rule_counts_ + float(self.alpha)
+        cls = np.array([c for c, _ in rules] + [order[-1]], int)
+        empty = P.sum(1) == 0                                          # alpha = 0 and a rule that covers no row
+        P[empty] = np.eye(len(self.classes_))[cls[empty]]
+        self.rule_proba_ = P / P.sum(1, keepdims=True)
         return self
 
     def predict_proba(self, X):
-        "Laplace-corrected class distribution of the first rule that fires (the default rule otherwise)."
-        Xf = self._frame(self._x(X))
-        out = np.tile(self.default_ / self.default_.sum(), (len(Xf), 1)); free = np.ones(len(Xf), bool)
-        covers = [m for _, rip in self.rulesets_ for m in self._cover(rip, Xf)]
-        for m, d in zip(covers, self.rule_dists_):
-            hit = free & m; out[hit] = d / d.sum(); free &= ~m
+        "Class distribution of the first rule that fires (the default rule when none does)."
+        X = self._x(X)
+        out = np.tile(self.rule_proba_[-1], (len(X), 1))
+        free = np.arange(len(X))
+        for (c, conds), pr in zip(self.rules_, self.rule_proba_):
+            if not len(free): break
+            m = np.ones(len(free), bool)
+            for j, op, t in conds: m &= (X[free, j] >= t) if op == '>=' else (X[free, j] <= t)
+            out[free[m]] = pr; free = free[~m]
         return out
+
+    def rules_text(self, feature_names=None) -> str:
+        "The rule list in Weka's format: `(x <= v) and ... => class=c (covered/wrong)`."
+        check_is_fitted(self, 'rules_')
+        names = list(feature_names) if feature_names is not None else list(getattr(self, 'feature_names_in_', [f"x{j}" for j in range(self.n_features_in_)]))
+        lines = []
+        for (c, conds), cnt in zip(self.rules_ + [(self.class_order_[-1], ())], self.rule_counts_):
+            lhs = ' and '.join(f"({names[j]} {op} {t:.6g})" for j, op, t in conds)
+            lines.append(f"{lhs + ' ' if lhs else ''}=> class={self.classes_[c]} ({cnt.sum():g}/{cnt.sum() - cnt[c]:g})")
+        return '\n'.join(lines)
 
 # %% ../nbs/01_portfolio.ipynb #79fa1121
 class PukKernel:
@@ -689,7 +958,7 @@ def _fabra18():
         'gbm': GradientBoostingClassifier(n_estimators=50, max_depth=3, max_leaf_nodes=4, subsample=0.5,
                                           min_samples_leaf=10, learning_rate=0.1),
         'rpart': RPartClassifier(cp=0.01),
-        'JRip': JRipClassifier(),
+        'JRip': RipperClassifier(),
         'ctree': CITreeClassifier(alpha=0.05),
         'C5.0': C45TreeClassifier(cf=0.25, min_samples_leaf=2),
         'PART': PARTClassifier(),

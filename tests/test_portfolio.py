@@ -13,10 +13,10 @@ from robustdiff.data import from_frame
 from robustdiff.portfolio import (PORTFOLIOS, get_models, make_pipeline, register_portfolio, FDAClassifier,
                                   PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier, RPartClassifier,
                                   CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier,
-                                  JRipClassifier, PukKernel)
+                                  RipperClassifier, PukKernel)
 
 CUSTOM = [FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier, RPartClassifier,
-          CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, JRipClassifier]
+          CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, RipperClassifier]
 
 
 def _frame(n=180, seed=0):
@@ -174,6 +174,7 @@ def test_custom_estimators_reject_bad_input(cls):
     (lambda: RDAClassifier(reg_lambda=2), r'\[0, 1\]'), (lambda: LVQClassifier(variant='glvq'), 'variant'),
     (lambda: C45TreeClassifier(cf=0.9), 'cf'), (lambda: RPartClassifier(cp=-1), 'cp'),
     (lambda: CITreeClassifier(alpha=1.5), 'alpha'), (lambda: LVQClassifier(n_iter=-1), 'n_iter'),
+    (lambda: RipperClassifier(folds=1), 'folds'), (lambda: RipperClassifier(optimizations=-1), 'optimizations'),
 ])
 def test_custom_estimators_reject_bad_parameters(make, msg):
     X = np.random.default_rng(0).normal(size=(40, 3)); y = np.repeat([0, 1], 20)
@@ -186,8 +187,11 @@ def test_puk_kernel_rejects_bad_parameters():
         PukKernel(sigma=-1)
 
 
-def test_jrip_subsamples_large_training_sets(data):
+def test_jrip_is_ripper_on_every_training_row(data):
+    "fabra18's JRip is the native RIPPER (more in test_portfolio_jrip.py) and uses every training row (no cap)."
+    est = get_models('fabra18', random_state=0)['JRip']
+    assert isinstance(est, RipperClassifier) and est.random_state == 0
     Xt = make_pipeline(GaussianNB(), data).named_steps['prep'].fit_transform(data.X)
-    j = JRipClassifier(max_samples=90, random_state=0).fit(Xt, data.y)
-    assert (j.rule_dists_ - 1).sum() + (j.default_ - 1).sum() == 90     # every training row behind one distribution
-    assert (j.predict(Xt) == data.y.to_numpy()).mean() > 0.5
+    j = clone(est).fit(Xt, data.y)
+    assert j.rule_counts_.sum() == len(data.y)          # every training row behind exactly one rule's distribution
+    assert (j.predict(Xt) == data.y.to_numpy()).mean() > 0.6
