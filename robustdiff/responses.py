@@ -14,6 +14,7 @@ import pandas as pd
 import altair as alt
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from .data import Dataset, load_dataset, data_dir, _need_dir
 from .portfolio import get_models, make_pipeline
@@ -76,11 +77,12 @@ def _cache_path(cache_dir, dataset, name, est, split_args, fn, cache_key)->Path:
 def _run_task(fn, name, est, dataset, repeat, fold, train, test, entropy, cache_file):
     if cache_file is not None and cache_file.exists(): return pd.read_pickle(cache_file)
     pipe = make_pipeline(est, dataset)
-    try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
-    except Exception as e:
-        raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
-                           f"{type(e).__name__}: {e}") from e
-    out = fn(FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold)))
+    with threadpool_limits(limits=1):  # one BLAS thread everywhere: bit-identical results whatever n_jobs and backend
+        try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
+        except Exception as e:
+            raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
+                               f"{type(e).__name__}: {e}") from e
+        out = fn(FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold)))
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     out = out.copy()
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
