@@ -79,3 +79,9 @@ def test_bad_response_file(tmp_path):
     pd.DataFrame({'learner': ['a', 'b'], '0': [0, 2], '1': [1, 0]}).to_csv(tmp_path/'x_responses.csv.gz', index=False)
     with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', tmp_path)
     with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', tmp_path)
+
+def test_fabra18_bit_identical_across_n_jobs(wine):
+    "Every digit, probabilities included, for all 18 families (BLAS thread counts must not leak into results)."
+    a = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1)
+    b = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=2)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
