@@ -295,6 +295,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
               width:int=130, height:int=100, # panel size (px)
               title:str|None=None,
               points:bool=True,      # mark each bin with a point (False: lines only, much smaller SVG for many panels)
+              xtitle:str='difficulty (bin mean)', # x-axis title (e.g. 'bin' when `difficulty` holds bin numbers)
              )->alt.Chart:
     "System characteristic curves: y per difficulty bin, one line per λ, one panel per model."
     import altair as alt
@@ -307,7 +308,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
     ytitle = {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions'}.get(y, y)
     col = (alt.Color('lam:O', title='λ', scale=alt.Scale(scheme='viridis', reverse=True)) if color == 'lam'
            else alt.Color(f'{color}:N', title=color))
-    base = alt.Chart().encode(x=alt.X('difficulty:Q', title='difficulty (bin mean)'), color=col)
+    base = alt.Chart().encode(x=alt.X('difficulty:Q', title=xtitle), color=col)
     line = base.mark_line(point=alt.OverlayMarkDef(size=18) if points else False).encode(
         y=alt.Y(f'{y}:Q', title=ytitle, scale=alt.Scale(zero=False)),
         tooltip=[c for c in ('dataset', 'model', 'lam', 'bin', 'difficulty', y, 'n') if c in d.columns])
