@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
-from scipy import linalg, stats
+from scipy import linalg, special, stats
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
@@ -31,7 +31,7 @@ from sklearn.tree import DecisionTreeClassifier
 # %% auto #0
 __all__ = ['PORTFOLIOS', 'make_pipeline', 'register_portfolio', 'get_models', 'FDAClassifier', 'PLSDAClassifier', 'RDAClassifier',
            'LVQClassifier', 'C45TreeClassifier', 'RPartClassifier', 'CITreeClassifier', 'PARTClassifier',
-           'RBFNetworkClassifier', 'RuleEnsembleClassifier', 'RipperClassifier', 'PukKernel']
+           'RBFNetworkClassifier', 'RuleEnsembleClassifier', 'RipperClassifier', 'GaussianNBFloor', 'PukKernel']
 
 # %% ../nbs/01_portfolio.ipynb #151622de
 def _check_classifier(name, est):
@@ -923,6 +923,71 @@ class RipperClassifier(_ProbaClassifier):
             lines.append(f"{lhs + ' ' if lhs else ''}=> class={self.classes_[c]} ({cnt.sum():g}/{cnt.sum() - cnt[c]:g})")
         return '\n'.join(lines)
 
+# %% ../nbs/01_portfolio.ipynb #2e3e8e34
+_WEKA_DEFAULT_PRECISION = 0.01   # Weka's NaiveBayes.DEFAULT_NUM_PRECISION, for a feature with a single value
+
+def _precision(X:np.ndarray)->np.ndarray:
+    "Weka's per-column precision: the mean gap between adjacent distinct values, (max − min)/(distinct − 1)."
+    Xs = np.sort(X, axis=0)
+    n_gaps = (np.diff(Xs, axis=0) > 0).sum(0)
+    return np.where(n_gaps > 0, (Xs[-1] - Xs[0]) / np.maximum(n_gaps, 1), _WEKA_DEFAULT_PRECISION)
+
+def _check_nonneg(name, v, strict=False):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v < 0 or (strict and v == 0):
+        raise ValueError(f"{name} must be a finite number {'> 0' if strict else '>= 0'}, got {v!r}")
+
+class GaussianNBFloor(_ProbaClassifier):
+    "Gaussian naive Bayes with Weka's per-feature standard-deviation floor (precision/6); 0/1 columns as Bernoulli."
+    def __init__(self, floor:float=1/6,      # sd floor as a multiple of the feature's precision (Weka: 1/(2·3); 0 = none)
+                 var_smoothing:float=1e-9,   # GaussianNB's ε: this share of the largest feature variance is added to all
+                 binary:str='bernoulli',     # columns valued 0 and 1 only (one-hot nominal features): 'bernoulli' or 'gaussian'
+                 alpha:float=1.0,            # Laplace pseudo-count of the Bernoulli columns (Weka's discrete estimator: 1)
+                ): self.floor, self.var_smoothing, self.binary, self.alpha = floor, var_smoothing, binary, alpha
+
+    def fit(self, X, y):
+        "Class priors; per class and feature a mean and floored variance, or a smoothed frequency of 1s."
+        _check_nonneg('floor', self.floor); _check_nonneg('var_smoothing', self.var_smoothing)
+        _check_nonneg('alpha', self.alpha, strict=True)
+        if self.binary not in ('bernoulli', 'gaussian'):
+            raise ValueError(f"binary must be 'bernoulli' or 'gaussian', got {self.binary!r}")
+        X, y = self._fit_xy(X, y)
+        K = len(self.classes_)
+        self.class_count_ = np.bincount(y, minlength=K).astype(float)
+        self.class_prior_ = self.class_count_ / self.class_count_.sum()
+        rows = [X[y == k] for k in range(K)]
+        self.theta_ = np.stack([r.mean(0) for r in rows])
+        var = np.stack([r.var(0) for r in rows]) + self.var_smoothing * X.var(0).max()
+        self.precision_ = _precision(X)
+        self.sd_floor_ = self.floor * self.precision_
+        is01 = ((X == 0) | (X == 1)).all(0) & (X == 0).any(0) & (X == 1).any(0)
+        self.binary_ = is01 if self.binary == 'bernoulli' else np.zeros(X.shape[1], bool)
+        self.floored_ = (var < self.sd_floor_**2) & ~self.binary_           # where Weka's floor binds
+        self.var_ = np.maximum(np.maximum(var, self.sd_floor_**2), np.finfo(float).tiny)
+        ones = np.stack([r[:, self.binary_].sum(0) for r in rows])
+        self.p_one_ = (ones + self.alpha) / (self.class_count_[:, None] + 2 * self.alpha)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        X = self._x(X); g = ~self.binary_
+        jll = np.empty((len(X), len(self.classes_)))
+        for k in range(len(self.classes_)):                 # GaussianNB's expression, term for term
+            n_ij = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_[k, g]))
+            n_ij -= 0.5 * np.sum(((X[:, g] - self.theta_[k, g]) ** 2) / self.var_[k, g], 1)
+            jll[:, k] = np.log(self.class_prior_[k]) + n_ij
+        if self.binary_.any():
+            Xb = X[:, self.binary_]
+            jll += Xb @ np.log(self.p_one_).T + (1 - Xb) @ np.log1p(-self.p_one_).T
+        return jll
+
+    def predict_log_proba(self, X):
+        "Log posterior class probabilities."
+        jll = self._joint_log_likelihood(X)
+        return jll - special.logsumexp(jll, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        "Posterior class probabilities."
+        return np.exp(self.predict_log_proba(X))
+
 # %% ../nbs/01_portfolio.ipynb #79fa1121
 class PukKernel:
     "Pearson VII universal kernel (Üstün et al. 2006), a picklable callable for `SVC(kernel=PukKernel(...))`."
@@ -963,7 +1028,7 @@ def _fabra18():
         'C5.0': C45TreeClassifier(cf=0.25, min_samples_leaf=2),
         'PART': PARTClassifier(),
         'rf': RandomForestClassifier(n_estimators=300, max_features='sqrt'),
-        'nb': GaussianNB(),
+        'nb': GaussianNBFloor(),
         'rbf': RBFNetworkClassifier(n_centers=20),
         'rfRules': RuleEnsembleClassifier(n_estimators=30, max_depth=3),
     }
