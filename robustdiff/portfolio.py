@@ -1052,5 +1052,5 @@ register_portfolio('ela2', _ela2, overwrite=True)
 # %% ../nbs/01_portfolio.ipynb #063f906f
 def _quick():
     return {'logreg': LogisticRegression(max_iter=1000), 'cart': DecisionTreeClassifier(),
-            'knn3': KNeighborsClassifier(3), 'nb': GaussianNB()}
+            'knn3': KNeighborsClassifier(3), 'nb': GaussianNBFloor()}
 register_portfolio('quick', _quick, overwrite=True)
