@@ -291,7 +291,8 @@ def scc_data_chart(acc:pd.DataFrame, models=None, width=380, height=240):
     df = acc if models is None else acc[acc.model.isin([str(m) for m in models])]
     return alt.Chart(df).mark_line(point=True).encode(
         x=alt.X('difficulty:Q', title='difficulty (bin mean)'), y=alt.Y('accuracy:Q', scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color('model:N'), strokeDash=alt.StrokeDash('source:N')).properties(width=width, height=height)
+        color=alt.Color('model:N'), strokeDash=alt.StrokeDash('source:N'), shape=alt.Shape('source:N')).properties(
+        width=width, height=height)
 
 # %% ../nbs/11_difficulty_model.ipynb #04eea8dd
 def estimate_ability(correct,          # 0/1 results of one model on instances of known difficulty

@@ -268,6 +268,7 @@ class IRTResult:
     n_models:int              # J (rows fitted, after de-duplication)
     seconds:float             # wall time of the fit
     b_range:float = 6.0       # |b| above which an instance is flagged `out_of_range`
+    bound:float = 6.0         # the quadrature grid spans [−bound, bound]
 
     def difficulty(self, extremes='drop', b_range=None)->pd.Series:
         "Difficulties as a Series indexed by instance; see `difficulty` for `extremes`."
@@ -359,7 +360,7 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
                           'infit': infit, 'outfit': outfit})
     abilities = pd.DataFrame({'model': np.asarray(models), 'ability': theta, 'ability_sd': theta_sd, 'accuracy': A.mean(1)})
     return IRTResult(items, abilities, model, method, float(sigma), float(loglik), trace, int(n_iter), bool(converged),
-                     Jf, time.perf_counter() - t0, b_range)
+                     Jf, time.perf_counter() - t0, b_range, bound)
 
 # %% ../nbs/10_irt.ipynb #1ce810c3
 def irt_checks(res:IRTResult,          # a fitted model
@@ -371,7 +372,7 @@ def irt_checks(res:IRTResult,          # a fitted model
     "Checks that say when a response matrix is too small or degenerate to trust its IRT fit."
     it, J = res.items, res.n_models
     extreme = float(it.status.isin(['all_right', 'all_wrong']).mean())
-    edge = float((res.abilities.ability.abs() > 5.5).mean())
+    edge = float((res.abilities.ability.abs() > res.bound - 0.5).mean())
     misfit = float((it.outfit > 2).mean())
     tr = res.loglik_trace
     drop = float(np.min(np.diff(tr))) if len(tr) > 1 else 0.0
@@ -383,7 +384,8 @@ def irt_checks(res:IRTResult,          # a fitted model
             ('converged', res.converged, True, res.converged, f"EM stopped after {res.n_iter} iterations"),
             ('loglik_monotone', drop, 0.0, drop > -1e-6 * max(1.0, abs(res.loglik)) if len(tr) > 1 else True,
              "the marginal log-likelihood never decreased" if drop >= 0 else f"largest decrease {drop:.3g}"),
-            ('abilities_at_edge', edge, 0.05, edge <= 0.05, f"{edge:.1%} of abilities beyond ±5.5 (edge of the grid)"),
+            ('abilities_at_edge', edge, 0.05, edge <= 0.05,
+             f"{edge:.1%} of abilities beyond ±{res.bound - 0.5:g} (edge of the grid: widen it with `bound`)"),
             ('misfit_share', misfit, max_misfit, misfit <= max_misfit, f"{misfit:.1%} of instances with outfit > 2")]
     if res.model == '1PL' and res.method == 'mml':
         rows.append(('sigma', res.sigma, 0.05, res.sigma >= 0.05,
@@ -495,5 +497,5 @@ def difficulty_chart(difficulties,        # a Series, or a dict {name: Series}, 
     return alt.Chart(h).mark_area(opacity=0.7, interpolate='step').encode(
         x=alt.X('difficulty:Q', title='difficulty'), y=alt.Y('share:Q', title=None, axis=None),
         color=alt.Color('benchmark:N', legend=None)).properties(width=width, height=step).facet(
-        row=alt.Row('benchmark:N', title=None, header=alt.Header(labelAngle=0, labelAlign='left'))).properties(
-        title='Instance difficulty by benchmark')
+        row=alt.Row('benchmark:N', title=None, header=alt.Header(labelAngle=0, labelAlign='left'))).resolve_scale(
+        y='independent').properties(title='Instance difficulty by benchmark')
