@@ -28,9 +28,10 @@ def irt_probability(theta,       # ability θ of the model(s)
 # %% ../nbs/10_irt.ipynb #4cb05b63
 def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
               theta=None,                 # optional ability(ies) to mark on the curves
-              grid=np.linspace(-6, 6, 121), # θ values to draw
+              grid=None,                  # θ values to draw (default: 121 points on [−6, 6])
               width=320, height=220):
     "Item characteristic curves P(correct | θ) of instances `(a, b)` ([FB24] figure 1, left)."
+    grid = np.linspace(-6, 6, 121) if grid is None else np.asarray(grid, dtype=float)
     rows = [pd.DataFrame({'theta': grid, 'p_correct': irt_probability(grid, b, a), 'instance': f'a={a:g}, b={b:g}'})
             for a, b in items]
     df = pd.concat(rows, ignore_index=True)
@@ -48,10 +49,11 @@ def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
 # %% ../nbs/10_irt.ipynb #55fdeae5
 def scc_chart(thetas=(0.0,),              # ability θ per model
               a=1.0,                      # discrimination assumed for the instances
-              grid=np.linspace(-6, 6, 121), # difficulty values to draw
+              grid=None,                  # difficulty values to draw (default: 121 points on [−6, 6])
               b=None,                     # optional difficulty(ies) to mark on the curves
               width=320, height=220):
     "System characteristic curves P(correct | b) of models of ability `thetas` ([FB24] figure 1, right)."
+    grid = np.linspace(-6, 6, 121) if grid is None else np.asarray(grid, dtype=float)
     df = pd.concat([pd.DataFrame({'difficulty': grid, 'p_correct': irt_probability(t, grid, a), 'model': f'θ={t:g}'})
                     for t in thetas], ignore_index=True)
     base = alt.Chart(df).mark_line().encode(
