@@ -13,7 +13,7 @@ from scipy.special import expit, log_expit, logsumexp
 from scipy.optimize import minimize_scalar
 
 # %% auto #0
-__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt', 'irt_checks',
+__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt', 'irt_checks',
            'difficulty', 'difficulty_metrics', 'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
@@ -47,7 +47,7 @@ def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
     return chart.properties(width=width, height=height, title='Item characteristic curves')
 
 # %% ../nbs/10_irt.ipynb #55fdeae5
-def scc_chart(thetas=(0.0,),              # ability θ per model
+def irt_scc_chart(thetas=(0.0,),              # ability θ per model
               a=1.0,                      # discrimination assumed for the instances
               grid=None,                  # difficulty values to draw (default: 121 points on [−6, 6])
               b=None,                     # optional difficulty(ies) to mark on the curves
