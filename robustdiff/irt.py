@@ -26,46 +26,41 @@ def irt_probability(theta,       # ability θ of the model(s)
     return expit(a * (theta - b))
 
 # %% ../nbs/10_irt.ipynb #4cb05b63
+def _curves_chart(curves:pd.DataFrame, points:pd.DataFrame|None, x:str, x_title:str, color:str, title:str, width, height):
+    "Lines of P(correct) against `x`, one per `color` value, with optional marked points (shared by the IRT charts)."
+    enc = dict(x=alt.X(f'{x}:Q', title=x_title), color=alt.Color(f'{color}:N', title=color),
+               y=alt.Y('p_correct:Q', title='P(correct)', scale=alt.Scale(domain=[0, 1])))
+    chart = alt.Chart(curves).mark_line().encode(**enc)
+    if points is not None: chart = chart + alt.Chart(points).mark_point(filled=True, size=60).encode(**enc)
+    return chart.properties(width=width, height=height, title=title)
+
 def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
               theta=None,                 # optional ability(ies) to mark on the curves
               grid=None,                  # θ values to draw (default: 121 points on [−6, 6])
               width=320, height=220):
     "Item characteristic curves P(correct | θ) of instances `(a, b)` ([FB24] figure 1, left)."
     grid = np.linspace(-6, 6, 121) if grid is None else np.asarray(grid, dtype=float)
-    rows = [pd.DataFrame({'theta': grid, 'p_correct': irt_probability(grid, b, a), 'instance': f'a={a:g}, b={b:g}'})
-            for a, b in items]
-    df = pd.concat(rows, ignore_index=True)
-    base = alt.Chart(df).mark_line().encode(
-        x=alt.X('theta:Q', title='ability θ'), y=alt.Y('p_correct:Q', title='P(correct)', scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color('instance:N', title='instance'))
-    chart = base
-    if theta is not None:
-        th = np.atleast_1d(np.asarray(theta, dtype=float))
-        pts = pd.DataFrame([{'theta': t, 'p_correct': float(irt_probability(t, b, a)), 'instance': f'a={a:g}, b={b:g}'}
-                            for a, b in items for t in th])
-        chart = base + alt.Chart(pts).mark_point(filled=True, size=60).encode(x='theta:Q', y='p_correct:Q', color='instance:N')
-    return chart.properties(width=width, height=height, title='Item characteristic curves')
+    df = pd.concat([pd.DataFrame({'theta': grid, 'p_correct': irt_probability(grid, b, a), 'instance': f'a={a:g}, b={b:g}'})
+                    for a, b in items], ignore_index=True)
+    pts = None if theta is None else pd.DataFrame(
+        [{'theta': t, 'p_correct': float(irt_probability(t, b, a)), 'instance': f'a={a:g}, b={b:g}'}
+         for a, b in items for t in np.atleast_1d(np.asarray(theta, dtype=float))])
+    return _curves_chart(df, pts, 'theta', 'ability θ', 'instance', 'Item characteristic curves', width, height)
 
 # %% ../nbs/10_irt.ipynb #55fdeae5
-def irt_scc_chart(thetas=(0.0,),              # ability θ per model
-              a=1.0,                      # discrimination assumed for the instances
-              grid=None,                  # difficulty values to draw (default: 121 points on [−6, 6])
-              b=None,                     # optional difficulty(ies) to mark on the curves
-              width=320, height=220):
+def irt_scc_chart(thetas=(0.0,),  # ability θ per model
+                  a=1.0,          # discrimination assumed for the instances
+                  grid=None,      # difficulty values to draw (default: 121 points on [−6, 6])
+                  b=None,         # optional difficulty(ies) to mark on the curves
+                  width=320, height=220):
     "System characteristic curves P(correct | b) of models of ability `thetas` ([FB24] figure 1, right)."
     grid = np.linspace(-6, 6, 121) if grid is None else np.asarray(grid, dtype=float)
     df = pd.concat([pd.DataFrame({'difficulty': grid, 'p_correct': irt_probability(t, grid, a), 'model': f'θ={t:g}'})
                     for t in thetas], ignore_index=True)
-    base = alt.Chart(df).mark_line().encode(
-        x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('p_correct:Q', title='P(correct)', scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color('model:N', title='model'))
-    chart = base
-    if b is not None:
-        bb = np.atleast_1d(np.asarray(b, dtype=float))
-        pts = pd.DataFrame([{'difficulty': x, 'p_correct': float(irt_probability(t, x, a)), 'model': f'θ={t:g}'}
-                            for t in thetas for x in bb])
-        chart = base + alt.Chart(pts).mark_point(filled=True, size=60).encode(x='difficulty:Q', y='p_correct:Q', color='model:N')
-    return chart.properties(width=width, height=height, title='System characteristic curves')
+    pts = None if b is None else pd.DataFrame(
+        [{'difficulty': x, 'p_correct': float(irt_probability(t, x, a)), 'model': f'θ={t:g}'}
+         for t in thetas for x in np.atleast_1d(np.asarray(b, dtype=float))])
+    return _curves_chart(df, pts, 'difficulty', 'difficulty b', 'model', 'System characteristic curves', width, height)
 
 # %% ../nbs/10_irt.ipynb #0cf9c484
 def simulate_responses(n_models:int=50,      # J, respondents (rows)
