@@ -26,8 +26,11 @@ test: $(STAMP)
 	$(BIN)/nbdev_test --n_workers 0 --timing
 	$(BIN)/python -m pytest -q tests
 
+# speed targets live here, never in timed unit tests (each script writes benchmarks/results/*.json)
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_responses.py
+	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_irt.py
+	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_scc.py
 
 clean:
 	rm -rf $(VENV) _docs _proc robustdiff-report
