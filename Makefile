@@ -20,9 +20,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/robustdiff demo --out robustdiff-report
 
+# notebooks run one after another in one process (--n_workers 0): forked notebook workers would wait
+# on joblib's idle loky workers at exit (5 min each); serial runs also reuse one worker pool throughout
 test: $(STAMP)
-	# notebooks run one after another in one process (--n_workers 0): forked notebook workers would wait
-	# on joblib's idle loky workers at exit (5 min each); serial runs also reuse one worker pool throughout
 	$(BIN)/nbdev_test --n_workers 0 --timing
 	$(BIN)/python -m pytest -q tests
 
