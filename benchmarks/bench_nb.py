@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 from sklearn.naive_bayes import GaussianNB
 from robustdiff.data import load_pmlb
-from robustdiff.portfolio import GaussianNBFloor, make_pipeline
+from robustdiff.portfolio import make_pipeline
+from robustdiff.estimators import GaussianNBFloor
 from robustdiff.responses import cv_splits
 
 PMLB16 = ['analcatdata_dmft', 'vowel', 'yeast', 'mfeat_morphological', 'mfeat_zernike', 'mfeat_karhunen',

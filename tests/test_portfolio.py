@@ -11,10 +11,11 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.svm import SVC
 
 from robustdiff.data import from_frame
-from robustdiff.portfolio import (PORTFOLIOS, get_models, make_pipeline, register_portfolio, FDAClassifier,
-                                  PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier, RPartClassifier,
-                                  CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier,
-                                  RipperClassifier, PukKernel, GaussianNBFloor)
+from robustdiff.portfolio import PORTFOLIOS, get_models, make_pipeline, register_portfolio
+from robustdiff.estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
+                                   RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier,
+                                   RuleEnsembleClassifier, PukKernel, GaussianNBFloor)
+from robustdiff.ripper import RipperClassifier
 from robustdiff.data import load_pmlb
 from robustdiff.responses import cv_predictions
 

@@ -13,7 +13,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import GaussianNB
 
 from robustdiff.data import from_frame, load_pmlb
-from robustdiff.portfolio import RipperClassifier, make_pipeline, get_models, _ripper_fit
+from robustdiff.portfolio import make_pipeline, get_models
+from robustdiff.ripper import RipperClassifier, _ripper_fit
 
 FIXTURES = Path(__file__).parent/'data'/'jrip'
 
