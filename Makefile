@@ -3,38 +3,48 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEVSTAMP := $(VENV)/.installed-dev
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
 # run the venv's tools as if it were activated (nbdev_test's kernels, subprocesses)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install demo test docs bench clean
+.PHONY: install install-dev demo test docs bench clean
 
+# `make demo` needs only the runtime dependencies; `make test` adds the dev tools (nbdev, JupyterLab, Sphinx, ...)
 $(STAMP): settings.ini setup.py
+	@echo "== creating $(VENV) and installing robustdiff with its runtime dependencies (a minute or two the first time)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(PIP) install --upgrade pip --progress-bar on
+	$(PIP) install -e . --progress-bar on
 	touch $(STAMP)
 
+$(DEVSTAMP): $(STAMP)
+	@echo "== installing the development tools (nbdev, JupyterLab, pytest, Sphinx, Playwright, Dask; ~1 GB the first time)"
+	$(PIP) install -e ".[dev]" --progress-bar on
+	touch $(DEVSTAMP)
+
 install: $(STAMP)
+install-dev: $(DEVSTAMP)
 
 demo: $(STAMP)
 	$(BIN)/robustdiff demo --out robustdiff-report
 
 # notebooks run one after another in one process (--n_workers 0): forked notebook workers would wait
 # on joblib's idle loky workers at exit (5 min each); serial runs also reuse one worker pool throughout
-test: $(STAMP)
+test: $(DEVSTAMP)
 	$(BIN)/nbdev_test --n_workers 0 --timing
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -rs tests
 
 # speed targets live here, never in timed unit tests (each script writes benchmarks/results/*.json)
-bench: $(STAMP)
-	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_responses.py
-	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_irt.py
-	ROBUSTDIFF_DATA=$${ROBUSTDIFF_DATA:-../shared/datasets} $(BIN)/python benchmarks/bench_scc.py
+bench: $(DEVSTAMP)
+	$(BIN)/python benchmarks/bench_responses.py
+	$(BIN)/python benchmarks/bench_irt.py
+	$(BIN)/python benchmarks/bench_scc.py
 
 clean:
 	rm -rf $(VENV) _docs _proc robustdiff-report
 
-docs: $(STAMP)
+docs: $(DEVSTAMP)
 	$(BIN)/python tools/make_readme.py
 	$(BIN)/python tools/build_docs.py

@@ -5,7 +5,7 @@
 1. Speed on the letter matrix (174 × 20 000): `fit_irt(method='mml')` vs `fit_irt(method='girth')` (girth
    `rasch_mml`), wall time in the same run (best of `--repeats` for ours, one run of girth), and the Spearman
    correlation between the two sets of difficulties (target: ≥ 10× faster, ρ ≥ 0.99).
-2. Agreement with the authors' R mirt Rasch difficulties (`Dffclt`) on all 12 matrices in $ROBUSTDIFF_DATA/irt,
+2. Agreement with the authors' R mirt Rasch difficulties (`Dffclt`) on all 12 matrices in data_dir("irt") (the repository's data/irt),
    Spearman per dataset for three inputs:
    - `as_given`: the response matrix as published;
    - `dedupe`: repeated rows (same learner name and responses) removed first, as the authors' R code does
@@ -31,7 +31,6 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 from robustdiff.irt import fit_irt
 from robustdiff.responses import read_responses
 

@@ -22,7 +22,6 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 sys.path.insert(0, str(ROOT/'tests'))
 from test_portfolio_jrip import pmlb_arrays, weka_stream, parse_weka, ours_as_weka, assert_same_rules, FIXTURES
 from robustdiff.ripper import RipperClassifier, _ripper_fit

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 from sklearn.naive_bayes import GaussianNB
 from robustdiff.data import load_pmlb
 from robustdiff.portfolio import make_pipeline
@@ -66,7 +65,7 @@ def main():
     models = {'GaussianNB': GaussianNB(), 'floor only': GaussianNBFloor(binary='gaussian'), 'GaussianNBFloor': GaussianNBFloor()}
     rows, t0 = [], time.perf_counter()
     for name in a.datasets.split(','):
-        ds = load_pmlb(name, folder=Path(os.environ['ROBUSTDIFF_DATA'])/'pmlb')
+        ds = load_pmlb(name)
         classes, y = np.unique(ds.y, return_inverse=True)
         for _, fold, tr, te in cv_splits(ds, n_splits=5, random_state=0):
             prep = make_pipeline(GaussianNB(), ds).named_steps['prep'].fit(ds.X.iloc[tr])
@@ -93,7 +92,7 @@ def main():
     df = pd.DataFrame(rows)
     tot = df.groupby(['dataset', 'model'], sort=False)[['correct', 'n', 'same_as_weka']].sum()
     table = (tot.correct / tot.n).unstack('model').round(3)
-    table.insert(0, 'majority', [round(load_pmlb(d, folder=Path(os.environ['ROBUSTDIFF_DATA'])/'pmlb').y.value_counts(normalize=True).max(), 3)
+    table.insert(0, 'majority', [round(load_pmlb(d).y.value_counts(normalize=True).max(), 3)
                                  for d in table.index])
     if have_weka: table['floor only = Weka (same matrix) predictions'] = (tot.same_as_weka / tot.n).xs('floor only', level='model').round(3)
     print(table.to_string())

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 
 def _timed_fold(ctx, nu):
     "The same work as robustdiff.scc._noisy_fold, with timers around its parts."

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault('ROBUSTDIFF_DATA', str((ROOT/'..'/'shared'/'datasets').resolve()))
 
 PMLB16 = ['analcatdata_dmft', 'vowel', 'yeast', 'mfeat_morphological', 'mfeat_zernike', 'mfeat_karhunen',
           'mfeat_fourier', 'segmentation', 'spambase', 'waveform_40', 'page_blocks', 'texture', 'optdigits',

@@ -150,19 +150,27 @@ def make_synthetic(name:str,            # 'moons', 'circles' or 'linearly_separa
     return Dataset(name, pd.DataFrame(X, columns=['x1','x2']), y)
 
 # %% ../nbs/00_data.ipynb #98389333
-def data_dir(sub:str|None=None, # a subfolder, e.g. 'pmlb' or 'irt'
-            )->Path|None:       # the folder, or None when `ROBUSTDIFF_DATA` is not set
-    "The real-data folder named by the environment variable `ROBUSTDIFF_DATA`, if any."
+def _checkout_data()->Path|None:
+    "The `data/` folder of the repository this package runs from (a git checkout / editable install), if any."
+    import importlib.util
+    spec = importlib.util.find_spec('robustdiff')
+    if spec is None or not spec.origin: return None
+    p = Path(spec.origin).resolve().parent.parent/'data'
+    return p if (p/'README.md').is_file() and (p/'pmlb').is_dir() else None
+
+def data_dir(sub:str|None=None, # a subfolder, e.g. 'pmlb', 'irt' or 'compas'
+            )->Path|None:       # the folder, or None when there is no real-data folder
+    "The real-data folder: `ROBUSTDIFF_DATA` if set, else the `data/` folder of the repository checkout, else None."
     root = os.environ.get('ROBUSTDIFF_DATA')
-    if not root: return None
-    p = Path(root).expanduser()
+    p = Path(root).expanduser() if root else _checkout_data()
+    if p is None: return None
     return p/sub if sub else p
 
 def _need_dir(folder, sub:str)->Path:
     folder = Path(folder) if folder is not None else data_dir(sub)
     if folder is None:
-        raise ValueError(f"no data folder: pass `folder=` or set the environment variable ROBUSTDIFF_DATA "
-                         f"(the folder that holds {sub}/)")
+        raise ValueError(f"no data folder: pass `folder=`, set the environment variable ROBUSTDIFF_DATA "
+                         f"(the folder that holds {sub}/), or run from a clone of the repository (its data/ folder)")
     if not folder.is_dir(): raise FileNotFoundError(f"data folder not found: {folder}")
     return folder
 

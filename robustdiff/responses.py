@@ -64,6 +64,8 @@ class FoldContext:
         return np.random.default_rng(ss)
 
 # %% ../nbs/02_responses.ipynb #e4de3219
+def _noop(): return None
+
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
 
@@ -119,8 +121,10 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
                   if cache_dir is not None else None)
             tasks.append(delayed(_run_task)(fn, name, est, dataset, repeat, fold, train, test, entropy, cf))
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    with ctx:
-        results = Parallel(n_jobs=n_jobs, return_as='generator')(tasks)
+    with ctx, Parallel(n_jobs=n_jobs, return_as='generator') as parallel:
+        if progress and len(tasks) > 1:   # start the workers before the bar, so its first estimate is not the start-up
+            list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+        results = parallel(tasks)
         out = [r for r in tqdm(results, total=len(tasks), disable=not progress, desc=desc or f"{dataset.name}: fits")]
     return pd.concat(out, ignore_index=True)
 

@@ -29,7 +29,7 @@ def test_csv_with_nominal_column(tmp_path):
 
 def test_pmlb_folder():
     folder = data_dir('pmlb')
-    assert folder is not None and folder.is_dir(), 'the real-data folder must exist in the development/CI layout'
+    assert folder is not None and folder.is_dir(), 'the repository carries its real data in data/'
     d = load_pmlb('nursery')
     assert (d.n_instances, d.n_features, d.n_classes) == (12958, 8, 4)
     assert len(d.nominal) == 7      # 'discrete' features of the metadata; 'finance' is binary
@@ -38,8 +38,21 @@ def test_pmlb_folder():
     with pytest.raises(ValueError, match='unknown PMLB dataset'): load_pmlb('nope')
 
 def test_pmlb_needs_a_folder(monkeypatch):
-    monkeypatch.delenv('ROBUSTDIFF_DATA')
+    import robustdiff.data as rd
+    monkeypatch.delenv('ROBUSTDIFF_DATA', raising=False)
+    monkeypatch.setattr(rd, '_checkout_data', lambda: None)   # as an installed wheel without the repository
+    assert rd.data_dir() is None
     with pytest.raises(ValueError, match='ROBUSTDIFF_DATA'): load_pmlb('letter')
+
+def test_data_dir_rule(monkeypatch, tmp_path):
+    import robustdiff.data as rd
+    monkeypatch.delenv('ROBUSTDIFF_DATA', raising=False)
+    repo = rd._checkout_data()
+    assert repo is not None and (repo/'pmlb'/'letter.tsv.gz').is_file(), 'a checkout finds its own data/ folder'
+    assert rd.data_dir('irt') == repo/'irt'
+    monkeypatch.setenv('ROBUSTDIFF_DATA', str(tmp_path))        # the environment variable wins
+    assert rd.data_dir('pmlb') == tmp_path/'pmlb'
+    with pytest.raises(FileNotFoundError, match='data folder not found'): load_pmlb('letter')
 
 @pytest.mark.parametrize('name', ['banana', 'iris', 'mushroom', 'crx', 'vehicle'])
 def test_keel(name):

@@ -51,7 +51,7 @@ def weka_stream(hash_seed:int) -> JavaRandom:
 
 def pmlb_arrays(name):
     "The preprocessed matrix (as `make_pipeline` gives it) and class codes 0..K-1 of a PMLB data set."
-    ds = load_pmlb(name, folder=Path(os.environ['ROBUSTDIFF_DATA'])/'pmlb')
+    ds = load_pmlb(name)
     X = make_pipeline(GaussianNB(), ds).named_steps['prep'].fit_transform(ds.X)
     classes, y = np.unique(ds.y, return_inverse=True)
     return X, y, classes
