@@ -4,7 +4,7 @@
 
 # %% ../nbs/31_robustness.ipynb #4fadec51
 from __future__ import annotations
-import math, numbers, warnings
+import math, numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
