@@ -351,3 +351,16 @@ def test_bad_input_other(bc, diab):
     with pytest.raises(ValueError, match='mix metrics'):
         robustness_chart(pd.concat([robustness_test(rf, Xte, yte, levels=1, n_repeats=1),
                                     robustness_test(rf, Xte, yte, levels=1, n_repeats=1, metric='F1')]))
+
+def test_method_as_perturbation_objects(bc):
+    "A perturbation object (e.g. quantile noise with training statistics) as `method`: the levels set its size."
+    rf, Xtr, Xte, ytr, yte = bc
+    feats = ['mean radius', 'worst area']
+    r = robustness_test(rf, Xte, yte, X_train=Xtr, method=QuantileNoise(stats='train', features=feats), size=0.2, levels=3, n_repeats=3)
+    p = QuantileNoise(stats='train', features=feats).fit(Xtr)
+    ent = np.random.SeedSequence(0).entropy
+    Xp = p.set_params(size=0.4).transform(Xte, random_state=_rng(ent, 0, 2, 1, 0))
+    assert r.query('level == 0.4').value.iloc[1] == np.mean(rf.predict(Xp) == yte.to_numpy())
+    both = robustness_test(rf, Xte, yte, X_train=Xtr, method=[RawNoise(features=feats[:1]), QuantileNoise(features=feats[1:])],
+                           size=0.5, levels=2, n_repeats=2)
+    assert len(both) == 4
