@@ -264,24 +264,33 @@ def _fit_split(ds, models, random_state, n_jobs):
     return dict(zip(models, fitted)), tr, te
 
 def _stage_perturbation(ctx:_Ctx, st:Stage):
-    from robustdiff.robustness import robustness_test
+    from robustdiff.robustness import robustness_test, robustness_chart
     c, ds = ctx.cfg, ctx.ds
     fitted, tr, te = _fit_split(ds, c['models'], c['random_state'], c['n_jobs'])
     Xtr, Xte, yte = ds.X.iloc[tr], ds.X.iloc[te], ds.y.iloc[te]
+    items = ctx.table('difficulty', 'difficulty')
+    hard = None
+    if items is not None:   # the hardest test rows by IRT difficulty (extremes at ±bound), the link to [FB24]
+        b = items.set_index('instance').difficulty
+        b = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
+        hard = pd.Series(b.loc[te].to_numpy(), index=Xte.index)
     frames = []
     for name, est in fitted.items():
-        for alpha in (None, c['alpha']):
-            r = robustness_test(est, Xte, yte, X_train=Xtr, method='raw', size=c['perturb_size'], alpha=alpha,
-                                random_state=c['random_state'])
-            frames.append(r.assign(model=name))
+        r = robustness_test(est, Xte, yte, X_train=Xtr, method='raw', size=c['perturb_size'], alpha=c['alpha'],
+                            random_state=c['random_state'])
+        frames.append(r.assign(model=name))
+        if hard is not None:
+            r = robustness_test(est, Xte, yte, X_train=Xtr, method='raw', size=c['perturb_size'], alpha=c['alpha'],
+                                worst=hard, random_state=c['random_state'])
+            frames.append(r[r.subset != 'all'].assign(model=name))
     tab = pd.concat(frames, ignore_index=True)
     tab = tab[['model'] + [k for k in tab.columns if k != 'model']]
     st.tables['perturbation'] = tab
-    st.charts['perturbation'] = alt.Chart(tab).mark_boxplot(size=8).encode(
-        x=alt.X('level:O', title='perturbation size (× training sd)'), y=alt.Y('value:Q', title='accuracy', scale=alt.Scale(zero=False)),
-        color=alt.Color('subset:N', title='test samples'), xOffset='subset:N'
-    ).properties(width=130, height=120).facet(facet=alt.Facet('model:N', title=None), columns=6).properties(
-        title='accuracy under raw feature noise: whole test set and worst samples')
+    st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110,
+        title=f"accuracy under raw feature noise (sd = level × training sd): whole test set, worst and hardest {c['alpha']:.0%}")
+    st.notes.append(f"Each model fitted once on 70 % of the data; its test set perturbed {tab.repeat.max() + 1} times per level. "
+                    f"'worst' = the {c['alpha']:.0%} of test rows with the largest residual (re-selected per repeat, as PiML); "
+                    f"'hardest' = the {c['alpha']:.0%} with the highest IRT difficulty.")
 
 # %% ../nbs/90_report.ipynb #6c145de2
 def _stage_hardness(ctx:_Ctx, st:Stage):
@@ -338,14 +347,11 @@ def _verdict_table(ctx:_Ctx)->pd.DataFrame:
     if ela is not None: v = v.merge(ela[['model', 'rla', 'ela']], on='model', how='left')
     pt = ctx.table('perturbation', 'perturbation')
     if pt is not None:
-        lv = pt.level.max()
-        def drop(sub):
-            s = pt[pt.subset == sub] if 'subset' in pt else pt
-            g = s.groupby(['model', 'level']).value.mean().unstack()
-            return (g[0.0] - g[lv]).rename(f'drop_{sub}') if 0.0 in g else None
-        for sub in pt.subset.unique() if 'subset' in pt else ['all']:
-            d = drop(sub)
-            if d is not None: v = v.merge(d.reset_index(), on='model', how='left')
+        g = pt.groupby(['model', 'subset', 'level']).value.mean().unstack('level')
+        lv0, lv1 = g.columns.min(), g.columns.max()
+        d = (g[lv0] - g[lv1]).unstack('subset')
+        d.columns = ['drop_' + ('all' if k == 'all' else k.split()[0]) for k in d.columns]
+        v = v.merge(d.reset_index(), on='model', how='left')
     v['verdict'] = [_sentence(r, c) for r in v.to_dict('records')]
     return v
 
@@ -361,10 +367,10 @@ def _sentence(r:dict, c:dict)->str:
         else: parts.append(f"stable under feature noise ν = {c['nu']} (κ loss {e:.2f} easy, {h:.2f} hard)")
     if r.get('ela') is not None and not pd.isna(r.get('ela')):
         parts.append(f"ELA {r['ela']:.2f} / RLA {r['rla']:.2f} at {c['class_noise']:.0%} label noise")
-    worst = [k for k in r if k.startswith('drop_') and k != 'drop_all']
-    if worst and not pd.isna(r[worst[0]]):
-        d = r[worst[0]]
-        parts.append(f"{'degrades' if d > 0.05 else 'holds'} on its worst samples (accuracy −{d:.2f} at the largest perturbation)")
+    d = r.get('drop_worst')
+    if d is not None and not pd.isna(d):
+        parts.append(f"{'degrades' if d > 0.05 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
+                     f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
     advice = ("use it where instances are easy, or check hard instances by hand" if h is not None and not pd.isna(h) and h >= 0.2
               else "a safe choice under noise" if h is not None and not pd.isna(h) else "")
     return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')
