@@ -397,6 +397,10 @@ def response_matrix(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
         raise ValueError(f"expected the tidy predictions of cv_predictions (columns {sorted(need)})")
     p = preds[preds.repeat == repeat]
     if p.empty: raise ValueError(f"no predictions for repeat {repeat}; repeats are {sorted(preds.repeat.unique())}")
+    bad = ~p.correct.isin([0, 1])
+    if bad.any():
+        raise ValueError(f"`correct` must hold only 0 and 1 (right/wrong); found {p.correct[bad].iloc[0]!r} "
+                         f"for model {p.model[bad].iloc[0]!r}, instance {p.instance[bad].iloc[0]!r}")
     if p.duplicated(['model', 'instance']).any(): raise ValueError("an instance is predicted twice by a model in one repeat")
     U = p.pivot(index='model', columns='instance', values='correct')
     U = U.loc[list(dict.fromkeys(p.model))]   # keep the portfolio's order
