@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import functools, hashlib, inspect, io, json, math, os, types, warnings
+import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +15,7 @@ import altair as alt
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 from .data import Dataset, load_dataset, data_dir, _need_dir
 from .portfolio import get_models, make_pipeline
@@ -220,9 +220,17 @@ def _cache_read(path:Path, key:str)->pd.DataFrame|None:
         return None
 
 # %% ../nbs/02_responses.ipynb #a36ee851
+_CONTROLLER = {}
+
+def _one_thread():
+    "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."
+    key = (os.getpid(), len(sys.modules))   # rescan when a new module (possibly a new BLAS/OpenMP) was imported
+    if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
+    return _CONTROLLER[key].limit(limits=1)
+
 def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     pipe = make_pipeline(est, dataset)
-    with threadpool_limits(limits=1):  # one BLAS thread everywhere: bit-identical results whatever n_jobs and backend
+    with _one_thread():  # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend
         try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
         except Exception as e:
             raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
