@@ -84,11 +84,13 @@ def test_bad_response_file(tmp_path):
     with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', tmp_path)
     with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', tmp_path)
 
-def test_fabra18_bit_identical_across_n_jobs(wine):
+@pytest.fixture(scope='module')
+def fabra_wine(wine): return cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1, proba=True)
+
+def test_fabra18_bit_identical_across_n_jobs(wine, fabra_wine):
     "Every digit, probabilities included, for all 18 families (BLAS thread counts must not leak into results)."
-    a = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1)
-    b = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=2)
-    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    b = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=2, proba=True)
+    pd.testing.assert_frame_equal(fabra_wine, b, check_exact=True)
 
 # one prediction pass (issue 16 item 3): identical results to the frozen pre-optimisation code ------------------------
 def _old_predict_fold(ctx, proba=False):
@@ -116,9 +118,10 @@ def _old_predict_fold(ctx, proba=False):
     return out[['instance', 'y_true', 'y_pred', 'correct', 'p_true', 'logloss'] + [c for c in out if c.startswith('proba_')]]
 
 @pytest.mark.parametrize('portfolio', ['quick', 'fabra18'])
-def test_one_pass_predictions_identical_to_old(wine, portfolio):
+def test_one_pass_predictions_identical_to_old(wine, portfolio, request):
     from functools import partial
-    new = cv_predictions(wine, portfolio, n_splits=3, progress=False, proba=True)
+    new = (request.getfixturevalue('fabra_wine') if portfolio == 'fabra18' else
+           cv_predictions(wine, portfolio, n_splits=3, progress=False, proba=True))
     old = map_folds(partial(_old_predict_fold, proba=True), wine, portfolio, n_splits=3, progress=False)
     pd.testing.assert_frame_equal(new, old, check_exact=True)
 
