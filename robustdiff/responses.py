@@ -220,7 +220,11 @@ def _cache_read(path:Path, key:str)->pd.DataFrame|None:
         return None
 
 # %% ../nbs/02_responses.ipynb #a36ee851
-_CONTROLLER = {}
+class _PerProcess(dict):
+    "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
+    def __reduce__(self): return (_PerProcess, ())
+
+_CONTROLLER = _PerProcess()
 
 def _one_thread():
     "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."

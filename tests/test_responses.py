@@ -143,3 +143,17 @@ def test_argmax_allowlist_holds_for_every_registered_model():
                 n_argmax += 1
                 np.testing.assert_array_equal(pipe.predict(Xte), pipe.classes_[np.argmax(pipe.predict_proba(Xte), 1)])
     assert n_argmax >= 14   # rf, PART, JRip, the Platt SVMs, ... take the one-pass path
+
+ORDER = []
+def _order_fn(ctx):
+    ORDER.append(ctx.model)
+    return pd.DataFrame({'n': [len(ctx.test)]})
+
+def test_longest_expected_first_but_output_in_portfolio_order(wine):
+    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.ensemble import RandomForestClassifier
+    ORDER.clear()
+    out = map_folds(_order_fn, wine, {'cart': DecisionTreeClassifier(), 'rf': RandomForestClassifier(5)}, n_splits=2,
+                    progress=False, n_jobs=1)
+    assert ORDER == ['rf', 'rf', 'cart', 'cart']            # the forest (higher cost prior) was started first
+    assert out.model.tolist() == ['cart', 'cart', 'rf', 'rf'] and out.fold.tolist() == [0, 1, 0, 1]
