@@ -4,17 +4,23 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import os, gzip, math
+import os, gzip, math, numbers, re, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['Dataset', 'from_frame', 'from_csv', 'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names',
-           'load_keel', 'load_openml', 'load_dataset']
+__all__ = ['Dataset', 'DataWarning', 'from_frame', 'from_csv', 'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb',
+           'keel_names', 'load_keel', 'load_openml', 'load_dataset']
 
 # %% ../nbs/00_data.ipynb #c44f0422
+def _check_unique_columns(columns, what:str='the data'):
+    "ValueError naming duplicated column names (also after conversion to str, e.g. 1 and '1')."
+    names = pd.Index([str(c) for c in columns])
+    dup = sorted(set(names[names.duplicated()]))
+    if dup: raise ValueError(f"duplicate column names in {what}: {dup}; rename or drop them so that each name is unique")
+
 def _check_features(X:pd.DataFrame, nominal:tuple):
     "Raise a clear error for empty, non-numeric or non-finite features."
     if X.shape[0] == 0: raise ValueError("empty data: the dataset has no rows")
@@ -26,11 +32,36 @@ def _check_features(X:pd.DataFrame, nominal:tuple):
     for c in X.columns:
         col = X[c]
         if col.isna().any():
-            raise ValueError(f"feature column {c!r} has {int(col.isna().sum())} missing (NaN) values")
+            raise ValueError(f"feature column {c!r} has {int(col.isna().sum())} missing (NaN) values: drop those rows "
+                             f"(dropna=True in from_frame/from_csv) or impute them")
         if c not in nominal and not np.isfinite(col.to_numpy(dtype=float)).all():
             raise ValueError(f"feature column {c!r} has infinite values")
 
 # %% ../nbs/00_data.ipynb #1c58d93a
+def _target(y, X:pd.DataFrame)->pd.Series:
+    "The labels as a 1-D Series paired with the rows of X (aligned by index if `y` is a Series); clear errors otherwise."
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1: raise ValueError(f"y must be 1-D (one label per row), got a DataFrame with {y.shape[1]} columns")
+        y = y.iloc[:, 0]
+    if isinstance(y, pd.Series):
+        if len(y) == len(X) and not y.index.equals(X.index):
+            if y.index.has_duplicates or X.index.has_duplicates or not y.index.sort_values().equals(X.index.sort_values()):
+                raise ValueError("y's index does not match X's index, so the labels cannot be paired with the rows safely: "
+                                 "align them (y = y.loc[X.index]) or pass y.to_numpy() to pair by position")
+            y = y.loc[X.index]       # same labels in another order: pair by index, never by position
+        v = y.to_numpy()
+    else: v = np.asarray(y)
+    if v.ndim != 1: raise ValueError(f"y must be 1-D (one label per row), got shape {v.shape}")
+    if v.dtype == object:
+        kinds = {'number' if isinstance(e, (numbers.Number, np.number)) and not isinstance(e, (bool, np.bool_)) else
+                 'bool' if isinstance(e, (bool, np.bool_)) else 'text' if isinstance(e, str) else type(e).__name__
+                 for e in v if not (isinstance(e, float) and math.isnan(e)) and e is not None}
+        if len(kinds) > 1:
+            raise TypeError(f"the target mixes value types {sorted(kinds)} (e.g. 1 and '1' would be different classes): "
+                            f"convert it to one type, e.g. y.astype(str)")
+    return pd.Series(v, name='y')
+
+# %% ../nbs/00_data.ipynb #9f40ad16
 @dataclass(frozen=True, eq=False)
 class Dataset:
     "A classification dataset: features `X`, labels `y`, and which columns are nominal."
@@ -42,10 +73,11 @@ class Dataset:
     def __post_init__(self):
         if not isinstance(self.X, pd.DataFrame): raise TypeError(f"X must be a pandas DataFrame, got {type(self.X).__name__}")
         nominal = tuple(self.nominal)
+        _check_unique_columns(self.X.columns, 'X')
+        y = _target(self.y, self.X)
         X = self.X.reset_index(drop=True).copy()
         X.columns = [str(c) for c in X.columns]
         nominal = tuple(str(c) for c in nominal)
-        y = pd.Series(np.asarray(self.y), name='y')
         if len(y) != len(X): raise ValueError(f"mismatched lengths: X has {len(X)} rows but y has {len(y)} labels")
         _check_features(X, nominal)
         if y.isna().any(): raise ValueError(f"the target has {int(y.isna().sum())} missing values")
@@ -83,18 +115,95 @@ class Dataset:
                 f"{len(self.nominal)} nominal features, {self.n_classes} classes)")
 
 # %% ../nbs/00_data.ipynb #5f7e707f
+class DataWarning(UserWarning):
+    "Something in the input data looks suspicious but was accepted."
+
+_DATE = r'^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\s*$'
+
 def _nominal_from_dtypes(X:pd.DataFrame)->list:
     return [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])]
+
+def _is_index_like(col:pd.Series)->bool:
+    "A column equal to 0..n-1 or 1..n (an index or row number written to the file)."
+    n = len(col)
+    if n < 20 or not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col) or col.isna().any(): return False
+    v = col.to_numpy(dtype=float)
+    return bool(np.array_equal(v, np.arange(n)) or np.array_equal(v, np.arange(1, n + 1)))
+
+def _text_column_problem(c:str, col:pd.Series)->str|None:
+    "Why a text column should not become a nominal feature (numbers as text, '?' placeholders, dates), or None."
+    vals = col.dropna().astype(str)
+    if vals.empty: return None
+    num = pd.to_numeric(vals, errors='coerce')
+    ok = num.notna()
+    if ok.all():
+        return (f"column {c!r} holds numbers stored as text: convert it to numbers (pd.to_numeric), "
+                f"or pass nominal=[..., {c!r}] if they are category codes")
+    if ok.mean() >= 0.5:
+        odd = list(dict.fromkeys(vals[~ok]))[:5]
+        return (f"column {c!r} is numeric except for the values {odd} ({int((~ok).sum())} rows): pass "
+                f"na_values={odd} (with dropna=True to drop those rows), or nominal=[..., {c!r}] if it is categorical")
+    if vals.str.match(_DATE).mean() >= 0.9:
+        return (f"column {c!r} holds dates/times: derive numeric features from it (e.g. the day of the year) "
+                f"or drop it (drop=[{c!r}])")
+    return None
+
+def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
+    "Refuse index columns, copies of the target, numbers/dates read as text, and auto-nominal columns with too many levels."
+    X = df.drop(columns=[target])
+    for c in X.columns:
+        s = str(c)
+        if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
+            raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
+                             f"would leak the row order into the model: read it as the index (index_col=0) or drop it "
+                             f"(drop=[{s!r}]); checks=False keeps it")
+        if re.fullmatch(re.escape(str(target)) + r'\.\d+', s):
+            raise ValueError(f"column {s!r} looks like a second copy of the target {target!r} (a duplicated header): "
+                             f"drop it (drop=[{s!r}]) or rename it")
+        if X[c].equals(df[target]):
+            raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it (drop=[{s!r}])")
+        if pd.api.types.is_datetime64_any_dtype(X[c]) or isinstance(X[c].dtype, pd.PeriodDtype):
+            raise ValueError(f"column {s!r} holds dates/times: derive numeric features from it (e.g. the day of the year) "
+                             f"or drop it (drop=[{s!r}])")
+    auto = nominal is None
+    nominal = _nominal_from_dtypes(X) if auto else [str(c) for c in nominal]
+    for c in X.columns:
+        s = str(c)
+        if s not in nominal: continue
+        if auto and (X[c].dtype == object or isinstance(X[c].dtype, pd.StringDtype)):
+            why = _text_column_problem(s, X[c])
+            if why: raise ValueError(why)
+        k = X[c].nunique()
+        if k > max_levels:
+            msg = (f"column {s!r} would be a nominal feature with {k} levels (one-hot encoding makes {k} features): "
+                   f"if it is an identifier or free text, drop it (drop=[{s!r}]); if it is numeric, fix its values")
+            if auto: raise ValueError(msg + f"; or raise max_levels (now {max_levels})")
+            warnings.warn(msg, DataWarning, stacklevel=3)
 
 def from_frame(df:pd.DataFrame,        # features and target
                target:str,             # name of the target column
                nominal:list|None=None, # nominal columns; `None` detects them from the dtypes
                name:str='data',        # dataset name
                dropna:bool=False,      # drop rows with missing values instead of failing
+               drop:list|None=None,    # columns to leave out (e.g. an identifier)
+               checks:bool=True,       # refuse index columns, copies of the target, numbers or dates read as text, ...
+               max_levels:int=100,     # most levels an auto-detected nominal column may have
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    _check_unique_columns(df.columns)
+    if drop:
+        drop = [drop] if isinstance(drop, str) else list(drop)
+        miss = [c for c in drop if c not in df.columns]
+        if miss: raise ValueError(f"drop: columns {miss} not in the data; columns are {list(df.columns)[:20]}")
+        if target in drop: raise ValueError(f"drop: {target!r} is the target column")
+        df = df.drop(columns=drop)
     if target not in df.columns: raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}")
+    if nominal is not None:
+        nominal = [nominal] if isinstance(nominal, str) else list(nominal)
+        miss = [c for c in nominal if c not in df.columns or c == target]
+        if miss: raise ValueError(f"nominal: {miss} are not feature columns; columns are {list(df.columns)[:20]}")
+    if checks: _intake_checks(df, target, nominal, max_levels)
     if dropna:
         n = len(df); df = df.dropna()
         if len(df) < n: print(f"{name}: dropped {n-len(df)} rows with missing values")
@@ -103,18 +212,43 @@ def from_frame(df:pd.DataFrame,        # features and target
     if nominal is None: nominal = _nominal_from_dtypes(X)
     return Dataset(name, X, df[target], tuple(str(c) for c in nominal))
 
-# %% ../nbs/00_data.ipynb #6936736c
+# %% ../nbs/00_data.ipynb #99fe2143
+def _read_csv(path:Path, **kw)->pd.DataFrame:
+    "pandas.read_csv with clear errors for empty files, wrong encodings and a wrong separator."
+    if path.stat().st_size == 0: raise ValueError(f"{path} is empty (0 bytes)")
+    try: df = pd.read_csv(path, **kw)
+    except pd.errors.EmptyDataError: raise ValueError(f"{path} holds no data (no header, no rows)") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not {kw.get('encoding') or 'UTF-8'} text (byte {e.object[e.start:e.start+1]!r} at "
+                         f"position {e.start}): pass encoding='latin-1' (or the file's encoding)") from None
+    except pd.errors.ParserError as e: raise ValueError(f"{path} could not be parsed as CSV: {e}") from None
+    if df.shape[1] == 1 and kw.get('sep', ',') == ',':
+        head = str(df.columns[0])
+        for s in (';', '\t', '|'):
+            if s in head: raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass sep={s!r}")
+    return df
+
 def from_csv(path:str|Path,              # CSV file (may be gzipped)
              target:str,                 # name of the target column
              nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
              name:str|None=None,         # dataset name (default: the file name)
              dropna:bool=False,          # drop rows with missing values instead of failing
+             sep:str=',',                # field separator
+             na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
+             index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
+             drop:list|None=None,        # columns to leave out
+             encoding:str|None=None,     # text encoding (default UTF-8), e.g. 'latin-1'
+             checks:bool=True,           # the intake checks of `from_frame`
+             max_levels:int=100,         # most levels an auto-detected nominal column may have
              **read_csv_kwargs)->Dataset:
-    "A `Dataset` from a CSV file with a target column."
+    "A `Dataset` from a CSV file with a target column, refusing files that would leak the label or be misread."
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"no such file: {path}")
-    df = pd.read_csv(path, **read_csv_kwargs)
-    return from_frame(df, target, nominal, name or path.name.split('.')[0], dropna)
+    if path.is_dir(): raise ValueError(f"{path} is a folder, not a CSV file")
+    df = _read_csv(path, sep=sep, na_values=na_values, index_col=index_col, encoding=encoding, **read_csv_kwargs)
+    if index_col is not None: df = df.reset_index(drop=True)
+    if len(df) == 0: raise ValueError(f"{path} has a header but no rows")
+    return from_frame(df, target, nominal, name or path.name.split('.')[0], dropna, drop, checks, max_levels)
 
 # %% ../nbs/00_data.ipynb #43a47086
 _SKLEARN = {'iris':'load_iris', 'wine':'load_wine', 'breast_cancer':'load_breast_cancer', 'digits':'load_digits'}
@@ -203,7 +337,7 @@ def load_pmlb(name:str,                  # dataset name, e.g. 'letter'
     if nominal == 'metadata':
         types = _pmlb_types(folder/f'{name}.metadata.yaml')
         nominal = [c for c, t in types.items() if t == 'discrete' and c in df and df[c].nunique() <= max_levels]
-    return from_frame(df, 'target', nominal, name)
+    return from_frame(df, 'target', nominal, name, checks=False)   # curated data
 
 # %% ../nbs/00_data.ipynb #132cae0a
 def _keel_raw_dir()->Path:
@@ -223,7 +357,7 @@ def load_keel(name:str, # KEEL dataset name, e.g. 'banana' (see `keel_names()`)
     if not path.exists(): raise ValueError(f"unknown KEEL dataset {name!r}; available: {keel_names()}")
     df = pd.read_csv(path, header=None, skipinitialspace=True, na_values=['?', '<null>'])
     df.columns = [f'x{i}' for i in range(df.shape[1]-1)] + ['class']
-    return from_frame(df, 'class', None, name, dropna=dropna)
+    return from_frame(df, 'class', None, name, dropna=dropna, checks=False)   # curated data
 
 # %% ../nbs/00_data.ipynb #6f942fd9
 def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
@@ -237,7 +371,7 @@ def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
     b = fetch_openml(as_frame=True, data_home=data_home, parser='auto', **kw)
     df = b.frame if b.frame is not None else pd.concat([b.data, b.target], axis=1)
     target = b.target.name if hasattr(b.target, 'name') else b.target_names[0]
-    return from_frame(df, target, None, str(b.details.get('name', name_or_id)), dropna=dropna)
+    return from_frame(df, target, None, str(b.details.get('name', name_or_id)), dropna=dropna, checks=False)
 
 # %% ../nbs/00_data.ipynb #a51e3627
 def load_dataset(spec:str|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pmlb:letter', 'keel:banana', 'openml:61', a CSV path, or a Dataset

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import hashlib, os
+import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,14 +14,15 @@ import pandas as pd
 import altair as alt
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
-from threadpoolctl import threadpool_limits
+from sklearn.pipeline import Pipeline
+from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 from .data import Dataset, load_dataset, data_dir, _need_dir
 from .portfolio import get_models, make_pipeline
 
 # %% auto #0
-__all__ = ['cv_splits', 'FoldContext', 'map_folds', 'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart',
-           'irt_names', 'read_responses']
+__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'map_folds', 'predict_is_argmax', 'predict_labels_proba', 'cv_predictions',
+           'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -64,22 +65,176 @@ class FoldContext:
         return np.random.default_rng(ss)
 
 # %% ../nbs/02_responses.ipynb #e4de3219
+class CacheWarning(UserWarning):
+    "A cache file was unreadable, altered or could not be written; the result is recomputed."
+
 def _noop(): return None
 
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
 
-def _cache_path(cache_dir, dataset, name, est, split_args, fn, cache_key)->Path:
-    fn_id = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
-    key = joblib_hash((dataset.name, dataset.X, dataset.y, dataset.nominal, name, est.get_params(deep=True),
-                       type(est).__qualname__, split_args, fn_id, cache_key))
-    safe = ''.join(ch if ch.isalnum() or ch in '-_.' else '_' for ch in f"{dataset.name}-{name}")
-    return Path(cache_dir)/f"{safe}-r{split_args[-2]}f{split_args[-1]}-{key[:16]}.pkl"
+@functools.lru_cache(maxsize=None)
+def _class_token(cls)->tuple:
+    "Module, qualified name and a hash of the source of a class."
+    try: src = hashlib.sha256(inspect.getsource(cls).encode()).hexdigest()
+    except (OSError, TypeError): src = ''
+    return (getattr(cls, '__module__', ''), getattr(cls, '__qualname__', repr(cls)), src)
 
-def _run_task(fn, name, est, dataset, repeat, fold, train, test, entropy, cache_file):
-    if cache_file is not None and cache_file.exists(): return pd.read_pickle(cache_file)
+def _cell_filled(cell)->bool:
+    try: cell.cell_contents; return True
+    except ValueError: return False
+
+def _code_names(code)->list:
+    "Global names used by `code` and by the code objects nested in it."
+    names = list(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType): names += _code_names(c)
+    return sorted(set(names))
+
+def _global_matters(v)->bool:
+    return isinstance(v, (types.FunctionType, functools.partial, type, bool, int, float, complex, str, bytes, np.generic))
+
+def _token(obj, depth:int=0, _seen:set|None=None):
+    "A picklable stand-in for `obj` that changes whenever anything in it that can change a result changes."
+    if depth > 30: return ('deep', type(obj).__qualname__)
+    _seen = set() if _seen is None else _seen
+    t = lambda o: _token(o, depth + 1, _seen)
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)): return (type(obj).__name__, obj)
+    if isinstance(obj, (np.ndarray, pd.DataFrame, pd.Series, pd.Index)): return ('data', joblib_hash(obj))
+    if isinstance(obj, (list, tuple)): return (type(obj).__name__, [t(o) for o in obj])
+    if isinstance(obj, (set, frozenset)): return ('set', sorted(repr(t(o)) for o in obj))
+    if isinstance(obj, dict): return ('dict', [(t(k), t(v)) for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))])
+    if isinstance(obj, functools.partial): return ('partial', t(obj.func), t(obj.args), t(obj.keywords))
+    if isinstance(obj, types.CodeType):
+        return ('code', obj.co_code, [t(c) for c in obj.co_consts], obj.co_names, obj.co_varnames)
+    if isinstance(obj, types.FunctionType):
+        if id(obj) in _seen: return ('function-ref', obj.__module__, obj.__qualname__)
+        _seen.add(id(obj))
+        cells = [t(c.cell_contents) for c in (obj.__closure__ or ()) if _cell_filled(c)]
+        g = obj.__globals__   # global helpers and constants it names (not mutable containers: pass those as cache_key)
+        glob = [(n, t(g[n])) for n in _code_names(obj.__code__) if n in g and _global_matters(g[n])]
+        return ('function', obj.__module__, obj.__qualname__, t(obj.__code__), t(obj.__defaults__),
+                t(obj.__kwdefaults__), cells, glob)
+    if isinstance(obj, types.MethodType): return ('method', t(obj.__func__), t(obj.__self__))
+    if isinstance(obj, (types.BuiltinFunctionType, types.ModuleType)):
+        return ('builtin', getattr(obj, '__module__', ''), obj.__name__)
+    if isinstance(obj, type): return ('class', _class_token(obj))
+    if hasattr(obj, 'get_params') and not isinstance(obj, type):  # an estimator: its class and every parameter value
+        return ('estimator', _class_token(type(obj)), t(obj.get_params(deep=False)))
+    if hasattr(obj, '__dict__'): return ('object', _class_token(type(obj)), t(vars(obj)))
+    try: return ('pickle', _class_token(type(obj)), joblib_hash(obj))
+    except Exception: return ('repr', _class_token(type(obj)), repr(obj))
+
+@functools.lru_cache(maxsize=1)
+def _code_versions()->tuple:
+    "Versions of the libraries a result depends on, and a hash of the source of every robustdiff module."
+    import sklearn, scipy, sys, robustdiff
+    h = hashlib.sha256()
+    for p in sorted(Path(robustdiff.__file__).parent.glob('*.py')): h.update(p.name.encode()); h.update(p.read_bytes())
+    return (getattr(robustdiff, '__version__', ''), sklearn.__version__, np.__version__, pd.__version__,
+            scipy.__version__, sys.version, h.hexdigest())
+
+def _task_key(base:str, name:str, est_token:str, repeat:int, fold:int)->str:
+    return hashlib.sha256(f"{base}|{name}|{est_token}|{repeat}|{fold}".encode()).hexdigest()
+
+def _cache_file(cache_dir, dataset_name:str, name:str, repeat:int, fold:int, key:str)->Path:
+    safe = ''.join(ch if ch.isalnum() or ch in '-_.' else '_' for ch in f"{dataset_name}-{name}")
+    return Path(cache_dir)/f"{safe}-r{repeat}f{fold}-{key[:20]}.npz"
+
+# %% ../nbs/02_responses.ipynb #c0b8232a
+_JSON_SCALARS = (bool, int, float, str, type(None))
+
+def _frame_arrays(df:pd.DataFrame)->tuple:
+    "(arrays for np.savez, column descriptions for the JSON sidecar); ValueError if a column cannot be stored."
+    arrays, cols = {}, []
+    for i, c in enumerate(df.columns):
+        if not isinstance(c, (str, int)) or isinstance(c, bool): raise ValueError(f"column name {c!r} is not a str or int")
+        col, k = df[c], f'c{i}'
+        d = {'name': c, 'dtype': str(col.dtype)}
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            cats = col.cat.categories
+            if cats.dtype == object and not all(isinstance(v, str) for v in cats):
+                raise ValueError(f"column {c!r}: categories that are not all str")
+            arrays[k] = col.cat.codes.to_numpy()
+            arrays[k + '_cats'] = cats.to_numpy(dtype=str) if cats.dtype == object else cats.to_numpy()
+            d.update(kind='category', ordered=bool(col.cat.ordered))
+        elif col.dtype == object or isinstance(col.dtype, pd.StringDtype):
+            vals = [v.item() if isinstance(v, np.generic) else v for v in col.tolist()]
+            if all(isinstance(v, str) for v in vals):
+                arrays[k] = np.array(vals, dtype=str if vals else '<U1'); d['kind'] = 'str'
+            elif all(isinstance(v, _JSON_SCALARS) and not (isinstance(v, float) and not math.isfinite(v)) for v in vals):
+                d.update(kind='json', values=vals)
+            else: raise ValueError(f"column {c!r} holds values numpy cannot store without pickling")
+        elif col.dtype.kind in 'biufcmM': arrays[k] = col.to_numpy(); d['kind'] = 'numpy'
+        else: raise ValueError(f"column {c!r} has an unsupported dtype {col.dtype}")
+        cols.append(d)
+    return arrays, cols
+
+def _frame_from_arrays(z, cols:list, n:int)->pd.DataFrame:
+    "The DataFrame stored by `_frame_arrays`."
+    data = {}
+    for i, d in enumerate(cols):
+        k = f'c{i}'
+        if d['kind'] == 'category':
+            data[i] = pd.Series(pd.Categorical.from_codes(z[k], pd.Index(z[k + '_cats']), ordered=d['ordered']))
+        elif d['kind'] == 'str': data[i] = pd.Series(z[k].tolist(), dtype=d['dtype'])
+        elif d['kind'] == 'json': data[i] = pd.Series(d['values'], dtype=d['dtype'])
+        elif d['kind'] == 'numpy': data[i] = pd.Series(z[k], dtype=d['dtype'])
+        else: raise ValueError(f"unknown column kind {d['kind']!r}")
+        if len(data[i]) != n: raise ValueError(f"column {d['name']!r} has {len(data[i])} rows, expected {n}")
+    df = pd.DataFrame(data, index=pd.RangeIndex(n))
+    df.columns = [d['name'] for d in cols]
+    return df
+
+def _cache_write(path:Path, key:str, df:pd.DataFrame):
+    "Store `df` as npz + JSON sidecar (atomically); warn and skip if it cannot be stored exactly."
+    df = df.reset_index(drop=True)
+    try:
+        arrays, cols = _frame_arrays(df)
+        buf = io.BytesIO(); np.savez(buf, **arrays); data = buf.getvalue()
+        with np.load(io.BytesIO(data), allow_pickle=False) as z: back = _frame_from_arrays(z, cols, len(df))
+        if not (back.equals(df) and back.dtypes.equals(df.dtypes)): raise ValueError("the stored copy would differ")
+    except Exception as e:
+        warnings.warn(f"not cached: {path.name} ({e})", CacheWarning, stacklevel=3); return
+    meta = dict(format='robustdiff-cache-1', key=key, n=len(df), columns=cols, sha256=hashlib.sha256(data).hexdigest())
+    tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
+    tmp.write_bytes(data); tmp.replace(path)
+    side = path.with_suffix('.json'); tmp = side.with_name(f'{side.name}.tmp{os.getpid()}')
+    tmp.write_text(json.dumps(meta)); tmp.replace(side)   # the sidecar last: it marks a complete entry
+
+def _cache_read(path:Path, key:str)->pd.DataFrame|None:
+    "The stored result, or None (with a CacheWarning naming the file if it exists but fails a check)."
+    side = path.with_suffix('.json')
+    if not side.exists(): return None    # never written, or killed before the sidecar: recompute silently
+    try:
+        meta = json.loads(side.read_text())
+        if not isinstance(meta, dict) or meta.get('format') != 'robustdiff-cache-1':
+            raise ValueError("not a robustdiff cache sidecar")
+        if meta.get('key') != key: raise ValueError("its key does not match")
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != meta.get('sha256'): raise ValueError("checksum mismatch (altered or truncated)")
+        with np.load(io.BytesIO(data), allow_pickle=False) as z: return _frame_from_arrays(z, meta['columns'], int(meta['n']))
+    except Exception as e:
+        warnings.warn(f"cache file {path} failed its check ({type(e).__name__}: {e}); recomputing it",
+                      CacheWarning, stacklevel=3)
+        return None
+
+# %% ../nbs/02_responses.ipynb #a36ee851
+class _PerProcess(dict):
+    "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
+    def __reduce__(self): return (_PerProcess, ())
+
+_CONTROLLER = _PerProcess()
+
+def _one_thread():
+    "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."
+    key = (os.getpid(), len(sys.modules))   # rescan when a new module (possibly a new BLAS/OpenMP) was imported
+    if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
+    return _CONTROLLER[key].limit(limits=1)
+
+def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     pipe = make_pipeline(est, dataset)
-    with threadpool_limits(limits=1):  # one BLAS thread everywhere: bit-identical results whatever n_jobs and backend
+    with _one_thread():  # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend
         try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
         except Exception as e:
             raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
@@ -88,12 +243,19 @@ def _run_task(fn, name, est, dataset, repeat, fold, train, test, entropy, cache_
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     out = out.copy()
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
-    if cache_file is not None:
-        tmp = cache_file.with_suffix(f'.tmp{os.getpid()}')
-        out.to_pickle(tmp); tmp.replace(cache_file)
-    return out
+    return idx, out
 
-# %% ../nbs/02_responses.ipynb #c0b8232a
+# %% ../nbs/02_responses.ipynb #1214fb63
+_COST_PRIOR = {'RandomForestClassifier': 9, 'PARTClassifier': 9, 'GradientBoostingClassifier': 8, 'RipperClassifier': 8,
+               'CalibratedClassifierCV': 7, 'BaggingClassifier': 7, 'SVC': 7, 'RuleEnsembleClassifier': 5,
+               'MLPClassifier': 5, 'LVQClassifier': 4, 'CITreeClassifier': 4, 'C45TreeClassifier': 3, 'FDAClassifier': 3,
+               'RBFNetworkClassifier': 3}
+
+def _cost_prior(est)->int:
+    "Expected relative cost of fitting `est` (larger = start earlier); unknown classes cost 1."
+    return _COST_PRIOR.get(type(est).__name__, 1)
+
+# %% ../nbs/02_responses.ipynb #a6bbaaa8
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
               models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
@@ -103,52 +265,115 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
               n_jobs:int|None=1,        # parallel workers (joblib; -1 = all cores)
               backend:str|None=None,    # joblib backend: None (loky / the active `parallel_config`), 'threading', 'dask', ...
               progress:bool=True,       # show a progress bar
-              cache_dir:str|Path|None=None, # store each task's result here and reuse it
+              cache_dir:str|Path|None=None, # store each task's result here and reuse it (needs an int random_state)
               cache_key=None,           # anything else `fn`'s result depends on (part of the cache key)
               desc:str|None=None,       # progress bar label
              )->pd.DataFrame:           # fn's results with `model`, `repeat`, `fold` columns in front
     "Fit every model on every training fold (in parallel) and collect `fn` of each fitted model."
     dataset = load_dataset(dataset)
     if not callable(fn): raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    if cache_dir is not None and random_state is None:
+        raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
+                         "so a resumed run would mix the folds of different runs")
     models = get_models(models, random_state)
     splits = cv_splits(dataset, n_splits, n_repeats, random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
-    if cache_dir is not None: Path(cache_dir).mkdir(parents=True, exist_ok=True)
-    tasks = []
-    for name, est in models.items():
-        for repeat, fold, train, test in splits:
-            cf = (_cache_path(cache_dir, dataset, name, est, (n_splits, n_repeats, random_state, repeat, fold), fn, cache_key)
-                  if cache_dir is not None else None)
-            tasks.append(delayed(_run_task)(fn, name, est, dataset, repeat, fold, train, test, entropy, cf))
+    specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
+    results, files = [None] * len(specs), [None] * len(specs)
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
+                            random_state, _token(fn), _token(cache_key)))
+        est_tok = {name: joblib_hash(_token(est)) for name, est in models.items()}
+        for k, (name, est, repeat, fold, _, _) in enumerate(specs):
+            key = _task_key(base, name, est_tok[name], repeat, fold)
+            files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
+            results[k] = _cache_read(*files[k])
+    todo = sorted((k for k in range(len(specs)) if results[k] is None), key=lambda k: -_cost_prior(specs[k][1]))
+    tasks = [delayed(_run_task)(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
+             for k in todo for name, est, repeat, fold, train, test in [specs[k]]]
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    with ctx, Parallel(n_jobs=n_jobs, return_as='generator') as parallel:
-        if progress and len(tasks) > 1:   # start the workers before the bar, so its first estimate is not the start-up
+    bar = tqdm(total=len(specs), initial=len(specs) - len(todo), disable=not progress, desc=desc or f"{dataset.name}: fits")
+    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
+        if progress and len(tasks) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-        results = parallel(tasks)
-        out = [r for r in tqdm(results, total=len(tasks), disable=not progress, desc=desc or f"{dataset.name}: fits")]
-    return pd.concat(out, ignore_index=True)
+        for k, out in parallel(tasks):
+            results[k] = out
+            if files[k] is not None: _cache_write(files[k][0], files[k][1], out)
+            bar.update(1)
+    return pd.concat(results, ignore_index=True)
+
+# %% ../nbs/02_responses.ipynb #5fd99c8c
+def _argmax_predicts()->tuple:
+    "The `predict` functions whose code is `classes_[argmax(self.predict_proba(X))]` (read in their source)."
+    from sklearn.ensemble import RandomForestClassifier, BaggingClassifier
+    from sklearn.calibration import CalibratedClassifierCV
+    from robustdiff.estimators import _ProbaClassifier
+    return (RandomForestClassifier.predict, BaggingClassifier.predict, CalibratedClassifierCV.predict,
+            _ProbaClassifier.predict)
+
+def predict_is_argmax(est)->bool:
+    "Whether `est.predict` (the final step of a Pipeline) is, by its code, the argmax of `est.predict_proba`."
+    if isinstance(est, Pipeline): est = est.steps[-1][1]
+    f = getattr(type(est), 'predict', None)
+    return hasattr(est, 'predict_proba') and any(f is g for g in _argmax_predicts())
+
+def predict_labels_proba(est,  # a fitted classifier or Pipeline
+                         X,    # the rows to predict
+                        )->tuple: # (labels, probabilities or None when the model has no `predict_proba`)
+    "Labels and class probabilities with one prediction pass where `predict` is provably the argmax of `predict_proba`."
+    final, Xt = est, X
+    if isinstance(est, Pipeline):
+        final = est.steps[-1][1]
+        for _, step in est.steps[:-1]:
+            if step is not None and step != 'passthrough': Xt = step.transform(Xt)
+    if not hasattr(final, 'predict_proba'): return final.predict(Xt), None
+    P = final.predict_proba(Xt)
+    if predict_is_argmax(final): return final.classes_.take(np.argmax(P, axis=1), axis=0), P
+    return final.predict(Xt), P
 
 # %% ../nbs/02_responses.ipynb #5495f40a
 _EPS = 1e-15
+
+def _where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
+
+def _check_outputs(ctx:FoldContext, y_pred, P, classes)->tuple:
+    "Labels and probabilities of a user's model checked for shape and range; ValueError naming the model and fold."
+    n = len(ctx.test)
+    y_pred = np.asarray(y_pred)
+    if y_pred.ndim != 1 or len(y_pred) != n:
+        raise ValueError(f"{_where(ctx)}: predict returned shape {y_pred.shape}, expected ({n},) (one label per test row)")
+    if P is None: return y_pred, None
+    P = np.asarray(P, dtype=float)
+    k = len(classes) if classes is not None else -1
+    if P.ndim != 2 or P.shape != (n, k):
+        raise ValueError(f"{_where(ctx)}: predict_proba returned shape {P.shape}, expected ({n}, {k}) "
+                         f"(one column per class of classes_)")
+    if not np.isfinite(P).all() or P.min(initial=0) < -1e-9 or P.max(initial=0) > 1 + 1e-9:
+        raise ValueError(f"{_where(ctx)}: predict_proba returned values outside [0, 1] "
+                         f"(min {np.nanmin(P):.4g}, max {np.nanmax(P):.4g})")
+    s = P.sum(axis=1)
+    if n and np.abs(s - 1).max() > 1e-6:
+        raise ValueError(f"{_where(ctx)}: predict_proba rows must sum to 1, a row sums to {s[np.argmax(np.abs(s - 1))]:.6g}")
+    return y_pred, P
 
 def _predict_fold(ctx:FoldContext, proba:bool=False)->pd.DataFrame:
     ds, te = ctx.dataset, ctx.test
     X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
     est = ctx.estimator
     out = pd.DataFrame({'instance': te, 'y_true': y})
-    if hasattr(est, 'predict_proba'):
-        P = np.asarray(est.predict_proba(X), dtype=float)
-        classes = est.classes_
-        y_pred = est.predict(X)   # the model's own decision (e.g. an SVM's), not necessarily argmax of its probabilities
+    y_pred, P = predict_labels_proba(est, X)  # the model's own decision where it is not provably argmax of P
+    classes = getattr(est, 'classes_', None)
+    y_pred, P = _check_outputs(ctx, y_pred, P, classes)
+    out['y_pred'] = y_pred
+    if P is not None:
         pos = pd.Index(classes).get_indexer(y)
         p_true = np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
-        out['y_pred'] = y_pred
         out['p_true'] = p_true
         out['logloss'] = -np.log(np.clip(p_true, _EPS, 1))
         if proba:
             for k, c in enumerate(classes): out[f'proba_{c}'] = P[:, k]
     else:
-        out['y_pred'] = est.predict(X)
         out['p_true'] = np.nan
         out['logloss'] = np.nan
     out['correct'] = (out.y_pred.to_numpy() == y).astype('int8')
@@ -184,6 +409,10 @@ def response_matrix(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
         raise ValueError(f"expected the tidy predictions of cv_predictions (columns {sorted(need)})")
     p = preds[preds.repeat == repeat]
     if p.empty: raise ValueError(f"no predictions for repeat {repeat}; repeats are {sorted(preds.repeat.unique())}")
+    bad = ~p.correct.isin([0, 1])
+    if bad.any():
+        raise ValueError(f"`correct` must hold only 0 and 1 (right/wrong); found {p.correct[bad].iloc[0]!r} "
+                         f"for model {p.model[bad].iloc[0]!r}, instance {p.instance[bad].iloc[0]!r}")
     if p.duplicated(['model', 'instance']).any(): raise ValueError("an instance is predicted twice by a model in one repeat")
     U = p.pivot(index='model', columns='instance', values='correct')
     U = U.loc[list(dict.fromkeys(p.model))]   # keep the portfolio's order

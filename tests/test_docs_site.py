@@ -29,9 +29,29 @@ def _need_browser():
         pytest.skip('no Chromium (apt-get install chromium)')
 
 
+def _vendor_cached() -> bool:
+    "Every pinned npm tarball is in .cache/docs-npm with its pinned integrity (the build then needs no network)."
+    for name, spec in build_docs.VENDOR.items():
+        tgz = NPM_CACHE/(name.lstrip('@').replace('/', '-') + f"-{spec['version']}.tgz")
+        if not tgz.exists() or build_docs._sri(tgz) != spec['integrity']: return False
+    return True
+
+
+def _need_npm():
+    "Skip (with the reason) when the browser libraries are neither cached nor fetchable: offline, or no npm."
+    if _vendor_cached(): return
+    npm = shutil.which('npm')
+    if npm is None: pytest.skip(f'{NPM_CACHE} lacks the pinned browser libraries and npm is not installed')
+    try: ok = subprocess.run([npm, 'ping'], capture_output=True, timeout=30).returncode == 0
+    except subprocess.TimeoutExpired: ok = False
+    if not ok: pytest.skip(f'the npm registry is unreachable (npm ping failed) and {NPM_CACHE} lacks the pinned '
+                           f'browser libraries: run once online to fill the cache')
+
+
 def _build(root, out=None, force=False) -> dict:
     """Build a site in a subprocess (nbdev re-runs notebook cells while processing them: keep their side effects,
     e.g. altair's renderer or pandas options, out of this test process). Returns the build summary."""
+    _need_npm()
     summary = Path(out or root).parent/'summary.json'
     cmd = [sys.executable, str(REPO/'tools'/'build_docs.py'), '--root', str(root), '--vendor-cache', str(NPM_CACHE),
            '--summary', str(summary)] + (['--out', str(out)] if out else []) + (['--force'] if force else [])

@@ -25,11 +25,15 @@ def test_shapes_and_tidy(wine):
     acc = accuracy_table(p)
     assert acc.accuracy.between(0.5, 1).all()
 
+_CALLS = []   # a global, not a closure variable: closure contents are part of the cache key
+
+def _count_fn(ctx):
+    _CALLS.append(1)
+    return pd.DataFrame({'n': [len(ctx.test)]})
+
 def test_cache_reuses_results(wine, tmp_path):
-    calls = []
-    def fn(ctx):
-        calls.append(1)
-        return pd.DataFrame({'n': [len(ctx.test)]})
+    calls, fn = _CALLS, _count_fn
+    calls.clear()
     a = map_folds(fn, wine, 'quick', n_splits=3, progress=False, cache_dir=tmp_path, n_jobs=1)
     n = len(calls)
     b = map_folds(fn, wine, 'quick', n_splits=3, progress=False, cache_dir=tmp_path, n_jobs=1)
@@ -80,8 +84,76 @@ def test_bad_response_file(tmp_path):
     with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', tmp_path)
     with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', tmp_path)
 
-def test_fabra18_bit_identical_across_n_jobs(wine):
+@pytest.fixture(scope='module')
+def fabra_wine(wine): return cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1, proba=True)
+
+def test_fabra18_bit_identical_across_n_jobs(wine, fabra_wine):
     "Every digit, probabilities included, for all 18 families (BLAS thread counts must not leak into results)."
-    a = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1)
-    b = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=2)
-    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    b = cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=2, proba=True)
+    pd.testing.assert_frame_equal(fabra_wine, b, check_exact=True)
+
+# one prediction pass (issue 16 item 3): identical results to the frozen pre-optimisation code ------------------------
+def _old_predict_fold(ctx, proba=False):
+    "Frozen copy of responses._predict_fold before labels were derived from probabilities (predict + predict_proba)."
+    ds, te = ctx.dataset, ctx.test
+    X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
+    est = ctx.estimator
+    out = pd.DataFrame({'instance': te, 'y_true': y})
+    if hasattr(est, 'predict_proba'):
+        P = np.asarray(est.predict_proba(X), dtype=float)
+        classes = est.classes_
+        y_pred = est.predict(X)
+        pos = pd.Index(classes).get_indexer(y)
+        p_true = np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
+        out['y_pred'] = y_pred
+        out['p_true'] = p_true
+        out['logloss'] = -np.log(np.clip(p_true, 1e-15, 1))
+        if proba:
+            for k, c in enumerate(classes): out[f'proba_{c}'] = P[:, k]
+    else:
+        out['y_pred'] = est.predict(X)
+        out['p_true'] = np.nan
+        out['logloss'] = np.nan
+    out['correct'] = (out.y_pred.to_numpy() == y).astype('int8')
+    return out[['instance', 'y_true', 'y_pred', 'correct', 'p_true', 'logloss'] + [c for c in out if c.startswith('proba_')]]
+
+@pytest.mark.parametrize('portfolio', ['quick', 'fabra18'])
+def test_one_pass_predictions_identical_to_old(wine, portfolio, request):
+    from functools import partial
+    new = (request.getfixturevalue('fabra_wine') if portfolio == 'fabra18' else
+           cv_predictions(wine, portfolio, n_splits=3, progress=False, proba=True))
+    old = map_folds(partial(_old_predict_fold, proba=True), wine, portfolio, n_splits=3, progress=False)
+    pd.testing.assert_frame_equal(new, old, check_exact=True)
+
+def test_argmax_allowlist_holds_for_every_registered_model():
+    "For every member of every registered portfolio: predict_labels_proba's labels are exactly the pipeline's predict."
+    from robustdiff.portfolio import PORTFOLIOS, get_models, make_pipeline
+    from robustdiff.responses import predict_labels_proba, predict_is_argmax
+    rng = np.random.default_rng(0)
+    d = load_sklearn('wine').subset(rng.permutation(178)[:120])
+    Xte = load_sklearn('wine').X
+    n_argmax = 0
+    for pname in sorted(PORTFOLIOS):
+        for name, est in get_models(pname, 0).items():
+            pipe = make_pipeline(est, d).fit(d.X, d.y.to_numpy())
+            lab, P = predict_labels_proba(pipe, Xte)
+            np.testing.assert_array_equal(lab, pipe.predict(Xte), err_msg=f'{pname}/{name}')
+            if P is not None: np.testing.assert_array_equal(P, pipe.predict_proba(Xte), err_msg=f'{pname}/{name}')
+            if predict_is_argmax(pipe):
+                n_argmax += 1
+                np.testing.assert_array_equal(pipe.predict(Xte), pipe.classes_[np.argmax(pipe.predict_proba(Xte), 1)])
+    assert n_argmax >= 14   # rf, PART, JRip, the Platt SVMs, ... take the one-pass path
+
+ORDER = []
+def _order_fn(ctx):
+    ORDER.append(ctx.model)
+    return pd.DataFrame({'n': [len(ctx.test)]})
+
+def test_longest_expected_first_but_output_in_portfolio_order(wine):
+    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.ensemble import RandomForestClassifier
+    ORDER.clear()
+    out = map_folds(_order_fn, wine, {'cart': DecisionTreeClassifier(), 'rf': RandomForestClassifier(5)}, n_splits=2,
+                    progress=False, n_jobs=1)
+    assert ORDER == ['rf', 'rf', 'cart', 'cart']            # the forest (higher cost prior) was started first
+    assert out.model.tolist() == ['cart', 'cart', 'rf', 'rf'] and out.fold.tolist() == [0, 1, 0, 1]
