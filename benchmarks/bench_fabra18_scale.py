@@ -105,6 +105,7 @@ def main():
     ap.add_argument('--skip-before-above', type=int, default=10**9)
     ap.add_argument('--pipeline', type=int, default=0)
     ap.add_argument('--out', default='fabra18_scale', help='results file stem in benchmarks/results')
+    ap.add_argument('--merge', default='', help='comma-separated result stems whose fits (.jsonl) and pipeline (.json) are merged into --out')
     a = ap.parse_args()
     if a.one: return one(a.one[0], int(a.one[1]), a.params)
     if a.pipeline_child: return pipeline(a.pipeline_child, a.n_jobs)
@@ -114,11 +115,17 @@ def main():
         before_dir = Path(tempfile.mkdtemp(prefix='bench_before_'))
         tar = subprocess.run(['git', '-C', str(ROOT), 'archive', a.before, 'robustdiff'], capture_output=True, check=True).stdout
         tarfile.open(fileobj=io.BytesIO(tar)).extractall(before_dir)
-    sizes = [int(s) for s in a.sizes.split(',')]
+    sizes = [int(s) for s in a.sizes.split(',') if s]
     before_models = set(a.before_models.split(',')) if a.before_models else set(a.models.split(','))
     jobs = [(name, name, '') for name in a.models.split(',')]
     jobs += [(label, m, json.dumps(p)) for label, (m, p) in (json.loads(a.variants) if a.variants else {}).items()]
-    rows = []
+    rows, pipelines = [], None
+    if a.merge:                                            # combine runs made in parallel (one per model group)
+        for stem in a.merge.split(','):
+            if (RES/f'{stem}.jsonl').exists(): rows += [json.loads(l) for l in (RES/f'{stem}.jsonl').read_text().splitlines() if l.strip()]
+            old = json.loads((RES/f'{stem}.json').read_text()) if (RES/f'{stem}.json').exists() else {}
+            if 'pipeline' in old: pipelines = old['pipeline']
+        sizes, jobs = sorted({r['n'] for r in rows}), []
     for n in sizes:
         for label, name, params in jobs:
             versions = ([('before', before_dir)] if before_dir and name in before_models and label == name and n <= a.skip_before_above else [])
@@ -135,6 +142,7 @@ def main():
                                        **{f'cpu_s_{r["n"]}': r['cpu_s'] for r in rs}, **{f'rules_{r["n"]}': r['rules'] for r in rs}))
     out = dict(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), sizes=sizes, summary=summary, fits=rows)
     if a.pipeline: out['pipeline'] = run_pipeline(a.pipeline, a.n_jobs, ROOT); print(json.dumps(out['pipeline']), flush=True)
+    elif pipelines: out['pipeline'] = pipelines
     (RES/f'{a.out}.json').write_text(json.dumps(out, indent=1))
     for s in summary: print(s)
 
