@@ -275,6 +275,14 @@ def _weka_add_errs(N, e, cf):
         big = np.where(e + 0.5 >= N, np.maximum(N - e, 0), upper((e + 0.5) / N) * N - e)
     return np.where(e < 1, base + e * (add1 - base), big)
 
+def _levels(t):
+    "Node indices of scikit-learn tree `t` by depth: [root], [its children], ... (vectorised breadth-first walk)."
+    out, cur = [], np.array([0])
+    while len(cur):
+        out.append(cur); inner = cur[t.children_left[cur] >= 0]
+        cur = np.concatenate([t.children_left[inner], t.children_right[inner]])
+    return out
+
 class _PrunedTree(_ProbaClassifier):
     "A scikit-learn tree grown in full, then post-pruned bottom-up by the subclass's `_collapse` rule."
     def fit(self, X, y):
@@ -286,10 +294,10 @@ class _PrunedTree(_ProbaClassifier):
         self.node_counts_ = frac * t.weighted_n_node_samples[:, None]   # class counts per node
         collapse = self._collapse(t, self.node_counts_)
         eff = np.arange(t.node_count)                 # the node whose class distribution each node reports
-        for i in range(t.node_count):                 # scikit-learn numbers parents before their children
-            if t.children_left[i] >= 0:
-                for ch in (t.children_left[i], t.children_right[i]):
-                    eff[ch] = eff[i] if (collapse[i] or eff[i] != i) else ch
+        for par in _levels(t):                        # parents before their children, one depth level at a time
+            inner = par[t.children_left[par] >= 0]
+            e = eff[inner]; up = collapse[inner] | (e != inner)
+            for ch in (t.children_left[inner], t.children_right[inner]): eff[ch] = np.where(up, e, ch)
         self.effective_node_ = eff
         self.n_leaves_ = len(np.unique(eff[t.children_left < 0]))
         return self
@@ -309,12 +317,12 @@ class _PrunedTree(_ProbaClassifier):
     def _bottom_up(t, leaf_cost, collapse_if):
         "Collapse flags from one pass from the leaves up: `collapse_if(cost as a leaf, best cost of the subtree)`."
         cost = leaf_cost.copy(); collapse = np.zeros(t.node_count, bool)
-        for i in range(t.node_count - 1, -1, -1):
-            l, r = t.children_left[i], t.children_right[i]
-            if l < 0: continue
-            sub = cost[l] + cost[r]
-            if collapse_if(leaf_cost[i], sub): collapse[i] = True
-            else: cost[i] = sub
+        for lev in _levels(t)[::-1]:                  # deepest level first: children are final before their parent
+            i = lev[t.children_left[lev] >= 0]
+            if not len(i): continue
+            sub = cost[t.children_left[i]] + cost[t.children_right[i]]
+            c = collapse_if(leaf_cost[i], sub); collapse[i] = c
+            cost[i] = np.where(c, cost[i], sub)
         return collapse
 
 class C45TreeClassifier(_PrunedTree):
@@ -428,18 +436,20 @@ class PARTClassifier(_ProbaClassifier):
     def __init__(self, cf:float=0.25,          # confidence factor of the C4.5 pruning
                  min_samples_leaf:int=2,       # fewest rows per leaf
                  max_rules:int|None=None,      # longest decision list (None: until every row is covered)
+                 rows_per_rule:int|None=None,  # None: one rule per tree (PART). N: a tree on m rows gives its ceil(m/N) largest leaves
                  random_state=None,            # seed of the trees' tie-breaking
-                ): self.cf, self.min_samples_leaf, self.max_rules, self.random_state = cf, min_samples_leaf, max_rules, random_state
+                ):
+        self.cf, self.min_samples_leaf, self.max_rules, self.random_state = cf, min_samples_leaf, max_rules, random_state
+        self.rows_per_rule = rows_per_rule
 
     @staticmethod
     def _path(t, node):
         "Conditions (feature, threshold, goes_left) from the root of scikit-learn tree `t` to `node`."
-        parent = {}
-        for i in range(t.node_count):
-            if t.children_left[i] >= 0: parent[t.children_left[i]] = (i, True); parent[t.children_right[i]] = (i, False)
+        inner = np.flatnonzero(t.children_left >= 0)
+        parent = np.full(t.node_count, -1); parent[t.children_left[inner]] = inner; parent[t.children_right[inner]] = inner
         conds = []
-        while node in parent:
-            i, is_left = parent[node]; conds.append((int(t.feature[i]), float(t.threshold[i]), is_left)); node = i
+        while parent[node] >= 0:
+            i = int(parent[node]); conds.append((int(t.feature[i]), float(t.threshold[i]), bool(t.children_left[i] == node))); node = i
         return conds[::-1]
 
     @staticmethod
@@ -450,6 +460,9 @@ class PARTClassifier(_ProbaClassifier):
 
     def fit(self, X, y):
         "Grow the decision list."
+        rpr = self.rows_per_rule
+        if rpr is not None and (isinstance(rpr, bool) or not isinstance(rpr, numbers.Integral) or rpr < 1):
+            raise ValueError(f"rows_per_rule must be None or an int >= 1, got {rpr!r}")
         X, y = self._fit_xy(X, y)
         K = len(self.classes_); rng = _rng(self.random_state)
         rest, rules, dists = np.arange(len(X)), [], []
@@ -457,13 +470,22 @@ class PARTClassifier(_ProbaClassifier):
         while len(rest) and len(rules) < max_rules:
             if len(np.unique(y[rest])) < 2:            # one class left: a final rule with no condition
                 rules.append([]); dists.append(np.bincount(y[rest], minlength=K).astype(float)); break
-            tree = C45TreeClassifier(self.cf, self.min_samples_leaf, random_state=int(rng.integers(2**31))).fit(X[rest], y[rest])
-            big = np.bincount(tree.apply(X[rest])).argmax()
-            conds = self._path(tree.tree_model_.tree_, big)
-            d = np.zeros(K); d[tree.classes_] = tree.node_counts_[big]
-            rules.append(conds); dists.append(d)
-            if not conds: break                        # the tree was pruned to its root: a default rule
-            rest = rest[~self._covers(X[rest], conds)]
+            Xr = X[rest]
+            tree = C45TreeClassifier(self.cf, self.min_samples_leaf, random_state=int(rng.integers(2**31))).fit(Xr, y[rest])
+            t = tree.tree_model_.tree_; leaf = t.children_left < 0   # training rows per pruned leaf, as `tree.apply` counts them
+            size = np.bincount(tree.effective_node_[leaf], t.n_node_samples[leaf], t.node_count)
+            k = 1 if self.rows_per_rule is None else -(-len(rest) // int(self.rows_per_rule))
+            bigs = np.argsort(-size, kind='stable')[:k]  # the largest leaf first (the lowest node index among equals)
+            covered, root = np.zeros(len(rest), bool), False
+            for big in bigs[size[bigs] > 0]:
+                if len(rules) >= max_rules: break
+                conds = self._path(t, big)
+                d = np.zeros(K); d[tree.classes_] = tree.node_counts_[big]
+                rules.append(conds); dists.append(d)
+                if not conds: root = True; break        # the tree was pruned to its root: a default rule
+                covered |= self._covers(Xr, conds)
+            if root: break
+            rest = rest[~covered]
         self.rules_, self.rule_dists_ = rules, np.array(dists)
         self.default_ = np.bincount(y, minlength=K) / len(y)
         return self

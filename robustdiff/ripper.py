@@ -48,15 +48,18 @@ class _RipperClass:
     def __init__(self, fit, c, exp_fp):
         self.f, self.c, self.exp_fp = fit, c, exp_fp
         self.pos = fit.y == c
+        self._masks = {}                                              # rule -> its coverage of all n rows
 
     def covers(self, conds, rows):
         "Boolean mask over `rows` of those the conjunction `conds` covers."
-        at, cur = np.arange(len(rows)), rows
-        for j, ge, t in conds:
-            v = self.f.XT[j, cur]; keep = (v >= t) if ge else (v <= t)
-            cur, at = cur[keep], at[keep]
-        mask = np.zeros(len(rows), bool); mask[at] = True
-        return mask
+        key = tuple(conds)
+        mask = self._masks.get(key)
+        if mask is None:                                              # once per rule: one pass over the n rows
+            mask = np.ones(self.f.n, bool)
+            for j, ge, t in conds: mask &= (self.f.XT[j] >= t) if ge else (self.f.XT[j] <= t)
+            if len(self._masks) > 1024: self._masks.clear()           # bounded memory: at most 1024 · n bytes
+            self._masks[key] = mask
+        return mask[rows]
 
     def simple(self, conds, rows, dist=False):
         "Weka's simple stats [cover, uncover, TP, TN, FP, FN] on `rows`, the covered and uncovered rows, class counts."
@@ -76,24 +79,26 @@ class _RipperClass:
         I, V = f.OT[sel].reshape(p, m), f.XS[sel].reshape(p, m)   # covered rows and values, sorted per feature
         L = f.log2
         while m > 0:
-            Cp = np.cumsum(self.pos[I], axis=1)                      # positives among the first k+1 rows
+            Cp = np.cumsum(self.pos[I], axis=1, dtype=np.int32)      # positives among the first k+1 rows
             P = int(Cp[0, -1])
             if P == m: break                                          # pure: (P+1)/(m+1) = 1
             end = np.empty((p, m), bool); np.greater(V[:, 1:], V[:, :-1], out=end[:, :-1]); end[:, -1] = True
-            fi, ki = np.nonzero(end)                                  # last row of each run of equal values
-            ks = np.empty_like(ki); ks[0] = 0; ks[1:] = ki[:-1] + 1   # first row of the run
-            ks[np.r_[True, fi[1:] != fi[:-1]]] = 0
-            p_le, t_le = Cp[fi, ki], ki + 1                           # x_j <= v: rows up to the run's end
-            p_ge, t_ge = P - np.where(ks > 0, Cp[fi, ks - 1], 0), m - ks   # x_j >= v: rows from the run's start
+            start = np.empty((p, m), bool); start[:, 0] = True; start[:, 1:] = end[:, :-1]
             base = L[P + 1] - L[m + 1]
-            G = np.empty((len(fi), 2))                                # Weka prefers >= on ties, then the first split
-            G[:, 0] = p_ge * (L[p_ge + 1] - L[t_ge + 1] - base)
-            G[:, 1] = p_le * (L[p_le + 1] - L[t_le + 1] - base)
-            b = int(np.argmax(G)); g, ge = b // 2, b % 2 == 0
-            if not G[g, b % 2] > 0: break
-            if (p_ge[g] if ge else p_le[g]) < self.f.min_no: break    # too few positives covered
-            j, lo, hi = int(fi[g]), (int(ks[g]) if ge else 0), (m if ge else int(ki[g]) + 1)
-            conds.append((j, bool(ge), float(V[j, lo if ge else hi - 1])))
+            Lt = L[2:m + 2]                                           # log2(t + 1) of x_j <= V[j, k]: t = k + 1 rows
+            G_le = Cp * (L[Cp + 1] - Lt - base)                       # x_j <= V[j, k], valid at a run's last row k
+            np.copyto(G_le, -np.inf, where=~end)
+            Pge = np.empty((p, m), np.int32); Pge[:, 0] = P; np.subtract(P, Cp[:, :-1], out=Pge[:, 1:])
+            G_ge = Pge * (L[Pge + 1] - L[m + 1:1:-1] - base)          # x_j >= V[j, k]: m - k rows, valid at a run's first row
+            np.copyto(G_ge, -np.inf, where=~start)
+            a, b_ = int(np.argmax(G_ge)), int(np.argmax(G_le))        # Weka's order: features, then runs, >= before <=
+            gmax = max(G_ge.flat[a], G_le.flat[b_])
+            if not gmax > 0: break
+            ge = G_ge.flat[a] == gmax and (G_le.flat[b_] < gmax or 2 * a < 2 * b_ + 1)
+            j, k = divmod(a if ge else b_, m)
+            if (Pge[j, k] if ge else Cp[j, k]) < self.f.min_no: break  # too few positives covered
+            lo, hi = (k, m) if ge else (0, k + 1)
+            conds.append((int(j), bool(ge), float(V[j, k])))
             keep = np.zeros(f.n, bool); keep[I[j, lo:hi]] = True
             sel = keep[I]; m = hi - lo
             I, V = I[sel].reshape(p, m), V[sel].reshape(p, m)

@@ -181,6 +181,7 @@ def test_custom_estimators_reject_bad_input(cls):
     (lambda: RipperClassifier(folds=1), 'folds'), (lambda: RipperClassifier(optimizations=-1), 'optimizations'),
     (lambda: GaussianNBFloor(floor=-0.1), 'floor'), (lambda: GaussianNBFloor(var_smoothing=np.inf), 'var_smoothing'),
     (lambda: GaussianNBFloor(alpha=0), 'alpha'), (lambda: GaussianNBFloor(binary='kernel'), 'binary'),
+    (lambda: PARTClassifier(rows_per_rule=0), 'rows_per_rule'), (lambda: PARTClassifier(rows_per_rule=2.5), 'rows_per_rule'),
 ])
 def test_custom_estimators_reject_bad_parameters(make, msg):
     X = np.random.default_rng(0).normal(size=(40, 3)); y = np.repeat([0, 1], 20)
@@ -233,3 +234,15 @@ def test_nb_floor_is_affine_invariant(seed, scale, shift, levels):
     p = GaussianNBFloor(binary='gaussian').fit(X, y).predict_proba(X)
     q = GaussianNBFloor(binary='gaussian').fit(X * scale + shift, y).predict_proba(X * scale + shift)
     np.testing.assert_allclose(p, q, atol=1e-6)
+
+
+def test_part_rows_per_rule_is_part_up_to_n_rows_and_fewer_trees_above():
+    "rows_per_rule=N: PART itself on <= N rows; above, several disjoint leaves per tree, every row still covered."
+    X = np.random.default_rng(3).normal(size=(600, 4)); y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1)
+    part = PARTClassifier(random_state=0).fit(X, y)
+    same = PARTClassifier(rows_per_rule=600, random_state=0).fit(X, y)
+    assert same.rules_ == part.rules_ and np.array_equal(same.predict_proba(X), part.predict_proba(X))
+    many = PARTClassifier(rows_per_rule=100, random_state=0).fit(X, y)
+    cov = np.zeros(len(X), bool)
+    for conds in many.rules_: cov |= PARTClassifier._covers(X, conds)
+    assert cov.all() and many.rules_[0] == part.rules_[0]        # the largest leaf of the first tree comes first

@@ -1,0 +1,90 @@
+"""Pinned outputs of the fabra18 stand-ins (robustdiff.estimators / robustdiff.ripper): the speed-ups of issue 16 must
+leave rules and predictions IDENTICAL. The fixtures in tests/data/estimators_ref/ were written by the code of commit
+af743a7 (before any optimisation) with `python tests/test_estimators_ref.py --write`; this test refits and compares."""
+import json, sys, warnings
+from pathlib import Path
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification
+
+ROOT = Path(__file__).resolve().parent
+REF = ROOT/'data'/'estimators_ref'
+MODELS = ['PART', 'JRip', 'C5.0', 'rpart', 'ctree', 'lvq', 'fda', 'rbf', 'rfRules']
+
+
+def _mixed(n=2000, seed=0):
+    "make_classification with 8 numeric columns and 2 nominal ones (binned informative columns)."
+    from robustdiff.data import from_frame
+    X, y = make_classification(n, 10, n_informative=5, n_redundant=2, n_classes=3, flip_y=0.05, random_state=seed)
+    df = pd.DataFrame(X[:, :8], columns=[f'x{j}' for j in range(8)])
+    for j in (8, 9): df[f'c{j}'] = pd.Categorical(np.array(list('abcde'))[np.digitize(X[:, j], [-1, -.3, .3, 1])])
+    df['label'] = y
+    return from_frame(df, target='label', nominal=['c8', 'c9'])
+
+
+def _sub(ds, n, seed=0):
+    "A stratification-free random subset of `n` rows (all rows when fewer)."
+    if len(ds.y) <= n: return ds
+    idx = np.sort(np.random.default_rng(seed).choice(len(ds.y), n, replace=False))
+    return SimpleDS(ds.X.iloc[idx].reset_index(drop=True), ds.y.iloc[idx].reset_index(drop=True), ds.nominal, ds.numeric)
+
+
+class SimpleDS:
+    def __init__(self, X, y, nominal, numeric): self.X, self.y, self.nominal, self.numeric = X, y, nominal, numeric
+
+
+def cases():
+    from robustdiff.data import load_pmlb
+    return {'waveform_40': lambda: _sub(load_pmlb('waveform_40'), 2000), 'yeast': lambda: load_pmlb('yeast'),
+            'nursery': lambda: _sub(load_pmlb('nursery'), 2500), 'mixed': lambda: _mixed(), 'mixed6k': lambda: _mixed(6000, seed=1)}
+
+
+def _rules(model):
+    "A JSON-able description of the learnt rules/trees where the class exposes them."
+    if hasattr(model, 'rules_text'): return model.rules_text()
+    if hasattr(model, 'rules_'): return repr([[(int(j), float(t), bool(l)) for j, t, l in c] for c in model.rules_]) + repr(model.rule_dists_.tolist())
+    if hasattr(model, 'effective_node_'): return repr(model.effective_node_.tolist()) + repr(model.node_counts_.round(9).tolist())
+    if hasattr(model, 'feature_') and hasattr(model, 'threshold_'): return repr(model.feature_.tolist()) + repr(model.threshold_.tolist())
+    return ''
+
+
+def run_case(case):
+    "Fit each model on the first 70 % of the rows; probabilities on all rows, rule descriptions."
+    from robustdiff.portfolio import get_models, make_pipeline
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1): return _run_case(case)      # one BLAS thread: k-means and LVQ's sums are then reproducible
+
+
+def _run_case(case):
+    from robustdiff.portfolio import get_models, make_pipeline
+    ds = cases()[case](); n = len(ds.y); tr = np.arange(int(0.7 * n))
+    out, rules = {}, {}
+    models = get_models('fabra18', random_state=0)
+    for name in MODELS:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            pipe = make_pipeline(models[name], ds).fit(ds.X.iloc[tr], ds.y.iloc[tr])
+            out[name] = pipe.predict_proba(ds.X)[::4]             # every 4th row: the fixtures stay small
+            out[name + '_pred'] = np.asarray(pipe.predict(ds.X))
+        rules[name] = _rules(pipe[-1])
+    return out, rules
+
+
+@pytest.mark.parametrize('case', ['waveform_40', 'yeast', 'nursery', 'mixed', 'mixed6k'])
+def test_identical_to_reference(case):
+    ref = np.load(REF/f'{case}.npz'); ref_rules = json.loads((REF/f'{case}_rules.json').read_text())
+    out, rules = run_case(case)
+    for name in MODELS:
+        np.testing.assert_array_equal(out[name + '_pred'], ref[name + '_pred'], err_msg=f'{case}/{name} predictions')
+        np.testing.assert_allclose(out[name], ref[name], rtol=0, atol=1e-12, err_msg=f'{case}/{name} probabilities')
+        assert rules[name] == ref_rules[name], f'{case}/{name}: rules differ'
+
+
+if __name__ == '__main__' and '--write' in sys.argv:
+    REF.mkdir(parents=True, exist_ok=True)
+    for case in cases():
+        out, rules = run_case(case)
+        np.savez_compressed(REF/f'{case}.npz', **out)
+        (REF/f'{case}_rules.json').write_text(json.dumps(rules))
+        print('wrote', case, flush=True)
