@@ -57,9 +57,9 @@ def _csv_kws(a)->dict:
     if a.nominal: kw['nominal'] = _split(a.nominal)
     if a.index_col: kw['index_col'] = a.index_col
     if a.drop:
-        drop = set(_split(a.drop))
-        if a.target in drop: raise ValueError(f"--drop names the target column {a.target!r}")
-        kw['usecols'] = lambda c, drop=frozenset(drop): c not in drop
+        drop = _split(a.drop)
+        if (a.target or 'target') in drop: raise ValueError(f"--drop names the target column {a.target or 'target'!r}")
+        kw['drop'] = drop
     return kw
 
 _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,

@@ -105,7 +105,7 @@ def test_cli_user_errors(case, fragment, tmp_path):
         p = tmp_path/'bad.csv'; p.write_bytes(b'\x00\x01\x02"unterminated\n\xff\xfe,,,\n"')
         args[1] = str(p)
     elif case == 'target_collides':
-        p = tmp_path/'dup.csv'; p.write_text('x1,label,label\n' + ''.join(f'{i},{"ab"[i % 2]},{"ab"[i % 2]}\n' for i in range(60)))
+        p = tmp_path/'dup.csv'; p.write_text('x1,label,label\n' + ''.join(f'{rng.normal():.4f},{"ab"[i % 2]},{"ab"[i % 2]}\n' for i in range(60)))
         args[1] = str(p)
     elif case == 'other_files': out.mkdir(); (out/'thesis.tex').write_text('mine')
     elif case == 'not_a_folder': out.write_text('a file')
