@@ -4,7 +4,7 @@
 
 # %% ../nbs/40_hardness.ipynb #f187d42b
 from __future__ import annotations
-import copy, math, numbers, warnings
+import copy, math, numbers, time, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
@@ -71,25 +71,32 @@ def _class_layout(y):
 
 def _knn_enemies(D, rows, selfc, perm, y_rows, y_cols, k):
     "Enemies among the k nearest neighbours of each row (self excluded, ties broken by instance order)."
-    n = D.shape[1]
+    n, b = D.shape[1], len(rows)
     D[rows, selfc] = -1.0                                    # self first, as in PyHard
-    sub = np.unique(np.linspace(0, n - 1, min(n, max(16 * (k + 1), 256))).astype(np.intp))
+    sub = np.linspace(0, n - 1, min(n, max(16 * (k + 1), 256))).astype(np.intp)   # distinct columns
     bound = np.partition(D[:, sub], k, axis=1)[:, k]         # ≥ the (k+1)-th smallest of the full row
-    r, c = np.nonzero(D <= bound[:, None])
-    d, orig = D[r, c], perm[c]
-    order = np.lexsort((orig, d, r))
-    r, orig = r[order], orig[order]
-    first = np.searchsorted(r, rows)
-    keep = (np.arange(len(r)) - first[r]) <= k
+    r, c = np.nonzero(D <= bound[:, None])                   # candidates, row by row
+    d = D[r, c]
     D[rows, selfc] = 0.0
-    return np.bincount(r[keep], (y_cols[orig[keep]] != y_rows[r[keep]]).astype(float), minlength=len(rows)).astype(np.intp)
+    pos = np.arange(len(r)) - np.searchsorted(r, rows)[r]
+    P = np.full((b, pos.max() + 1), np.inf); P[r, pos] = d
+    kth = np.partition(P, k, axis=1)[:, k]                   # the (k+1)-th smallest distance, self included
+    below, tie = d < kth[r], d == kth[r]
+    need = (k + 1) - np.bincount(r[below], minlength=b)      # how many of the tied candidates to take
+    enemy = y_cols[perm[c]] != y_rows[r]
+    out = np.bincount(r[below & enemy], minlength=b)
+    rt, ot = r[tie], perm[c[tie]]
+    order = np.lexsort((ot, rt))                             # ties by instance order
+    rt, et = rt[order], enemy[tie][order]
+    rank = np.arange(len(rt)) - np.searchsorted(rt, rows)[rt]
+    return out + np.bincount(rt[(rank < need[rt]) & et], minlength=b)
 
 def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale):
     "Everything the neighbour measures need from the distance rows s..e (one block of the n × n matrix, columns by class)."
     perm, pos, bounds = layout
     C, b = len(bounds) - 1, e - s
     rows, selfc, yb = np.arange(b), pos[s:e], y[s:e]
-    D = _cdist(Z[s:e], Zs, metric) / scale
+    D = _cdist(Z[s:e], Zs, metric); D /= scale
     mn, mx, am = np.empty((b, C)), np.empty((b, C)), np.empty((b, C), np.intp)
     for c in range(C):
         mx[:, c] = D[:, bounds[c]:bounds[c + 1]].max(1)      # farthest of class c (self included: 0)
@@ -105,9 +112,9 @@ def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale):
     ne_idx = np.where(mn == ne_d[:, None], am, len(y)).min(1)   # nearest enemy, lowest id among ties
     knn_enemies = _knn_enemies(D, rows, selfc, perm, yb, y, k)
     local = D < ne_d[:, None]                                # local set of each row (self included when ne_d > 0)
-    ls_count = local.sum(1)
+    ls_count = np.count_nonzero(local, axis=1)
     local[rows, selfc] = False
-    useful = local.sum(0)                                    # column j: how many local sets of these rows hold j
+    useful = np.count_nonzero(local, axis=0)                                   # column j: how many local sets of these rows hold j
     return dict(ne_idx=ne_idx, ne_d=ne_d, same_d=same_d, far_d=far_d, knn_enemies=knn_enemies, ls_count=ls_count), useful
 
 def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1):
@@ -203,7 +210,7 @@ def _cv_alpha(X, y, candidates, cv, random_state, prefer='small'):
     best = np.flatnonzero(scores == scores.max())
     return float(candidates[best[0] if prefer == 'small' else best[-1]])
 
-def _choose_alpha(X, y, how, random_state)->float:
+def _choose_alpha(X, y, how, random_state, full=None)->float:
     "ccp_alpha of the pruned tree: a number, 'grid' (PyHard's 100-value grid, 5-fold CV) or 'path' (pruning path, 3-fold CV)."
     if isinstance(how, numbers.Real): return float(how)
     min_count = np.bincount(y).min()
@@ -211,7 +218,7 @@ def _choose_alpha(X, y, how, random_state)->float:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', UserWarning)   # "the least populated class has only ... members"
             return _cv_alpha(X, y, np.linspace(0.001, 0.1, num=100), StratifiedKFold(5), random_state, 'small')
-    full = DecisionTreeClassifier(random_state=random_state).fit(X, y)
+    if full is None: full = DecisionTreeClassifier(random_state=random_state).fit(X, y)
     path = np.unique(_path(full))
     cand = path[np.unique(np.linspace(0, len(path) - 1, min(len(path), 20)).round().astype(int))]
     n_splits = int(min(3, max(2, min_count)))
@@ -230,7 +237,7 @@ def _node_depth(tree)->np.ndarray:
 def _tree_measures(X, y, ccp_alpha, random_state)->dict:
     "DCP (eq. 9) from the pruned tree, TD_P and TD_U (eq. 10) from the pruned and unpruned trees."
     full = DecisionTreeClassifier(random_state=random_state).fit(X, y)
-    pruned = _prune(full, _choose_alpha(X, y, ccp_alpha, random_state))
+    pruned = _prune(full, _choose_alpha(X, y, ccp_alpha, random_state, full))
     out = {}
     for name, est in (('TD_U', full), ('TD_P', pruned)):
         depth, leaf = _node_depth(est.tree_), est.apply(X)
@@ -345,24 +352,27 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
     if cfg['likelihood'] not in ('nb', 'calibrated'): raise ValueError(f"likelihood must be 'nb' or 'calibrated', got {cfg['likelihood']!r}")
     if cfg['denominator'] not in ('all', 'class'): raise ValueError(f"denominator must be 'all' or 'class', got {cfg['denominator']!r}")
     y, _ = _codes(ds.y)
-    n, out = len(y), {}
+    n, out, seconds = len(y), {}, {}
+    clock = time.perf_counter
     if any(m in measures for m in _NEIGHBOUR + ('N1',)):
         Z, scale = _distance_space(ds, metric)
         if any(m in measures for m in _NEIGHBOUR):
-            st = _neighbour_stats(Z, y, k, metric, scale, block_rows, n_jobs)
-            out.update(_neighbour_measures(st, y, k, cfg['denominator']))
+            t = clock(); st = _neighbour_stats(Z, y, k, metric, scale, block_rows, n_jobs)
+            out.update(_neighbour_measures(st, y, k, cfg['denominator'])); seconds['neighbours'] = clock() - t
         if 'N1' in measures:
-            out['N1'] = _n1_from_edges(*_mst_prim(Z, metric, scale), y, n)
+            t = clock(); out['N1'] = _n1_from_edges(*_mst_prim(Z, metric, scale), y, n); seconds['mst'] = clock() - t
     if any(m in measures for m in ('DCP', 'TD_P', 'TD_U')):
-        out.update(_tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state))
+        t = clock(); out.update(_tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state)); seconds['trees'] = clock() - t
     if 'CL' in measures or 'CLD' in measures:
+        t = clock()
         P = _nb_posterior(ds, y) if cfg['likelihood'] == 'nb' else _calibrated_posterior(_design(ds), y)
-        out.update(_likelihood_measures(P, y))
-    if 'F1' in measures: out['F1'] = _f1(ds, y)
+        out.update(_likelihood_measures(P, y)); seconds['likelihood'] = clock() - t
+    if 'F1' in measures:
+        t = clock(); out['F1'] = _f1(ds, y); seconds['F1'] = clock() - t
     res = pd.DataFrame({m: np.asarray(out[m], float) for m in measures})
     res.index.name = 'instance'
     res.attrs.update(preset=preset, k=k, metric=metric, **{key: cfg[key] for key in ('likelihood', 'denominator')},
-                     ccp_alpha=out.get('ccp_alpha', cfg['ccp_alpha']))
+                     ccp_alpha=out.get('ccp_alpha', cfg['ccp_alpha']), seconds=seconds)
     return res
 
 # %% ../nbs/40_hardness.ipynb #726bd7b9
