@@ -467,14 +467,15 @@ def good_threshold(n_classes:int)->float:
 class InstanceHardness:
     "Instance hardness IH (eq. 7) per instance and the out-of-fold loss of every model on every instance."
     ih:pd.Series            # IH per instance (index `instance`): 1 − mean over models of p(true class), eq. 7
-    losses:pd.DataFrame     # tidy: model, instance, y_true, p_true, logloss, good (logloss < threshold)
+    losses:pd.DataFrame     # tidy: model, instance, y_true, correct (the model's own prediction), p_true, logloss, good (logloss < threshold)
     threshold:float         # Proposition 1: harmonic mean of log 2 and log C
     n_classes:int           # C
     easy_threshold:float = 0.4  # IH ≤ this is "easy" ([PLM22] easiness footprint)
 
     def wide_losses(self, value:str='logloss')->pd.DataFrame:
-        "Instances × models table of `value` ('logloss', 'p_true' or 'good')."
-        if value not in ('logloss', 'p_true', 'good'): raise ValueError(f"value must be 'logloss', 'p_true' or 'good', got {value!r}")
+        "Instances × models table of `value` ('logloss', 'p_true', 'good' or 'correct')."
+        if value not in ('logloss', 'p_true', 'good', 'correct'):
+            raise ValueError(f"value must be 'logloss', 'p_true', 'good' or 'correct', got {value!r}")
         W = self.losses.pivot(index='instance', columns='model', values=value)
         return W[list(dict.fromkeys(self.losses.model))]
 
@@ -522,7 +523,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
                            progress=progress, cache_dir=cache_dir)
     C = dataset.n_classes
     thr = good_threshold(C)
-    losses = preds[['model', 'instance', 'y_true', 'p_true', 'logloss']].sort_values(['instance'], kind='stable')
+    losses = preds[['model', 'instance', 'y_true', 'correct', 'p_true', 'logloss']].sort_values(['instance'], kind='stable')
     losses = losses.reset_index(drop=True)
     losses['good'] = losses.logloss < thr
     ih = 1 - losses.groupby('instance').p_true.mean()

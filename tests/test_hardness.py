@@ -125,7 +125,7 @@ def test_presets_differ_where_they_should():
 
 
 # ---------------------------------------------------------------- PyHard 2.2.4, its code followed by hand
-def _pyhard_by_hand(X:pd.DataFrame, y:np.ndarray, seed=0)->pd.DataFrame:
+def _pyhard_by_hand(X:pd.DataFrame, y:np.ndarray, seed=0, ccp_alpha=None)->pd.DataFrame:
     "ClassificationMeasures of PyHard 2.2.4 (measures.py), transcribed: dense Gower, argsort with −1 on the diagonal."
     N = len(y)
     D = np.zeros((N, N))
@@ -138,10 +138,11 @@ def _pyhard_by_hand(X:pd.DataFrame, y:np.ndarray, seed=0)->pd.DataFrame:
     n_class = yS.value_counts()
     out = {}
     out['kDN'] = np.array([np.sum(y[idx[i, :11]][1:] != y[i]) / 10 for i in range(N)])
-    gs = GridSearchCV(tree.DecisionTreeClassifier(criterion='gini', random_state=seed),
-                      {'ccp_alpha': np.linspace(0.001, 0.1, num=100)}).fit(X.values, y)
+    if ccp_alpha is None:                                   # PyHard's grid search (its default)
+        ccp_alpha = GridSearchCV(tree.DecisionTreeClassifier(criterion='gini', random_state=seed),
+                                 {'ccp_alpha': np.linspace(0.001, 0.1, num=100)}).fit(X.values, y).best_params_['ccp_alpha']
     dtc = tree.DecisionTreeClassifier(min_samples_split=2, criterion='gini', random_state=seed).fit(X.values, y)
-    pr = tree.DecisionTreeClassifier(criterion='gini', ccp_alpha=gs.best_params_['ccp_alpha'], random_state=seed).fit(X.values, y)
+    pr = tree.DecisionTreeClassifier(criterion='gini', ccp_alpha=ccp_alpha, random_state=seed).fit(X.values, y)
     leaf = pr.apply(X.values)
     out['DCP'] = 1 - np.array([np.mean(y[leaf == leaf[i]] == y[i]) for i in range(N)])
     out['TD_P'] = np.array([pr.decision_path([x]).sum() - 1 for x in X.values]) / pr.get_depth()
@@ -201,7 +202,7 @@ def test_pyhard_differences_on_degenerate_input():
     ours = hardness_measures(ds, preset='pyhard')
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)
-        ref = _pyhard_by_hand(ds.X, ds.y.to_numpy())
+        ref = _pyhard_by_hand(ds.X, ds.y.to_numpy(), ccp_alpha=ours.attrs['ccp_alpha'])   # PyHard's ccp_alpha argument
     assert ref.TD_P.isna().all() and (ours.TD_P == 0).all()
     for m in [m for m in MEASURES if m != 'TD_P']:
         np.testing.assert_allclose(ours[m].to_numpy(), ref[m].to_numpy(), atol=1e-12, err_msg=m)
@@ -270,7 +271,8 @@ def moons_ih():
 def test_instance_hardness(moons_ih):
     r = moons_ih
     assert isinstance(r, InstanceHardness)
-    assert list(r.losses.columns) == ['model', 'instance', 'y_true', 'p_true', 'logloss', 'good']
+    assert list(r.losses.columns) == ['model', 'instance', 'y_true', 'correct', 'p_true', 'logloss', 'good']
+    assert r.wide_losses('correct').isin([0, 1]).all().all()
     W = r.wide_losses('p_true')
     assert W.shape == (150, 2) and list(W.columns) == ['lr', 'tree']
     np.testing.assert_allclose(r.ih.to_numpy(), 1 - W.mean(1).to_numpy())
