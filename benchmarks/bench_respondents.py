@@ -3,6 +3,7 @@
     nice -n 10 python benchmarks/bench_respondents.py                      # all three parts
     python benchmarks/bench_respondents.py --parts coverage --datasets vowel yeast
     python benchmarks/bench_respondents.py --parts cost
+    python benchmarks/bench_respondents.py --parts scaling --datasets vowel analcatdata_dmft --sizes 30 60 120 240 480
 
 Targets (issue 9), with `get_respondents('ladder')` (default n) and no artificial learners:
 - coverage: the share of instances with a finite 1PL difficulty (answered right by some respondent and wrong by
@@ -51,6 +52,27 @@ def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
         print(r, flush=True); rows.append(r)
     return pd.DataFrame(rows)
 
+def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
+    "Finite share and split-half reliability for growing populations (prefixes of one ladder: the first n respondents)."
+    from robustdiff.data import load_pmlb
+    from robustdiff.responses import response_matrix
+    from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability
+    rows = []
+    for name in datasets:
+        ds = load_pmlb(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            U = response_matrix(respondent_predictions(ds, get_respondents('ladder', n=max(sizes)), n_jobs=n_jobs,
+                                                       progress=False, cache_dir=Path(cache)/name))
+        for n in sorted(sizes):
+            Un = U.iloc[:n]
+            rel = split_half_reliability(Un, n_splits_rel, random_state=0)
+            r = dict(dataset=name, n_respondents=n, finite_share=float(((Un.min() == 0) & (Un.max() == 1)).mean()),
+                     split_half_spearman=float(rel.spearman.median()), spearman_brown=float(rel.spearman_brown.median()),
+                     split_half_spearman_finite=float(rel.spearman_finite.median()))
+            print(r, flush=True); rows.append(r)
+    return pd.DataFrame(rows)
+
 def cost(n, dataset='waveform_40'):
     "CPU and wall seconds of fitting (and predicting) fabra18 and the population on the same 5 folds, n_jobs=1."
     from robustdiff.data import load_pmlb
@@ -74,7 +96,8 @@ def main():
     import inspect
     from robustdiff.respondents import get_respondents
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--parts', nargs='*', default=['coverage', 'cost'], choices=['coverage', 'cost'])
+    ap.add_argument('--parts', nargs='*', default=['coverage', 'cost'], choices=['coverage', 'cost', 'scaling'])
+    ap.add_argument('--sizes', type=int, nargs='*', default=[30, 60, 120, 240, 480], help='population sizes for --parts scaling')
     ap.add_argument('--datasets', nargs='*', default=PMLB16)
     ap.add_argument('--n', type=int, default=inspect.signature(get_respondents).parameters['n'].default)
     ap.add_argument('--n_jobs', type=int, default=1)
@@ -96,11 +119,18 @@ def main():
                                split_half_spearman_min_dataset=cov.loc[cov.split_half_spearman.idxmin(), 'dataset'],
                                split_half_target=0.9, split_half_met=bool(cov.split_half_spearman.median() >= .9),
                                per_dataset='benchmarks/results/respondents_coverage.csv')
+    if 'scaling' in a.parts:
+        sc = scaling(a.datasets, a.sizes, a.n_jobs, a.cache)
+        sc.round(5).to_csv(ROOT/'benchmarks'/'results'/'respondents_scaling.csv', index=False)
+        res['scaling'] = dict(datasets=list(a.datasets), sizes=sorted(a.sizes), table='benchmarks/results/respondents_scaling.csv',
+                              split_half_median_by_n=sc.groupby('n_respondents').split_half_spearman.median().round(4).to_dict())
     if 'cost' in a.parts:
         res['cost'] = cost(a.n) | dict(target_ratio=2.0)
         res['cost']['met'] = bool(res['cost']['ratio_cpu'] <= 2.0)
     res['load_avg_before_after'] = [list(load0), list(os.getloadavg())]
     res['command'] = 'nice -n 10 python benchmarks/bench_respondents.py ' + ' '.join(sys.argv[1:])
+    latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile
+    latest.update(res); res = latest
     path.write_text(json.dumps(res, indent=1))
     print(json.dumps(res, indent=1))
 
