@@ -1,6 +1,11 @@
 """Benchmark: [FB24] SCCs of one dataset × fabra18 × 5 folds × 6 λ on 2 cores, and where the time goes (issue 4).
 
-    python benchmarks/bench_scc.py [--dataset waveform_40] [--models fabra18] [--n_jobs 2] [--nu 0.2]
+    python benchmarks/bench_scc.py [--dataset waveform_40] [--models fabra18] [--n_jobs 2] [--nu 0.2] [--respondents ladder]
+
+Since issue 9 the difficulties come from a respondent population (`--respondents ladder`, the default of
+`robustness_by_difficulty`; `--respondents models` = the evaluated models, no extra fits): its stage (CV answers
+of the population on the same folds, 1PL fit, split-half reliability) is timed separately. Since issue 16 the
+clean and noisy rows are predicted in one stacked call, as `robustdiff.scc._noisy_fold` does.
 
 Runs `noisy_predictions` (one fit per model × fold; clean + fully perturbed prediction), the 1PL IRT fit, the bins
 and `scc_curves` (every λ by mixing), timing each stage. Inside each model × fold task it also times the noise
@@ -26,12 +31,13 @@ def _timed_fold(ctx, nu):
     from robustdiff.perturb import FB24Noise
     ds, est = ctx.dataset, ctx.estimator
     Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
-    t0 = time.perf_counter(); y_pred = np.asarray(est.predict(Xte)); t_pred = time.perf_counter() - t0
+    from robustdiff.scc import _stack_rows
     t0 = time.perf_counter()
     priority = ctx.rng(0).random(len(ctx.test))
     Xn = FB24Noise(nu).fit(Xtr).transform(Xte, random_state=ctx.rng(1, 0))
     t_noise = time.perf_counter() - t0
-    t0 = time.perf_counter(); y_noisy = np.asarray(est.predict(Xn)); t_pred += time.perf_counter() - t0
+    t0 = time.perf_counter(); pred = np.asarray(est.predict(_stack_rows([Xte, Xn]))); t_pred = time.perf_counter() - t0
+    y_pred, y_noisy = pred[:len(Xte)], pred[len(Xte):]
     y_true = ds.y.iloc[ctx.test].to_numpy()
     out = pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred, 'correct': (y_pred == y_true).astype('int8'),
                         'perturbation': 'FB24Noise', 'level': nu, 'y_noisy': y_noisy, 'priority': priority})
@@ -45,6 +51,7 @@ def main():
     ap.add_argument('--models', default='fabra18')
     ap.add_argument('--n_jobs', type=int, default=2)
     ap.add_argument('--nu', type=float, default=0.2)
+    ap.add_argument('--respondents', default='ladder', help="'ladder' (default population) or 'models'")
     a = ap.parse_args()
     from robustdiff.data import load_dataset
     from robustdiff.responses import map_folds, response_matrix
@@ -61,7 +68,17 @@ def main():
     t_cv = time.perf_counter() - t_start
     noise_task_s, pred_task_s = preds._t_noise.sum(), preds._t_pred.sum()
     preds = preds.drop(columns=['_t_noise', '_t_pred'])
-    t0 = time.perf_counter(); irt = fit_irt(response_matrix(clean_predictions(preds)), model='1PL'); t_irt = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if a.respondents == 'models': U = response_matrix(clean_predictions(preds)); t_pop = 0.0
+    else:
+        from robustdiff.respondents import respondent_predictions, get_respondents
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            U = response_matrix(respondent_predictions(ds, get_respondents(a.respondents), n_splits=5, n_jobs=a.n_jobs, progress=True))
+        t_pop = time.perf_counter() - t0
+    t0 = time.perf_counter(); irt = fit_irt(U, model='1PL'); t_irt = time.perf_counter() - t0
+    from robustdiff.respondents import split_half_reliability
+    t0 = time.perf_counter(); rel = split_half_reliability(U, 10); t_rel = time.perf_counter() - t0
     t0 = time.perf_counter(); bins = difficulty_bins(irt.items, 5); t_bins = time.perf_counter() - t0
     t0 = time.perf_counter(); curves = scc_curves(preds, bins, LAMBDAS); t_kappa = time.perf_counter() - t0
     total = time.perf_counter() - t_start
@@ -72,11 +89,13 @@ def main():
         check_models = dict(list(__import__('robustdiff.portfolio', fromlist=['get_models']).get_models(a.models).items())[:2])
     same = noisy_predictions(ds, check_models, a.nu, progress=False).equals(
         preds[preds.model.isin(list(check_models))].reset_index(drop=True).astype({'level': float}))
-    fits = total - (noise_task_s + pred_task_s) / a.n_jobs - (t_irt + t_bins + t_kappa)
+    fits = total - (noise_task_s + pred_task_s) / a.n_jobs - (t_irt + t_bins + t_kappa + t_pop + t_rel)
     noise_kappa_share = (noise_task_s / a.n_jobs + t_kappa) / total
     res = dict(dataset=ds.name, shape=[ds.n_instances, ds.n_features], models=a.models, n_models=int(preds.model.nunique()),
                n_jobs=a.n_jobs, nu=a.nu, lambdas=list(LAMBDAS), total_s=round(total, 1), cv_fit_predict_noise_s=round(t_cv, 1),
                noise_task_s=round(float(noise_task_s), 2), predict_task_s=round(float(pred_task_s), 1), irt_s=round(t_irt, 2),
+               respondents=a.respondents, n_respondents=int(len(U)), respondents_s=round(t_pop, 1),
+               split_half_s=round(t_rel, 2), split_half_spearman_median=round(float(rel.spearman.median()), 4),
                bins_s=round(t_bins, 3), kappa_mixing_s=round(t_kappa, 3), kappa_mixing_51_lambdas_s=round(t_kappa51, 3),
                fits_s_estimate=round(fits, 1), share_outside_fits=round(1 - fits / total, 4),
                share_noise_plus_kappa=round(noise_kappa_share, 4), matches_noisy_predictions=bool(same),

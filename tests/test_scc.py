@@ -199,3 +199,103 @@ def test_chart_renders(moons_preds, moons_bins):
     spec = ch.to_dict()
     assert 'facet' in spec
     with pytest.raises(ValueError, match='filter'): scc_chart(c)
+
+
+# ---- issue 16 item 3: clean and noisy rows predicted in one call, identical to the former separate calls ----
+def _noisy_fold_separate_calls(ctx, perturbations):
+    "The implementation before issue 16 (clean and each noisy copy predicted in separate calls), kept for comparison."
+    from sklearn.base import clone
+    ds, est = ctx.dataset, ctx.estimator
+    Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
+    y_true = ds.y.iloc[ctx.test].to_numpy()
+    y_pred = np.asarray(est.predict(Xte))
+    priority = ctx.rng(0).random(len(ctx.test))
+    frames = []
+    for k, pert in enumerate(perturbations):
+        p = clone(pert).fit(Xtr, ds.y.iloc[ctx.train])
+        Xn = p.transform(Xte, random_state=ctx.rng(1, k))
+        frames.append(pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
+                                    'correct': (y_pred == y_true).astype('int8'),
+                                    'perturbation': type(p).__name__, 'level': float(getattr(p, 'level', np.nan)),
+                                    'y_noisy': np.asarray(est.predict(Xn)), 'priority': priority}))
+    return pd.concat(frames, ignore_index=True)
+
+@pytest.mark.parametrize('dataset', ['moons', 'nursery'])
+def test_stacked_prediction_identical_to_separate_calls(dataset):
+    from functools import partial
+    from robustdiff.scc import _as_perturbations
+    if dataset == 'moons': ds = make_synthetic('moons', 200, random_state=3)
+    else:
+        full = load_pmlb('nursery'); sub = full.subset(np.sort(np.random.default_rng(0).choice(full.n_instances, 400, replace=False)))
+        ds = Dataset('nursery400', sub.X, sub.y, sub.nominal)
+    models = {**MODELS, 'lr': LogisticRegression(max_iter=300)}
+    perts = _as_perturbations([0.2, 1.0])
+    new = noisy_predictions(ds, models, [0.2, 1.0], progress=False)
+    old = map_folds(partial(_noisy_fold_separate_calls, perturbations=perts), ds, models, progress=False)
+    pd.testing.assert_frame_equal(new, old)
+    bins = difficulty_bins(pd.Series(np.random.default_rng(1).normal(size=ds.n_instances)), 4)
+    pd.testing.assert_frame_equal(scc_curves(new, bins), scc_curves(old, bins))   # bit-identical curves
+
+# ---- issue 9: respondents separate from the evaluated models; issue 14: validation and alignment ----
+def test_default_respondents_are_the_population_on_the_same_folds(moons):
+    from robustdiff.respondents import get_respondents, respondent_predictions
+    pop = get_respondents('ladder', n=12)
+    res = robustness_by_difficulty(moons, MODELS, 0.3, respondents=pop, reliability=3, progress=False)
+    rp = respondent_predictions(moons, pop, progress=False)
+    pd.testing.assert_frame_equal(res.respondent_predictions, rp)
+    assert res.respondents == list(pop) and len(res.reliability) == 3
+    # same folds: every instance is in the same fold for the models and the respondents
+    f_models = res.predictions.drop_duplicates('instance').set_index('instance').fold.sort_index()
+    f_resp = rp.drop_duplicates('instance').set_index('instance').fold.sort_index()
+    pd.testing.assert_series_equal(f_models, f_resp)
+    U = response_matrix(rp)
+    assert np.allclose(res.items.set_index('instance').p_correct.loc[U.columns], U.mean())
+    assert 'difficulty_se' in res.items and (res.items.difficulty_se > 0).all()
+    self_ = robustness_by_difficulty(moons, MODELS, 0.3, respondents='models', reliability=0, progress=False)
+    assert self_.respondents == list(MODELS) and self_.reliability is None
+    pd.testing.assert_frame_equal(self_.predictions, res.predictions)
+
+def test_respondents_with_difficulty_raises(moons):
+    d = pd.Series(np.zeros(moons.n_instances))
+    with pytest.raises(ValueError, match='not both'):
+        robustness_by_difficulty(moons, MODELS, respondents='ladder', difficulty=d, progress=False)
+
+class _Bomb(DummyClassifier):
+    def fit(self, X, y): raise AssertionError('fitted although the input was invalid')
+
+@pytest.mark.parametrize('kw, err, msg', [
+    (dict(n_bins=0), ValueError, 'n_bins'), (dict(n_bins=True), ValueError, 'n_bins'), (dict(n_bins=10_000), ValueError, 'bins from'),
+    (dict(lambdas=[0, 1.5]), ValueError, r'\[0, 1\]'), (dict(perturbation=-1), ValueError, 'nu'),
+    (dict(perturbation='loud'), TypeError, 'perturbation'), (dict(bin_method='kmeans'), ValueError, 'bin_method'),
+    (dict(irt_model='3PL'), ValueError, 'irt_model'), (dict(reliability=-1), ValueError, 'reliability'),
+    (dict(respondents={'one': GaussianNB()}), ValueError, 'at least 2'),
+    (dict(respondents={'a': GaussianNB(), 'b': 'tree'}), TypeError, 'not a scikit-learn estimator'),
+    (dict(difficulty=pd.Series(np.zeros(239))), ValueError, 'does not match'),
+    (dict(difficulty=pd.Series(np.zeros(240), index=np.arange(240) + 1)), ValueError, 'unknown instances'),
+    (dict(difficulty=np.zeros(241)), ValueError, 'does not match'),
+])
+def test_validated_before_any_fit(moons, kw, err, msg):
+    with pytest.raises(err, match=msg): robustness_by_difficulty(moons, {'bomb': _Bomb()}, progress=False, **kw)
+
+def test_identical_population_raises(moons):
+    with pytest.raises(ValueError, match='identically'):
+        robustness_by_difficulty(moons, MODELS, respondents={'m1': DummyClassifier(), 'm2': DummyClassifier(strategy='prior')},
+                                 progress=False)
+
+def test_difficulty_aligned_by_label_or_position(moons):
+    d = pd.Series(np.random.default_rng(0).normal(size=moons.n_instances).round(0))   # many ties: broken by position, not row order
+    ref = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=d, progress=False)
+    shuffled = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=d.sample(frac=1, random_state=1), progress=False)
+    pd.testing.assert_frame_equal(ref.curves, shuffled.curves)
+    lab = Dataset('moons_lab', moons.X.set_axis([f'r{i}' for i in range(moons.n_instances)]),
+                  moons.y.set_axis([f'r{i}' for i in range(moons.n_instances)]), moons.nominal)
+    by_label = robustness_by_difficulty(lab, MODELS, 0.3, difficulty=d.set_axis(lab.X.index).iloc[::-1], progress=False)
+    pd.testing.assert_frame_equal(ref.curves.drop(columns='dataset'), by_label.curves.drop(columns='dataset'))
+    items = pd.DataFrame({'instance': np.arange(moons.n_instances)[::-1], 'difficulty': d.to_numpy()[::-1], 'status': 'ok'})
+    via_items = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=items, progress=False)
+    pd.testing.assert_frame_equal(ref.curves, via_items.curves)
+
+def test_single_instance_bin_warns(moons_preds):
+    d = pd.Series(np.arange(5.0))
+    with pytest.warns(UserWarning, match='single instance'):
+        scc_curves(moons_preds[moons_preds.instance < 5], difficulty_bins(d, 5))

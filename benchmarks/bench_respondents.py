@@ -1,0 +1,138 @@
+"""Benchmark: the respondent population of issue 9 — finite difficulties, split-half reliability, cost.
+
+    nice -n 10 python benchmarks/bench_respondents.py                      # all three parts
+    python benchmarks/bench_respondents.py --parts coverage --datasets vowel yeast
+    python benchmarks/bench_respondents.py --parts cost
+    python benchmarks/bench_respondents.py --parts scaling --datasets vowel analcatdata_dmft --sizes 30 60 120 240 480
+
+Targets (issue 9), with `get_respondents('ladder')` (default n) and no artificial learners:
+- coverage: the share of instances with a finite 1PL difficulty (answered right by some respondent and wrong by
+  another), median ≥ 99 % over the 16 PMLB benchmarks of [FB24] (`benchmarks/fb24_study.PMLB16`); min and which;
+- reliability: split-half Spearman between the difficulties fitted on two random halves of the respondents,
+  median (over the benchmarks, of each benchmark's median over 10 splits) ≥ 0.9;
+- cost: fitting the population ≤ 2× fitting `fabra18` on the same 5 folds of waveform_40, measured as CPU time
+  (n_jobs=1, in-process, so `time.process_time` counts all of it; the machine is shared, wall time is also given).
+
+The population's CV answers are cached per respondent × fold in `benchmarks/results/tmp/fb24_cache/<dataset>`
+(the same cache as `fb24_study.py`'s difficulty pass, so either run reuses the other's fits).
+Writes benchmarks/results/respondents.json (and respondents_<part>.csv tables).
+"""
+import argparse, json, os, sys, time, warnings
+from pathlib import Path
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT/'benchmarks'))
+from fb24_study import PMLB16
+
+def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
+    from robustdiff.data import load_pmlb
+    from robustdiff.irt import fit_irt
+    from robustdiff.responses import response_matrix
+    from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability, with_reliability
+    rows = []
+    for name in datasets:
+        ds = load_pmlb(name)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            rp = respondent_predictions(ds, get_respondents('ladder', n=n), n_jobs=n_jobs, progress=False, cache_dir=Path(cache)/name)
+        U = response_matrix(rp)
+        fit = fit_irt(U)
+        it = with_reliability(fit)
+        rel = split_half_reliability(U, n_splits_rel, random_state=0)
+        st = fit.items.status.astype(str)
+        r = dict(dataset=name, n_instances=ds.n_instances, n_classes=ds.n_classes, n_respondents=len(U),
+                 finite_share=float(st.isin(['ok', 'out_of_range']).mean()), all_right=int((st == 'all_right').sum()),
+                 all_wrong=int((st == 'all_wrong').sum()), split_half_spearman=float(rel.spearman.median()),
+                 split_half_spearman_finite=float(rel.spearman_finite.median()), spearman_brown=float(rel.spearman_brown.median()),
+                 median_se=float(np.median(it.difficulty_se[np.isfinite(it.difficulty_se)])),
+                 accuracy_min=float(U.mean(1).min()), accuracy_max=float(U.mean(1).max()), seconds=round(time.perf_counter() - t0, 1))
+        print(r, flush=True); rows.append(r)
+    return pd.DataFrame(rows)
+
+def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
+    "Finite share and split-half reliability for growing populations (prefixes of one ladder: the first n respondents)."
+    from robustdiff.data import load_pmlb
+    from robustdiff.responses import response_matrix
+    from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability
+    rows = []
+    for name in datasets:
+        ds = load_pmlb(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            U = response_matrix(respondent_predictions(ds, get_respondents('ladder', n=max(sizes)), n_jobs=n_jobs,
+                                                       progress=False, cache_dir=Path(cache)/name))
+        for n in sorted(sizes):
+            Un = U.iloc[:n]
+            rel = split_half_reliability(Un, n_splits_rel, random_state=0)
+            r = dict(dataset=name, n_respondents=n, finite_share=float(((Un.min() == 0) & (Un.max() == 1)).mean()),
+                     split_half_spearman=float(rel.spearman.median()), spearman_brown=float(rel.spearman_brown.median()),
+                     split_half_spearman_finite=float(rel.spearman_finite.median()))
+            print(r, flush=True); rows.append(r)
+    return pd.DataFrame(rows)
+
+def cost(n, dataset='waveform_40'):
+    "CPU and wall seconds of fitting (and predicting) fabra18 and the population on the same 5 folds, n_jobs=1."
+    from robustdiff.data import load_pmlb
+    from robustdiff.responses import map_folds
+    from robustdiff.respondents import get_respondents, _respond_fold
+    ds = load_pmlb(dataset)
+    out = {}
+    for label, models in [('population', get_respondents('ladder', n=n)), ('fabra18', 'fabra18')]:
+        c0, t0 = time.process_time(), time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            map_folds(_respond_fold, ds, models, n_splits=5, random_state=0, n_jobs=1, progress=False)
+        out[label] = dict(cpu_s=round(time.process_time() - c0, 1), wall_s=round(time.perf_counter() - t0, 1),
+                          n_models=len(models) if isinstance(models, dict) else 18)
+        print(label, out[label], flush=True)
+    out['ratio_cpu'] = round(out['population']['cpu_s'] / out['fabra18']['cpu_s'], 3)
+    out['ratio_wall'] = round(out['population']['wall_s'] / out['fabra18']['wall_s'], 3)
+    return out
+
+def main():
+    import inspect
+    from robustdiff.respondents import get_respondents
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--parts', nargs='*', default=['coverage', 'cost'], choices=['coverage', 'cost', 'scaling'])
+    ap.add_argument('--sizes', type=int, nargs='*', default=[30, 60, 120, 240, 480], help='population sizes for --parts scaling')
+    ap.add_argument('--datasets', nargs='*', default=PMLB16)
+    ap.add_argument('--n', type=int, default=inspect.signature(get_respondents).parameters['n'].default)
+    ap.add_argument('--n_jobs', type=int, default=1)
+    ap.add_argument('--cache', default=str(ROOT/'benchmarks'/'results'/'tmp'/'fb24_cache'))
+    a = ap.parse_args()
+    path = ROOT/'benchmarks'/'results'/'respondents.json'
+    res = json.loads(path.read_text()) if path.exists() else {}
+    res.update(population=f"get_respondents('ladder', n={a.n}), no artificial learners", date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
+    load0 = os.getloadavg()
+    if 'coverage' in a.parts:
+        cov = coverage(a.datasets, a.n, a.n_jobs, a.cache)
+        cov.round(5).to_csv(ROOT/'benchmarks'/'results'/'respondents_coverage.csv', index=False)
+        worst = cov.loc[cov.finite_share.idxmin()]
+        res['coverage'] = dict(n_datasets=len(cov), finite_share_median=float(cov.finite_share.median()),
+                               finite_share_min=float(worst.finite_share), finite_share_min_dataset=worst.dataset,
+                               target_median=0.99, met=bool(cov.finite_share.median() >= .99),
+                               split_half_spearman_median=float(cov.split_half_spearman.median()),
+                               split_half_spearman_min=float(cov.split_half_spearman.min()),
+                               split_half_spearman_min_dataset=cov.loc[cov.split_half_spearman.idxmin(), 'dataset'],
+                               split_half_target=0.9, split_half_met=bool(cov.split_half_spearman.median() >= .9),
+                               per_dataset='benchmarks/results/respondents_coverage.csv')
+    if 'scaling' in a.parts:
+        sc = scaling(a.datasets, a.sizes, a.n_jobs, a.cache)
+        sc.round(5).to_csv(ROOT/'benchmarks'/'results'/'respondents_scaling.csv', index=False)
+        res['scaling'] = dict(datasets=list(a.datasets), sizes=sorted(a.sizes), table='benchmarks/results/respondents_scaling.csv',
+                              split_half_median_by_n=sc.groupby('n_respondents').split_half_spearman.median().round(4).to_dict())
+    if 'cost' in a.parts:
+        res['cost'] = cost(a.n) | dict(target_ratio=2.0)
+        res['cost']['met'] = bool(res['cost']['ratio_cpu'] <= 2.0)
+    res['load_avg_before_after'] = [list(load0), list(os.getloadavg())]
+    res['command'] = 'nice -n 10 python benchmarks/bench_respondents.py ' + ' '.join(sys.argv[1:])
+    latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile
+    latest.update(res); res = latest
+    path.write_text(json.dumps(res, indent=1))
+    print(json.dumps(res, indent=1))
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,146 @@
+"The respondent population (issue 9): seeded and reproducible, shapes, standard errors, split-half reliability, bad input."
+import warnings
+import numpy as np, pandas as pd, pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.base import clone
+from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LinearRegression
+from sklearn.tree import DecisionTreeClassifier
+from robustdiff.data import make_synthetic, load_sklearn
+from robustdiff.irt import fit_irt, simulate_responses
+from robustdiff.portfolio import get_models
+from robustdiff.responses import response_matrix
+from robustdiff.respondents import (get_respondents, respondent_predictions, SubsetClassifier, ArtificialLearner,
+                                    difficulty_se, split_half_reliability, check_population, with_reliability)
+
+warnings.filterwarnings('ignore', message='.*(converge|lbfgs).*')
+
+@pytest.fixture(scope='module')
+def moons(): return make_synthetic('moons', 200, random_state=2)
+
+@pytest.fixture(scope='module')
+def pop(): return get_respondents('ladder', n=30)
+
+@pytest.fixture(scope='module')
+def answers(moons, pop): return respondent_predictions(moons, pop, progress=False)
+
+def test_seeded_and_reproducible(moons, pop, answers):
+    assert list(get_respondents('ladder', n=30)) == list(pop)
+    again = respondent_predictions(moons, get_respondents('ladder', n=30), progress=False)
+    pd.testing.assert_frame_equal(answers, again)
+    par = respondent_predictions(moons, pop, progress=False, n_jobs=2)
+    pd.testing.assert_frame_equal(answers, par)                      # same result whatever n_jobs
+    other = respondent_predictions(moons, pop, progress=False, random_state=1)
+    assert not other.correct.equals(answers.correct)
+    assert list(get_respondents('ladder', n=30, random_state=1)) != list(pop)
+
+def test_response_matrix_shape(moons, pop, answers):
+    U = response_matrix(answers)
+    assert U.shape == (30, moons.n_instances) and list(U.index) == list(pop)
+    assert set(np.unique(U.to_numpy())) <= {0, 1}
+    acc = U.mean(1)
+    assert acc.max() - acc.min() > .2                                 # a ladder of abilities, not one level
+
+def test_population_is_diverse_and_cheap():
+    pop = get_respondents('ladder', n=832)
+    fams = {k.split('_')[0] for k in pop}
+    assert fams == {'tree', 'knn', 'linear', 'nb', 'mlp'}
+    assert len(set(pop)) == 832                                       # the whole grid, unique names
+    for est in pop.values():
+        assert isinstance(est, SubsetClassifier)
+        inner = est.estimator
+        if hasattr(inner, 'hidden_layer_sizes'): assert max(inner.hidden_layer_sizes) <= 8
+    caps = {tuple(k.split('_')[:2]) for k in get_respondents('ladder', n=26)}
+    assert len(caps) == 26
+
+def test_user_list_of_estimators_works(moons):
+    mine = [('stump', DecisionTreeClassifier(max_depth=1)), ('deep', DecisionTreeClassifier()), ('maj', DummyClassifier())]
+    rp = respondent_predictions(moons, mine, progress=False)
+    assert response_matrix(rp).shape == (3, moons.n_instances)
+    rp2 = respondent_predictions(moons, dict(mine), progress=False)
+    pd.testing.assert_frame_equal(rp, rp2)
+
+def test_standard_errors_shrink_as_respondents_are_added():
+    se = []
+    for J in (20, 80, 320):
+        U, true_items, _ = simulate_responses(J, 200, b_sd=1.0, random_state=5)
+        fit = fit_irt(U)
+        ok = fit.items.status.eq('ok').to_numpy()
+        s = difficulty_se(fit).to_numpy()
+        assert np.isinf(s[~ok]).all() and np.isfinite(s[ok]).all()
+        se.append(np.median(s[ok]))
+        err = np.abs(fit.items.difficulty.to_numpy()[ok] - true_items.difficulty.to_numpy()[ok])
+        assert np.mean(err < 1.96 * s[ok]) > .85                       # the SEs are not just small: they cover
+    assert se[0] > se[1] > se[2] and 2.5 < se[0] / se[2] < 6           # ≈ 1/√J: 4× from 20 to 320
+
+def test_se_uses_an_existing_column():
+    U, _, _ = simulate_responses(30, 50, random_state=0)
+    fit = fit_irt(U)
+    fit.items['difficulty_se'] = 7.0
+    assert (difficulty_se(fit) == 7.0).all() and (with_reliability(fit).difficulty_se == 7.0).all()
+
+def test_split_half_near_one_with_many_respondents():
+    U, _, _ = simulate_responses(600, 300, b_sd=1.5, random_state=3)
+    rel = split_half_reliability(U, n_repeats=4, random_state=0)
+    assert len(rel) == 4 and (rel.n_a + rel.n_b == 600).all()
+    assert rel.spearman.min() > .95 and rel.spearman_brown.min() > rel.spearman.min()
+    pd.testing.assert_frame_equal(rel, split_half_reliability(U, n_repeats=4, random_state=0))
+    few, _, _ = simulate_responses(12, 300, b_sd=1.5, random_state=3)
+    assert split_half_reliability(few, n_repeats=4).spearman.median() < rel.spearman.median()
+
+def test_split_half_detail_table():
+    U, _, _ = simulate_responses(40, 60, random_state=1)
+    rel, pairs = split_half_reliability(U, n_repeats=2, detail=True)
+    assert set(pairs.columns) == {'split', 'instance', 'half_a', 'half_b'} and len(pairs) == 120
+
+def test_artificial_learners_off_by_default_and_stated_when_on(moons):
+    assert not any(k.startswith('artificial') for k in get_respondents('ladder', n=100))
+    pop = get_respondents('ladder', n=4, artificial=['optimal', 'pessimal'])
+    with pytest.warns(UserWarning, match='artificial'):
+        rp = respondent_predictions(moons, pop, progress=False)
+    U = response_matrix(rp)
+    assert U.loc['artificial_optimal'].eq(1).all() and U.loc['artificial_pessimal'].eq(0).all()
+    assert (U.min() == 0).all() and (U.max() == 1).all()              # every difficulty finite by construction
+    with pytest.raises(RuntimeError, match='true labels'):
+        ArtificialLearner('optimal').fit(np.zeros((3, 1)), [0, 1, 1]).predict(np.zeros((3, 1)))
+
+def test_pessimal_never_right_multiclass():
+    al = ArtificialLearner('pessimal').fit(None, np.array(['a', 'b', 'c']))
+    y = np.array(list('abcabcaab'))
+    assert (al.respond(y, np.random.default_rng(0)) != y).all()
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.one_of(st.floats(0.01, 1.0), st.integers(1, 300)), cols=st.one_of(st.floats(0.01, 1.0), st.integers(1, 12)),
+       balanced=st.booleans(), stream=st.integers(0, 1000))
+def test_subset_classifier_any_budget_is_a_valid_classifier(rows, cols, balanced, stream):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 8)); y = np.array(['x', 'y', 'z'])[rng.integers(0, 3, 120)]
+    sc = SubsetClassifier(DecisionTreeClassifier(random_state=0), rows, cols, balanced, min_samples=2, random_state=0, stream=stream).fit(X, y)
+    p = sc.predict(X)
+    assert len(p) == 120 and set(p) <= {'x', 'y', 'z'}
+    P = sc.predict_proba(X)
+    assert P.shape == (120, 3) and np.allclose(P.sum(1), 1)
+    assert np.array_equal(clone(sc).fit(X, y).predict(X), p)
+
+@pytest.mark.parametrize('respondents, err, msg', [
+    ({'only': DecisionTreeClassifier()}, ValueError, 'at least 2'),
+    ({'a': DecisionTreeClassifier(), 'b': LinearRegression()}, TypeError, 'not a classifier'),
+    ({'a': DecisionTreeClassifier(), 'b': DecisionTreeClassifier}, TypeError, 'is a class'),
+    ([('a', DecisionTreeClassifier()), ('a', DecisionTreeClassifier())], ValueError, 'duplicate'),
+    ('no_such_population', ValueError, 'unknown portfolio'),
+])
+def test_bad_populations(moons, respondents, err, msg):
+    with pytest.raises(err, match=msg): respondent_predictions(moons, respondents, progress=False)
+
+def test_identical_answers_refused(moons):
+    rp = respondent_predictions(moons, {'m1': DummyClassifier(), 'm2': DummyClassifier(strategy='prior')}, progress=False)
+    with pytest.raises(ValueError, match='identically'): check_population(response_matrix(rp))
+    with pytest.raises(ValueError, match='identically'): split_half_reliability(pd.DataFrame(np.zeros((6, 9), int)))
+
+@pytest.mark.parametrize('kw, msg', [(dict(n=1), 'n must be'), (dict(n=2.5), 'n must be'), (dict(kind='crowd'), 'unknown population'),
+                                     (dict(artificial='oracle'), 'artificial learners')])
+def test_get_respondents_bad_input(kw, msg):
+    with pytest.raises(ValueError, match=msg): get_respondents(**kw)
+
+def test_registered_as_a_portfolio():
+    assert list(get_models('ladder')) == list(get_respondents('ladder'))
