@@ -172,40 +172,36 @@ def _stage_accuracy(ctx:_Ctx, st:Stage):
 
 # %% ../nbs/90_report.ipynb #ea315259
 def _respondent_models(spec, models, random_state):
-    "The respondent population: 'models' (the evaluated portfolio), a population name, a portfolio name, dict or list."
+    "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
-    if isinstance(spec, str):
-        try:
-            from robustdiff.respondents import get_respondents
-            return get_respondents(spec, random_state=random_state)
-        except (ImportError, ValueError): pass
-    return get_models(spec, random_state)
+    from robustdiff.respondents import check_respondents
+    return check_respondents(spec, random_state)
 
 def _stage_difficulty(ctx:_Ctx, st:Stage):
+    from robustdiff.respondents import respondent_predictions, with_reliability, split_half_reliability
     c = ctx.cfg
     resp = _respondent_models(c['respondents'], c['models'], c['random_state'])
     if resp is None:
         U = response_matrix(ctx.clean()); who = 'the evaluated models'
     else:
-        preds = cv_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'], c['progress'],
-                               c['cache_dir'])
+        preds = respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
+                                       c['progress'], c['cache_dir'])
         U = response_matrix(preds); who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
     irt = fit_irt(U, '1PL')
-    items = irt.items.copy()
+    items = with_reliability(irt)
     st.tables['difficulty'] = items
     st.tables['respondent_abilities'] = irt.abilities
     finite = float((items.status == 'ok').mean())
     st.notes.append(f"Difficulty from {who}: {finite:.1%} of the instances have a finite difficulty "
                     f"({(items.status == 'all_right').sum()} answered right by every respondent, "
                     f"{(items.status == 'all_wrong').sum()} by none).")
-    try:
-        from robustdiff.respondents import split_half_reliability
-        rel = split_half_reliability(U, random_state=c['random_state'])
+    if U.shape[0] >= 4:
+        rel = split_half_reliability(U, n_repeats=5, random_state=c['random_state'])
         st.tables['reliability'] = rel
-        r = rel['spearman'] if 'spearman' in rel else rel.iloc[:, -1]
         st.notes.append(f"Split-half reliability (Spearman between the difficulties fitted on two random halves of the "
-                        f"respondents): median {float(np.median(r)):.3f}.")
-    except ImportError: pass
+                        f"respondents, 5 splits): median {rel.spearman.median():.3f} (Spearman–Brown corrected to the whole "
+                        f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
+                        f"{items.difficulty_se.median():.2f}.")
     ok = items[items.status == 'ok']
     base = alt.Chart(ok).mark_bar().encode(x=alt.X('difficulty:Q', bin=alt.Bin(maxbins=40), title='difficulty b (1PL)'),
                                            y=alt.Y('count():Q', title='instances'))
