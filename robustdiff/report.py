@@ -131,6 +131,7 @@ class _Ctx:
     ds:Dataset
     cfg:dict
     stages:dict
+    extra:dict = field(default_factory=dict)
     _noisy:pd.DataFrame|None = None
 
     def noisy(self)->pd.DataFrame:
@@ -295,8 +296,9 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
     meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
     ih = instance_hardness(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                            n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
+    ctx.extra['measures'], ctx.extra['instance_hardness'] = meas, ih       # reused by the instance space
     st.tables['hardness'] = meas.rename_axis('instance').reset_index()
-    ihs = ih.ih if hasattr(ih, 'ih') else ih
+    ihs = ih.ih
     tab = pd.DataFrame({'instance': ihs.index, 'ih': np.asarray(ihs)})
     items = ctx.table('difficulty', 'difficulty')
     if items is not None:
@@ -318,15 +320,21 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
 
 # %% ../nbs/90_report.ipynb #7a1da5d6
 def _stage_isa(ctx:_Ctx, st:Stage):
-    from robustdiff.isa import instance_space
+    from robustdiff.isa import instance_space, space_chart, footprint_chart
     c = ctx.cfg
-    space = instance_space(ctx.ds, models=c['hardness_models'], random_state=c['random_state'], n_jobs=c['n_jobs'],
-                           cache_dir=c['cache_dir'])
-    coords = space.coords if isinstance(space.coords, pd.DataFrame) else pd.DataFrame(space.coords, columns=['z1', 'z2'])
-    st.tables['instance_space'] = coords.reset_index(drop=True)
-    if hasattr(space, 'footprints') and isinstance(space.footprints, pd.DataFrame):
-        st.tables['footprints'] = space.footprints
-    if hasattr(space, 'chart'): st.charts['instance_space'] = space.chart()
+    space = instance_space(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+                           n_jobs=c['n_jobs'], measures=ctx.extra.get('measures'), hardness=ctx.extra.get('instance_hardness'))
+    frame = space.frame()
+    items = ctx.table('difficulty', 'difficulty')
+    if items is not None:       # the population's IRT difficulty of the same instances: a view no anchor has
+        frame['difficulty'] = items.set_index('instance').difficulty.reindex(frame.index).to_numpy()
+    st.tables['instance_space'] = frame.reset_index()
+    st.tables['footprints'] = space.footprint_table
+    st.charts['instance_space_ih'] = space_chart(space, color='IH', footprint='good', frame=frame)
+    if items is not None: st.charts['instance_space_difficulty'] = space_chart(space, color='difficulty', footprint='easy', frame=frame)
+    st.charts['footprints'] = footprint_chart(space)
+    st.notes.append(f"Projection of the {len(space.features)} selected hardness measures ({', '.join(space.features)}); "
+                    f"hard instances at the upper left. Explore it interactively with `robustdiff.isa.explore`.")
 
 # %% ../nbs/90_report.ipynb #ad0f46ab
 def _verdict_table(ctx:_Ctx)->pd.DataFrame:
