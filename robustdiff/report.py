@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
-import gzip, html, json, os, shutil, sys, time, traceback, warnings
+import gzip, html, json, os, re, shutil, sys, time, traceback, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -505,6 +505,8 @@ def _svg(chart)->str:
     svg = vlc.vegalite_to_svg(chart.to_dict())
     return svg[svg.find('<svg'):] if '<svg' in svg else svg
 
+def _code(s:str)->str: return re.sub(r'`([^`]+)`', r'<code>\1</code>', s)
+
 def _fmt_table(df:pd.DataFrame, max_rows:int=25)->str:
     d = df.head(max_rows).copy()
     for c in d.columns:
@@ -533,7 +535,7 @@ def render_html(rep:Report)->str:
         body = [f'<h2>{e(_TITLES[name])}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status == "ok" else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
-        body += [f'<p>{e(n)}</p>' for n in st.notes]
+        body += [f'<p>{_code(e(n))}</p>' for n in st.notes]
         for k, ch in st.charts.items():
             try: body.append(f'<div class="chart" id="chart-{e(k)}">{_svg(ch)}</div>')
             except Exception as err: body.append(f'<div class="error">chart {e(k)} could not be rendered: {e(str(err))}</div>')
