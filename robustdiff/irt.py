@@ -13,11 +13,11 @@ import pandas as pd
 import altair as alt
 from scipy.special import expit, log_expit, logsumexp
 from scipy.optimize import minimize_scalar
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 # %% auto #0
-__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt', 'irt_checks',
-           'difficulty', 'difficulty_metrics', 'difficulty_chart']
+__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt',
+           'difficulty_se_chart', 'irt_checks', 'difficulty', 'difficulty_metrics', 'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
 def irt_probability(theta,       # ability θ of the model(s)
@@ -186,10 +186,13 @@ def _n_threads(n_jobs)->int:
     if n_jobs == 0 or n < 1: raise ValueError(f"n_jobs must be ≥ 1, or negative as in joblib (−1 = all {cpus} cores), got {n_jobs}")
     return n
 
+_CONTROLLER = []  # one ThreadpoolController, created on first use (finding the BLAS libraries takes milliseconds)
+
 @contextmanager
 def _thread_pool(n_jobs:int):
     "A thread pool (None for one thread) with BLAS limited to one thread, so results do not depend on `n_jobs`."
-    with threadpool_limits(limits=1, user_api='blas'):
+    if not _CONTROLLER: _CONTROLLER.append(ThreadpoolController())
+    with _CONTROLLER[0].limit(limits=1, user_api='blas'):
         if n_jobs <= 1: yield None; return
         with ThreadPoolExecutor(n_jobs) as pool: yield pool
 
@@ -207,7 +210,7 @@ def _item_objective(a, d, r, n_k, nodes, a_prior_sd, lq=None):
     "Expected complete-data log-likelihood of each item (plus the log prior of its slope), vectorised; `lq` = log(1 − P) if known."
     Z = a[:, None] * nodes[None, :] + d[:, None]
     if lq is None: lq = log_expit(-Z)
-    f = (r * Z + n_k[None, :] * lq).sum(1)                   # r log P + (n − r) log(1 − P), as log P = Z + log(1 − P)
+    f = (r * log_expit(Z) + (n_k[None, :] - r) * lq).sum(1)  # r log P + (n − r) log(1 − P)
     return f if a_prior_sd is None else f - 0.5 * ((a - 1) / a_prior_sd) ** 2
 
 def _newton_block(a, d, r, n_k, nodes, a_max, a_prior_sd, lq):
@@ -332,7 +335,7 @@ def _girth_fit(A, model):
 @dataclass
 class IRTResult:
     "Fitted IRT model: tidy `items` and `abilities` tables plus what the fit did."
-    items:pd.DataFrame        # one row per instance: instance, difficulty, discrimination, p_correct, status, infit, outfit
+    items:pd.DataFrame        # one row per instance: instance, difficulty, discrimination, p_correct, status, infit, outfit, difficulty_se
     abilities:pd.DataFrame    # one row per model: model, ability, ability_sd, accuracy
     model:str                 # '1PL' or '2PL'
     method:str                # 'mml' or 'girth'
@@ -487,6 +490,16 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
     abilities = pd.DataFrame({'model': np.asarray(models), 'ability': theta, 'ability_sd': theta_sd, 'accuracy': A.mean(1)})
     return IRTResult(items, abilities, model, method, float(sigma), float(loglik), trace, int(n_iter), bool(converged),
                      Jf, time.perf_counter() - t0, b_range, bound)
+
+# %% ../nbs/10_irt.ipynb #4168ffbd
+def difficulty_se_chart(res:IRTResult,      # a fitted model
+                        width=420, height=220):
+    "Standard error of each instance's difficulty against the difficulty (from the test information, see `fit_irt`)."
+    it = res.items[np.isfinite(res.items.difficulty_se)]
+    return alt.Chart(it.assign(status=it.status.astype(str))).mark_circle(size=12, opacity=0.6).encode(
+        x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('difficulty_se:Q', title='SE(b)'),
+        color=alt.Color('status:N', title='status'), tooltip=['instance', 'difficulty', 'difficulty_se', 'p_correct']
+    ).properties(width=width, height=height, title=f'{res.model}: standard error of the difficulty ({res.n_models} models)')
 
 # %% ../nbs/10_irt.ipynb #1ce810c3
 def irt_checks(res:IRTResult,          # a fitted model
