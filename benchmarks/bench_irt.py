@@ -1,6 +1,20 @@
-"""Benchmark: our 1PL estimator vs girth, and vs the [MP22] authors' mirt difficulties (issue 3 acceptance).
+"""Benchmark: our 1PL estimator vs girth, and vs the [MP22] authors' mirt difficulties (issue 3 acceptance);
+speed and memory of `fit_irt` before/after issue 16.
 
-    python benchmarks/bench_irt.py [--skip-girth] [--datasets letter,diabetes,...] [--repeats 3]
+    python benchmarks/bench_irt.py [--parts speed,perf1pl,perf2pl,agreement] [--skip-girth]
+                                   [--datasets letter,diabetes,...] [--repeats 3]
+
+0. Issue 16 (`--parts perf1pl,perf2pl`, written to benchmarks/results/irt_perf.json). Every variant runs in the
+   same process, interleaved (the order rotates each repeat), and each run records wall time, CPU time of the
+   process (all threads) and the 1-minute load average before it; the ratios use medians. "old" is the frozen
+   copy of the estimator as it was before issue 16 (tests/irt_frozen_v0.py, default BLAS threads).
+   - perf1pl: 1PL on simulated 300 × 70 000 int8 matrices (`simulate_responses`, default spread and a wide one,
+     σ = 2.5, b sd = 3): `fit_irt` (n_jobs=1) vs girth's `rasch_mml` alone (its input, the non-extreme instances as
+     items × respondents ints, built outside the timing) vs old. Peak memory two ways: tracemalloc (numpy reports
+     its allocations to it) during one fit, and the rise of the peak RSS (VmHWM) of a fresh child process that
+     loads the saved matrix, warms up on a small one and then fits (target: ≤ 3× the int8 matrix; ≥ 20× girth).
+   - perf2pl: 2PL on a simulated 18 × 20 000 matrix and on letter's real 174 × 20 000: `fit_irt(n_jobs=1)` vs
+     `fit_irt(n_jobs=2)` vs old; checks that n_jobs=1 and 2 give identical items and abilities.
 
 1. Speed on the letter matrix (174 × 20 000): `fit_irt(method='mml')` vs `fit_irt(method='girth')` (girth
    `rasch_mml`), wall time in the same run (best of `--repeats` for ours, one run of girth), and the Spearman
@@ -24,14 +38,16 @@
 Writes benchmarks/results/irt_speed.json, benchmarks/results/irt_vs_mirt.csv and the same CSV to
 nbs/results/mp22/irt_vs_mirt.csv (the paper notebook reads it).
 """
-import argparse, json, os, time, warnings
+import argparse, json, os, subprocess, sys, tempfile, time, tracemalloc, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
 ROOT = Path(__file__).resolve().parents[1]
-from robustdiff.irt import fit_irt
+sys.path.insert(0, str(ROOT/'tests'))
+from irt_frozen_v0 import fit_irt_v0
+from robustdiff.irt import fit_irt, simulate_responses
 from robustdiff.responses import read_responses
 
 NAMES = ['diabetes', 'kc1', 'liver-disorders', 'japaneseVowels', 'letter', 'optdigits', 'pendigits', 'satimage',
@@ -118,24 +134,150 @@ def agreement(names):
               f"ceiling {rows[-1]['ceiling']:.4f}", flush=True)
     return pd.DataFrame(rows)
 
+# ---------------------------------------------------------------- issue 16: speed and memory, interleaved
+def _timed(fn):
+    "Run fn(); wall and process CPU seconds, load average before."
+    load, c, t = os.getloadavg()[0], time.process_time(), time.perf_counter()
+    out = fn()
+    return out, dict(wall=time.perf_counter() - t, cpu=time.process_time() - c, load1=load)
+
+def _interleaved(fns:dict, repeats:int)->dict:
+    "Each variant `repeats` times, the order rotated every round; per variant the runs and their medians."
+    names, runs = list(fns), {k: [] for k in fns}
+    for rep in range(repeats):
+        for k in names[rep % len(names):] + names[:rep % len(names)]:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                runs[k].append(_timed(fns[k])[1])
+            print(f"  {k:10s} wall {runs[k][-1]['wall']:7.3f} s  cpu {runs[k][-1]['cpu']:7.3f} s  load {runs[k][-1]['load1']:.1f}", flush=True)
+    med = lambda k, f: float(np.median([r[f] for r in runs[k]]))
+    return {k: dict(runs=[{f: round(v, 4) for f, v in r.items()} for r in runs[k]],
+                    median_wall=round(med(k, 'wall'), 4), median_cpu=round(med(k, 'cpu'), 4)) for k in names}
+
+def _ratio(res, slow, fast, f): return round(res[slow][f'median_{f}'] / res[fast][f'median_{f}'], 2)
+
+def _traced_peak(fn)->int:
+    "Peak bytes allocated (tracemalloc) while fn() runs."
+    tracemalloc.start(); tracemalloc.reset_peak()
+    try: fn()
+    finally: peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
+    return peak
+
+def _child_peak(path:str, impl:str)->dict:
+    "Peak-RSS rise of a fresh process fitting the saved matrix (after loading it and a warm-up fit)."
+    out = subprocess.run([sys.executable, __file__, '--child-mem', path, '--child-impl', impl], capture_output=True,
+                         text=True, check=True, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+def _proc_kb(field:str)->int:
+    "A memory field of /proc/self/status in kB (VmRSS, VmHWM)."
+    for line in Path('/proc/self/status').read_text().splitlines():
+        if line.startswith(field + ':'): return int(line.split()[1])
+    raise KeyError(field)
+
+def _child_mem(path, impl):
+    "In a fresh process: load the matrix, warm up, reset the RSS high-water mark, fit, report the rise of the peak RSS."
+    A = np.load(path)
+    fit = (lambda M: fit_irt(M)) if impl == 'new' else (lambda M: fit_irt_v0(M))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        fit(simulate_responses(30, 200, random_state=0)[0].to_numpy())            # imports and first-call costs
+        # ru_maxrss would not do: Linux carries the parent's peak across fork + exec. VmHWM is per process image,
+        # and writing 5 to clear_refs resets it to the current RSS.
+        Path('/proc/self/clear_refs').write_text('5')
+        before = _proc_kb('VmRSS')
+        fit(A)
+    print(json.dumps(dict(rss_peak_rise_mb=round((_proc_kb('VmHWM') - before) / 1024, 1), input_mb=round(A.nbytes / 2**20, 1))))
+
+def perf_1pl(repeats=3, skip_girth=False):
+    import girth
+    out = []
+    for name, kw in [('default', dict(sigma=1.0, b_sd=1.5)), ('wide', dict(sigma=2.5, b_sd=3.0))]:
+        U = simulate_responses(300, 70_000, random_state=0, **kw)[0]
+        A = U.to_numpy()
+        s = A.sum(0); keep = (s > 0) & (s < A.shape[0])
+        print(f"1PL {name}: {A.shape}, {int((~keep).sum())} all-right/all-wrong instances", flush=True)
+        fns = dict(new=lambda: fit_irt(U), old=lambda: fit_irt_v0(U))
+        if not skip_girth:
+            data = A[:, keep].T.astype(int)                        # girth's input, built once, outside the timing
+            fns['girth'] = lambda: girth.rasch_mml(data)
+        res = _interleaved(fns, repeats)
+        new, old = fit_irt(U), fit_irt_v0(U)
+        row = dict(matrix=name, shape=list(A.shape), sigma=kw['sigma'], b_sd=kw['b_sd'], n_extreme=int((~keep).sum()), **res,
+                   old_over_new_wall=_ratio(res, 'old', 'new', 'wall'), old_over_new_cpu=_ratio(res, 'old', 'new', 'cpu'),
+                   max_abs_diff_difficulty_vs_old=float(np.nanmax(np.abs(new.items.difficulty - old['items'].difficulty))),
+                   max_abs_diff_ability_vs_old=float(np.max(np.abs(new.abilities.ability - old['abilities'].ability))))
+        if not skip_girth:
+            row.update(girth_over_new_wall=_ratio(res, 'girth', 'new', 'wall'), girth_over_new_cpu=_ratio(res, 'girth', 'new', 'cpu'))
+        nb = A.nbytes
+        row.update(input_mb=round(nb / 2**20, 1),
+                   tracemalloc_peak_over_input_new=round(_traced_peak(lambda: fit_irt(U)) / nb, 2),
+                   tracemalloc_peak_over_input_old=round(_traced_peak(lambda: fit_irt_v0(U)) / nb, 2))
+        with tempfile.TemporaryDirectory() as tmp:
+            np.save(f'{tmp}/A.npy', A)
+            for impl in ('new', 'old'):
+                c = _child_peak(f'{tmp}/A.npy', impl)
+                row[f'child_rss_peak_rise_mb_{impl}'] = c['rss_peak_rise_mb']
+                row[f'child_rss_peak_rise_over_input_{impl}'] = round(c['rss_peak_rise_mb'] / c['input_mb'], 2)
+        print({k: v for k, v in row.items() if k not in fns}, flush=True)
+        out.append(row)
+    return out
+
+def perf_2pl(repeats=3):
+    out = []
+    for name in ('sim18', 'letter'):
+        U = simulate_responses(18, 20_000, model='2PL', random_state=0)[0] if name == 'sim18' else read_responses('letter')[0]
+        print(f"2PL {name}: {U.shape}", flush=True)
+        r1, r2 = fit_irt(U, model='2PL', n_jobs=1), fit_irt(U, model='2PL', n_jobs=2)
+        identical = bool(r1.items.equals(r2.items) and r1.abilities.equals(r2.abilities))
+        res = _interleaved(dict(new_1=lambda: fit_irt(U, model='2PL', n_jobs=1), new_2=lambda: fit_irt(U, model='2PL', n_jobs=2),
+                                old=lambda: fit_irt_v0(U, model='2PL')), repeats)
+        old = fit_irt_v0(U, model='2PL')['items']
+        d_old, d_new = -old.difficulty * old.discrimination, -r1.items.difficulty * r1.items.discrimination
+        row = dict(matrix=name, shape=list(U.shape), n_iter=r1.n_iter, identical_n_jobs_1_2=identical, **res,
+                   speedup_2_threads_wall=_ratio(res, 'new_1', 'new_2', 'wall'),
+                   cpu_2_over_1_threads=round(res['new_2']['median_cpu'] / res['new_1']['median_cpu'], 2),
+                   old_over_new1_wall=_ratio(res, 'old', 'new_1', 'wall'), old_over_new2_wall=_ratio(res, 'old', 'new_2', 'wall'),
+                   old_over_new1_cpu=_ratio(res, 'old', 'new_1', 'cpu'),
+                   max_abs_diff_discrimination_vs_old=float(np.nanmax(np.abs(r1.items.discrimination - old.discrimination))),
+                   max_abs_diff_intercept_vs_old=float(np.nanmax(np.abs(d_new - d_old))))
+        print({k: v for k, v in row.items() if k not in res}, flush=True)
+        out.append(row)
+    return out
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument('--parts', default='speed,perf1pl,perf2pl,agreement')
     ap.add_argument('--skip-girth', action='store_true')
     ap.add_argument('--datasets', default=','.join(NAMES))
     ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--child-mem'); ap.add_argument('--child-impl', default='new')
     a = ap.parse_args()
+    if a.child_mem: return _child_mem(a.child_mem, a.child_impl)
+    parts = a.parts.split(',')
     out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
-    sp = speed(a.repeats, a.skip_girth)
-    print(json.dumps(sp, indent=2))
-    (out/'irt_speed.json').write_text(json.dumps(sp, indent=2))
-    ag = agreement(a.datasets.split(','))
-    pd.set_option('display.width', 200)
-    print(ag[['dataset', 'kind', 'n_models', 'n_instances', 'as_given', 'dedupe', 'authors_input', 'authors_chunked', 'chunks', 'ceiling']].to_string(
-        index=False, float_format=lambda v: f'{v:.4f}'))
-    ag.to_csv(out/'irt_vs_mirt.csv', index=False)
-    nb = ROOT/'nbs'/'results'/'mp22'; nb.mkdir(parents=True, exist_ok=True)
-    ag.to_csv(nb/'irt_vs_mirt.csv', index=False)
-    if not a.skip_girth and (sp['speedup'] < 10 or sp['spearman_ours_girth'] < 0.99):
-        raise SystemExit('speed/agreement target with girth not met')
+    if 'perf1pl' in parts or 'perf2pl' in parts:
+        path = out/'irt_perf.json'
+        perf = json.loads(path.read_text()) if path.exists() else {}
+        perf.update(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), cpus=os.cpu_count(),
+                    command='python benchmarks/bench_irt.py --parts ' + a.parts + f' --repeats {a.repeats}')
+        if 'perf1pl' in parts: perf['fit_irt_1pl_300x70000'] = perf_1pl(a.repeats, a.skip_girth)
+        if 'perf2pl' in parts: perf['fit_irt_2pl_threads'] = perf_2pl(a.repeats)
+        perf['load_average_after'] = [round(x, 2) for x in os.getloadavg()]
+        path.write_text(json.dumps(perf, indent=2))
+    if 'speed' in parts:
+        sp = speed(a.repeats, a.skip_girth)
+        print(json.dumps(sp, indent=2))
+        (out/'irt_speed.json').write_text(json.dumps(sp, indent=2))
+        if not a.skip_girth and (sp['speedup'] < 10 or sp['spearman_ours_girth'] < 0.99):
+            raise SystemExit('speed/agreement target with girth not met')
+    if 'agreement' in parts:
+        ag = agreement(a.datasets.split(','))
+        pd.set_option('display.width', 200)
+        print(ag[['dataset', 'kind', 'n_models', 'n_instances', 'as_given', 'dedupe', 'authors_input', 'authors_chunked', 'chunks', 'ceiling']].to_string(
+            index=False, float_format=lambda v: f'{v:.4f}'))
+        ag.to_csv(out/'irt_vs_mirt.csv', index=False)
+        nb = ROOT/'nbs'/'results'/'mp22'; nb.mkdir(parents=True, exist_ok=True)
+        ag.to_csv(nb/'irt_vs_mirt.csv', index=False)
 
 if __name__ == '__main__': main()

@@ -5,16 +5,19 @@
 # %% ../nbs/10_irt.ipynb #27b02d1b
 from __future__ import annotations
 import os, time, warnings
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import altair as alt
 from scipy.special import expit, log_expit, logsumexp
 from scipy.optimize import minimize_scalar
+from threadpoolctl import ThreadpoolController
 
 # %% auto #0
-__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt', 'irt_checks',
-           'difficulty', 'difficulty_metrics', 'difficulty_chart']
+__all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt',
+           'difficulty_se_chart', 'irt_checks', 'difficulty', 'difficulty_metrics', 'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
 def irt_probability(theta,       # ability θ of the model(s)
@@ -86,8 +89,31 @@ def simulate_responses(n_models:int=50,      # J, respondents (rows)
     return U, items, abilities
 
 # %% ../nbs/10_irt.ipynb #30732d9b
+_BLOCK_ELEMENTS = 1 << 19  # cells of a temporary block (4 MB in float64): bounds memory whatever the matrix size
+
+def _check_binary(vals)->None:
+    "Raise if `vals` holds anything but 0/1 (NaN named separately); one pass for integers, row blocks for floats."
+    if vals.dtype == bool or vals.size == 0: return
+    if np.issubdtype(vals.dtype, np.integer):
+        lo, hi = vals.min(), vals.max()                       # no temporary array
+        if lo >= 0 and hi <= 1: return
+    rows = max(1, _BLOCK_ELEMENTS // max(1, vals.shape[1]))
+    n_nan, bad = 0, []
+    for s in range(0, vals.shape[0], rows):
+        blk = vals[s:s + rows]
+        odd = (blk != 0) & (blk != 1)                         # NaN != 0 and != 1, so NaN is odd too
+        if odd.any():
+            v = blk[odd]
+            if np.issubdtype(v.dtype, np.floating):
+                n_nan += int(np.isnan(v).sum()); v = v[~np.isnan(v)]
+            bad.append(np.unique(v)[:5])
+    if n_nan: raise ValueError(f"the response matrix has {n_nan} NaN entries: responses must be 0 or 1")
+    if bad:
+        vals_bad = np.unique(np.concatenate(bad))[:5]
+        raise ValueError(f"the response matrix must be binary (0/1); found values such as {vals_bad.tolist()}")
+
 def _as_response_matrix(U)->tuple:
-    "(A int8 array J × I, model labels, instance labels) from a DataFrame or 2-D array, validated."
+    "(A int8 array J × I, model labels, instance labels) from a DataFrame or 2-D array, validated without a float copy."
     if isinstance(U, pd.DataFrame):
         models, instances = U.index, U.columns
         vals = U.to_numpy()
@@ -100,16 +126,14 @@ def _as_response_matrix(U)->tuple:
     if vals.ndim != 2: raise ValueError("the response matrix must be 2-D (models × instances)")
     if vals.dtype == object or not (np.issubdtype(vals.dtype, np.number) or vals.dtype == bool):
         raise TypeError(f"the response matrix must be numeric 0/1, got dtype {vals.dtype}")
+    if np.issubdtype(vals.dtype, np.complexfloating):
+        raise TypeError(f"the response matrix must be real 0/1, got dtype {vals.dtype}")
     J, I = vals.shape
     if J < 2: raise ValueError(f"need at least 2 models (rows) to estimate IRT parameters, got {J}")
     if I < 2: raise ValueError(f"need at least 2 instances (columns) to estimate IRT parameters, got {I}")
-    fv = vals.astype(float, copy=False)
-    if np.isnan(fv).any():
-        raise ValueError(f"the response matrix has {int(np.isnan(fv).sum())} NaN entries: responses must be 0 or 1")
-    if not np.isin(fv, (0.0, 1.0)).all():
-        bad = np.unique(fv[~np.isin(fv, (0.0, 1.0))])[:5]
-        raise ValueError(f"the response matrix must be binary (0/1); found values such as {bad.tolist()}")
-    return vals.astype('int8'), models, instances
+    _check_binary(vals)
+    if vals.dtype == bool: return vals.view(np.int8), models, instances
+    return vals.astype(np.int8, copy=False), models, instances
 
 # %% ../nbs/10_irt.ipynb #b219fae9
 _MIN_SD = 0.01  # floor for the latent sd: below it the models do not differ in ability (irt_checks warns)
@@ -152,13 +176,74 @@ def _rasch_em(s_items, r_persons, J, n_quad=61, bound=6.0, tol=1e-4, max_iter=50
     return dict(b=b[inv_i], sd=sd, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
 
 # %% ../nbs/10_irt.ipynb #a5a2ecba
-def _item_objective(a, d, r, n_k, nodes, a_prior_sd):
-    "Expected complete-data log-likelihood of each item (plus the log prior of its slope), vectorised."
+def _n_threads(n_jobs)->int:
+    "Number of threads for `n_jobs` (None → 1, -1 → all cores, −k → all but k − 1), validated."
+    if n_jobs is None: return 1
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)):
+        raise TypeError(f"n_jobs must be an integer or None, got {n_jobs!r}")
+    cpus = os.cpu_count() or 1
+    n = int(n_jobs) if n_jobs > 0 else cpus + 1 + int(n_jobs)
+    if n_jobs == 0 or n < 1: raise ValueError(f"n_jobs must be ≥ 1, or negative as in joblib (−1 = all {cpus} cores), got {n_jobs}")
+    return n
+
+_CONTROLLER = []  # one ThreadpoolController, created on first use (finding the BLAS libraries takes milliseconds)
+
+@contextmanager
+def _thread_pool(n_jobs:int):
+    "A thread pool (None for one thread) with BLAS limited to one thread, so results do not depend on `n_jobs`."
+    if not _CONTROLLER: _CONTROLLER.append(ThreadpoolController())
+    with _CONTROLLER[0].limit(limits=1, user_api='blas'):
+        if n_jobs <= 1: yield None; return
+        with ThreadPoolExecutor(n_jobs) as pool: yield pool
+
+def _pmap(fn, items, pool)->list:
+    "`[fn(x) for x in items]`, on the thread pool if there is one (numpy releases the GIL); order kept."
+    return list(map(fn, items)) if pool is None or len(items) < 2 else list(pool.map(fn, items))
+
+def _col_chunks(cols:np.ndarray, J:int)->list:
+    "Consecutive chunks of the column indices `cols` holding at most ~`_BLOCK_ELEMENTS` cells of a J-row matrix."
+    w = max(64, _BLOCK_ELEMENTS // max(J, 1))
+    return [cols[s:s + w] for s in range(0, len(cols), w)]
+
+# %% ../nbs/10_irt.ipynb #c54893b7
+def _item_objective(a, d, r, n_k, nodes, a_prior_sd, lq=None):
+    "Expected complete-data log-likelihood of each item (plus the log prior of its slope), vectorised; `lq` = log(1 − P) if known."
     Z = a[:, None] * nodes[None, :] + d[:, None]
-    f = (r * log_expit(Z) + (n_k[None, :] - r) * log_expit(-Z)).sum(1)
+    if lq is None: lq = log_expit(-Z)
+    f = (r * log_expit(Z) + (n_k[None, :] - r) * lq).sum(1)  # r log P + (n − r) log(1 − P)
     return f if a_prior_sd is None else f - 0.5 * ((a - 1) / a_prior_sd) ** 2
 
-def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, a_prior_sd=2.0, start=None, progress=False):
+def _newton_block(a, d, r, n_k, nodes, a_max, a_prior_sd, lq):
+    "M-step for a block of items: three Newton steps, each halved (≤ 20 tries) until the item's objective does not drop."
+    f_old = _item_objective(a, d, r, n_k, nodes, a_prior_sd, lq)
+    for _ in range(3):
+        P = expit(a[:, None] * nodes[None, :] + d[:, None])
+        res, W = r - n_k[None, :] * P, n_k[None, :] * P * (1 - P)
+        ga, gd = res @ nodes, res.sum(1)
+        haa, had, hdd = W @ nodes**2, W @ nodes, W.sum(1)
+        if a_prior_sd is not None:
+            ga, haa = ga - (a - 1) / a_prior_sd**2, haa + 1 / a_prior_sd**2
+        det = np.maximum(haa * hdd - had**2, 1e-12)
+        da, dd = (hdd * ga - had * gd) / det, (haa * gd - had * ga) / det
+        a_new, d_new = np.clip(a + da, -a_max, a_max), d + dd
+        f_new = _item_objective(a_new, d_new, r, n_k, nodes, a_prior_sd)
+        bad = ~(f_new >= f_old - 1e-12 * np.abs(f_old))
+        for h in range(1, 20):                                # only the items still going down are re-evaluated
+            if not bad.any(): break
+            i, step = np.flatnonzero(bad), 0.5 ** h
+            a_new[i], d_new[i] = np.clip(a[i] + step * da[i], -a_max, a_max), d[i] + step * dd[i]
+            f_new[i] = _item_objective(a_new[i], d_new[i], r[i], n_k, nodes, a_prior_sd)
+            bad[i] = ~(f_new[i] >= f_old[i] - 1e-12 * np.abs(f_old[i]))
+        a, d, f_old = np.where(bad, a, a_new), np.where(bad, d, d_new), np.where(bad, f_old, f_new)
+    return a, d
+
+def _item_blocks(C:int)->list:
+    "Contiguous blocks of the C items; a function of C only, so the arithmetic (and the result) does not depend on `n_jobs`."
+    size = int(np.clip(-(-C // 8), 256, 2048))
+    return [slice(s, min(s + size, C)) for s in range(0, C, size)]
+
+def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, a_prior_sd=2.0, start=None, progress=False,
+              pool=None):
     "Bock–Aitkin EM for the 2PL model (θ ~ N(0, 1)) on distinct rows/columns with counts, log space, monotone M-steps."
     J, I = A.shape
     rows, row_inv = np.unique(A, axis=0, return_inverse=True)   # identical models share a posterior
@@ -166,71 +251,68 @@ def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, a_pri
     cols, col_inv = np.unique(rows, axis=1, return_inverse=True) # identical instances share their estimates
     col_inv = col_inv.ravel()
     col_w = np.bincount(col_inv, minlength=cols.shape[1]).astype(float)
-    X = cols.astype(np.float64)                                  # R × C, R ≤ J distinct rows, C ≤ I distinct columns
+    C = cols.shape[1]
     nodes = np.linspace(-bound, bound, n_quad)
     logw = _log_prior(nodes, 1.0)
     if start is None:
-        p = np.clip((row_w @ X) / J, 0.5 / J, 1 - 0.5 / J)
-        a, d = np.ones(X.shape[1]), np.log(p / (1 - p))
+        p = np.clip((row_w @ cols) / J, 0.5 / J, 1 - 0.5 / J)
+        a, d = np.ones(C), np.log(p / (1 - p))
     else:                                                        # per original column: take one representative
-        first = np.zeros(X.shape[1], dtype=int); first[col_inv[::-1]] = np.arange(I)[::-1]
+        first = np.zeros(C, dtype=int); first[col_inv[::-1]] = np.arange(I)[::-1]
         a, d = np.asarray(start[0], float)[first], np.asarray(start[1], float)[first]
+    blocks = _item_blocks(C)
+    X = [np.ascontiguousarray(cols[:, b], dtype=np.float64) for b in blocks]   # R × C_b per block, R ≤ J, C ≤ I
+    del cols
+    def e_step(i):                                               # block i's share of the R × K log-posterior
+        b = blocks[i]
+        Z = a[b, None] * nodes[None, :] + d[b, None]
+        lq = log_expit(-Z)                                       # log(1 − P), reused by the M-step
+        return X[i] @ (Z * col_w[b, None]), col_w[b] @ lq, lq
+    def m_step(i):
+        b = blocks[i]
+        return _newton_block(a[b], d[b], X[i].T @ post, n_k, nodes, a_max, a_prior_sd, lq[i])
     lls, converged = [], False
     it_range = range(1, max_iter + 1)
     if progress:
         from tqdm.auto import tqdm
         it_range = tqdm(it_range, desc='2PL EM', leave=False)
     for it in it_range:
-        Z = a[:, None] * nodes[None, :] + d[:, None]                          # C × K logits
-        L = X @ (Z * col_w[:, None]) + (col_w @ log_expit(-Z))[None, :] + logw[None, :]  # R × K (logit form)
+        parts = _pmap(e_step, range(len(blocks)), pool)
+        L = sum(p[0] for p in parts) + (sum(p[1] for p in parts) + logw)[None, :]   # R × K (logit form)
+        lq = [p[2] for p in parts]; del parts
         lse = logsumexp(L, axis=1)
         post = np.exp(L - lse[:, None]) * row_w[:, None]
         pen = 0.0 if a_prior_sd is None else -0.5 * col_w @ ((a - 1) / a_prior_sd) ** 2
         lls.append(float(row_w @ lse + pen))                                 # (penalised) marginal log-likelihood
         n_k = post.sum(0)                                                    # expected models per node
-        r = X.T @ post                                                       # C × K expected right answers per node
+        new = _pmap(m_step, range(len(blocks)), pool)
         a_old, d_old = a, d
-        f_old = _item_objective(a, d, r, n_k, nodes, a_prior_sd)
-        for _ in range(3):                                                   # Newton with step halving: ascent
-            P = expit(a[:, None] * nodes[None, :] + d[:, None])
-            res, W = r - n_k[None, :] * P, n_k[None, :] * P * (1 - P)
-            ga, gd = res @ nodes, res.sum(1)
-            haa, had, hdd = W @ nodes**2, W @ nodes, W.sum(1)
-            if a_prior_sd is not None:
-                ga, haa = ga - (a - 1) / a_prior_sd**2, haa + 1 / a_prior_sd**2
-            det = np.maximum(haa * hdd - had**2, 1e-12)
-            da, dd = (hdd * ga - had * gd) / det, (haa * gd - had * ga) / det
-            step = np.ones_like(a)
-            for _h in range(20):
-                a_new, d_new = np.clip(a + step * da, -a_max, a_max), d + step * dd
-                f_new = _item_objective(a_new, d_new, r, n_k, nodes, a_prior_sd)
-                bad = ~(f_new >= f_old - 1e-12 * np.abs(f_old))
-                if not bad.any(): break
-                step = np.where(bad, step / 2, step)
-            a = np.where(bad, a, a_new); d = np.where(bad, d, d_new)
-            f_old = np.where(bad, f_old, f_new)
+        a, d = np.concatenate([x[0] for x in new]), np.concatenate([x[1] for x in new])
         if max(np.abs(a - a_old).max(), np.abs(d - d_old).max()) < tol:
             converged = True; break
     return dict(a=a[col_inv], d=d[col_inv], sd=1.0, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
 
 # %% ../nbs/10_irt.ipynb #4ffb7be1
-def _eap(A, a, b, sd, n_quad=121, bound=6.0, block=2048):
-    "EAP ability and posterior sd of each model (rows of A) given item parameters (a, b) and prior N(0, sd²)."
+def _eap(AT, cols, a, b, sd, n_quad=121, bound=6.0, scores=None, pool=None, block=2048):
+    "EAP ability and posterior sd of each model (columns of AT) from the instances (rows of AT) `cols`, given item parameters (a, b) and prior N(0, sd²)."
     nodes = np.linspace(-bound, bound, n_quad)
-    rasch = bool(np.all(a == 1))
-    if rasch:                                                    # 1PL: b takes at most J + 1 distinct values
+    J = AT.shape[1]
+    if bool(np.all(a == 1)):                                     # 1PL: b takes at most J + 1 distinct values
         bu, cnt = np.unique(b, return_counts=True)
         base = cnt @ log_expit(-(nodes[None, :] - bu[:, None])) + _log_prior(nodes, sd)
-    else:
-        Z = a[:, None] * (nodes[None, :] - b[:, None])           # I × K
-        lq = log_expit(-Z)
-        base = lq.sum(0) + _log_prior(nodes, sd)
-    D = None if rasch else log_expit(Z) - lq                     # log P − log(1 − P) = Z
-    mean, sdv = np.empty(A.shape[0]), np.empty(A.shape[0])
-    for s in range(0, A.shape[0], block):
-        blk = A[s:s + block]
-        L = (blk.sum(1, dtype=np.float64)[:, None] * nodes[None, :] if rasch else blk.astype(np.float64) @ D) + base[None, :]
-        post = np.exp(L - logsumexp(L, axis=1)[:, None])
+        if scores is None: scores = sum(AT[c].sum(0, dtype=np.int64) for c in _col_chunks(cols, J))
+        L = np.asarray(scores, dtype=np.float64)[:, None] * nodes[None, :] + base[None, :]
+    else:                                                        # 2PL: Σ_i u_ji Z_ik in column blocks (memory O(J · block))
+        def part(pos):
+            Z = a[pos, None] * (nodes[None, :] - b[pos, None])  # block × K
+            lq = log_expit(-Z)
+            return AT[cols[pos]].T.astype(np.float64) @ (log_expit(Z) - lq), lq.sum(0)   # log P − log(1 − P) = Z
+        parts = _pmap(part, _col_chunks(np.arange(len(cols)), max(J, n_quad)), pool)
+        L = sum(p[0] for p in parts) + (sum(p[1] for p in parts) + _log_prior(nodes, sd))[None, :]
+    mean, sdv = np.empty(J), np.empty(J)
+    for s in range(0, J, block):
+        Lb = L[s:s + block]
+        post = np.exp(Lb - logsumexp(Lb, axis=1)[:, None])
         mean[s:s + block] = post @ nodes
         sdv[s:s + block] = np.sqrt(np.maximum(post @ nodes**2 - mean[s:s + block]**2, 0))
     return mean, sdv
@@ -253,7 +335,7 @@ def _girth_fit(A, model):
 @dataclass
 class IRTResult:
     "Fitted IRT model: tidy `items` and `abilities` tables plus what the fit did."
-    items:pd.DataFrame        # one row per instance: instance, difficulty, discrimination, p_correct, status, infit, outfit
+    items:pd.DataFrame        # one row per instance: instance, difficulty, discrimination, p_correct, status, infit, outfit, difficulty_se
     abilities:pd.DataFrame    # one row per model: model, ability, ability_sd, accuracy
     model:str                 # '1PL' or '2PL'
     method:str                # 'mml' or 'girth'
@@ -281,19 +363,60 @@ class IRTResult:
                 f"status={st}, sigma={self.sigma:.3g}, loglik={self.loglik:.6g}, converged={self.converged})")
 
 # %% ../nbs/10_irt.ipynb #9cb09c7d
-def _fit_stats(A, a, b, theta, block=1024):
-    "Rasch-style infit and outfit mean squares per instance, in blocks of models (memory O(block · I), float32)."
-    num_out, num_in, den_in = np.zeros(A.shape[1]), np.zeros(A.shape[1]), np.zeros(A.shape[1])
-    a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    for s in range(0, A.shape[0], block):
-        U = A[s:s + block].astype(np.float32)
-        Z = a32[None, :] * (theta[s:s + block, None].astype(np.float32) - b32[None, :])
-        P = expit(Z)
-        num_out += np.exp(np.clip((1 - 2 * U) * Z, -60, 60)).sum(0, dtype=np.float64)  # (u − P)² / (P(1 − P))
-        num_in += ((U - P) ** 2).sum(0, dtype=np.float64); den_in += (P * (1 - P)).sum(0, dtype=np.float64)
-    return num_in / np.maximum(den_in, 1e-300), num_out / A.shape[0]
+def _stats_same(AT, cols, a, b, theta):
+    "Fit sums of the instances `cols` sharing one (a, b): the J-vectors once, then two matrix–vector products."
+    Z = a * (theta - b)
+    P = expit(Z)
+    U = AT[cols].astype(np.float64)                              # m × J, rows of the transposed matrix: no strided gather
+    right = U @ np.column_stack([(1 - P) ** 2, np.exp(np.clip(-Z, -60, 60))])   # u = 1: (u − P)² = (1 − P)², exp(−Z)
+    wrong = (1 - U) @ np.column_stack([P ** 2, np.exp(np.clip(Z, -60, 60))])    # u = 0: P², exp(Z)
+    info = np.full(len(cols), (P * (1 - P)).sum())
+    return right[:, 0] + wrong[:, 0], right[:, 1] + wrong[:, 1], info
+
+def _stats_block(AT, cols, a, b, theta):
+    "Fit sums of a block of instances `cols`, each with its own (a, b): elementwise on block × J."
+    Z = a[:, None] * (theta[None, :] - b[:, None])
+    P = expit(Z)
+    U = AT[cols].astype(np.float64)
+    return ((U - P) ** 2).sum(1), np.exp(np.clip((1 - 2 * U) * Z, -60, 60)).sum(1), (P * (1 - P)).sum(1)
+
+def _fit_stats(AT, cols, a, b, theta, pool=None)->tuple:
+    "Infit, outfit (Rasch mean squares) and Σ_j P(1 − P) of the instances (rows of AT) `cols` at abilities `theta`; memory O(J · block)."
+    n, J = len(cols), AT.shape[1]
+    order = np.lexsort((b, a))                                   # instances with the same (a, b) share every P_ji
+    a_s, b_s = a[order], b[order]
+    starts = np.flatnonzero(np.r_[True, (a_s[1:] != a_s[:-1]) | (b_s[1:] != b_s[:-1])])
+    w = max(64, _BLOCK_ELEMENTS // max(J, 1))
+    if len(starts) * 8 <= n:                                     # 1PL: b depends only on the number right
+        tasks = [g[s:s + w] for g in np.split(order, starts[1:]) for s in range(0, len(g), w)]
+        fn = lambda pos: _stats_same(AT, cols[pos], a[pos[0]], b[pos[0]], theta)
+    else:
+        tasks = [np.arange(s, min(s + w, n)) for s in range(0, n, w)]
+        fn = lambda pos: _stats_block(AT, cols[pos], a[pos], b[pos], theta)
+    num_in, num_out, info = np.empty(n), np.empty(n), np.empty(n)
+    for pos, (i_, o_, f_) in zip(tasks, _pmap(fn, tasks, pool)):
+        num_in[pos], num_out[pos], info[pos] = i_, o_, f_
+    return num_in / np.maximum(info, 1e-300), num_out / J, info
 
 _METHODS = ('mml', 'girth')
+
+def _check_fit_args(model, method, sigma_update, b_range, n_quad, bound, tol, max_iter, a_max, a_prior_sd):
+    "Validate `fit_irt`'s options before any work: choices by name, numbers positive (and finite where it matters)."
+    if model not in ('1PL', '2PL'): raise ValueError(f"model must be '1PL' or '2PL', got {model!r}")
+    if method not in _METHODS: raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if sigma_update not in ('moment', 'exact'): raise ValueError(f"sigma_update must be 'moment' or 'exact', got {sigma_update!r}")
+    for name, v, finite in [('b_range', b_range, False), ('bound', bound, True), ('tol', tol, True),
+                            ('a_max', a_max, True), ('a_prior_sd', a_prior_sd, True)]:
+        if v is None and name == 'a_prior_sd': continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a number, got {v!r}")
+        if not v > 0 or (finite and not np.isfinite(v)):           # `not v > 0` is also true for NaN
+            raise ValueError(f"{name} must be a {'finite ' if finite else ''}number > 0, got {v!r}")
+    for name, v, low in [('n_quad', n_quad, 5), ('max_iter', max_iter, 1)]:
+        if v is None and name == 'max_iter': continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {v!r}")
+        if v < low: raise ValueError(f"{name} must be at least {low}, got {v}")
 
 def fit_irt(U,                        # response matrix: DataFrame models × instances (0/1) or 2-D array
             model:str='1PL',          # '1PL' (Rasch, a = 1) or '2PL'
@@ -309,14 +432,13 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
             dedupe_models:bool=False, # drop rows repeating an earlier row's label and responses (the [MP22] R code's unique())
             sigma_update:str='moment',# 1PL latent-sd M-step: 'moment' (as mirt) or 'exact' (monotone on the grid)
             progress:bool=False,      # show a progress bar for the 2PL EM
+            n_jobs:int|None=1,        # threads for the 2PL EM, the abilities and the item statistics (-1: all cores); same result for any value
            )->IRTResult:
     "Fit a 1PL or 2PL IRT model to a response matrix; extremes and out-of-range difficulties are reported, not hidden."
-    if model not in ('1PL', '2PL'): raise ValueError(f"model must be '1PL' or '2PL', got {model!r}")
-    if method not in _METHODS: raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if n_quad < 5: raise ValueError(f"n_quad must be at least 5, got {n_quad}")
-    if sigma_update not in ('moment', 'exact'): raise ValueError(f"sigma_update must be 'moment' or 'exact', got {sigma_update!r}")
+    _check_fit_args(model, method, sigma_update, b_range, n_quad, bound, tol, max_iter, a_max, a_prior_sd)
+    n_threads = _n_threads(n_jobs)
     t0 = time.perf_counter()
-    A, models, instances = _as_response_matrix(U)
+    A, models, instances = _as_response_matrix(U)                # int8, no copy if U already is
     J, I = A.shape
     s = A.sum(0, dtype=np.int64)
     status = np.where(s == J, 'all_right', np.where(s == 0, 'all_wrong', 'ok')).astype(object)
@@ -324,40 +446,60 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
     if keep.sum() < 2:
         raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
                          f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
-    Af = A[:, keep]
+    cols = np.flatnonzero(keep)                                  # the fitted instances; A[:, keep] is never copied (1PL)
+    r_all = A.sum(1, dtype=np.int64) - int((s == J).sum())       # number right on the fitted instances, per model
+    rows = np.ones(J, dtype=bool)
     if dedupe_models:                                           # same label and same responses: one run repeated
         key = pd.Series([hash((str(m), r.tobytes())) for m, r in zip(models, A)])
-        Af = Af[~key.duplicated().to_numpy()]
-    Jf = Af.shape[0]
+        rows = ~key.duplicated().to_numpy()
+    Jf = int(rows.sum())
     if Jf < 2: raise ValueError("after removing duplicate rows fewer than 2 distinct models remain")
-    a_k = np.ones(int(keep.sum())); loglik, trace, n_iter, converged, sigma = np.nan, np.array([]), 0, True, 1.0
-    if method == 'mml':
-        r1 = _rasch_em(Af.sum(0, dtype=np.int64), Af.sum(1, dtype=np.int64), Jf, n_quad, bound, tol, max_iter or 5000,
-                       sigma_update)
-        if model == '1PL':
-            b_k, sigma, fit = r1['b'], r1['sd'], r1
-        else:
-            start = (np.full(Af.shape[1], r1['sd']), -r1['b'])    # θ = σ z: a = σ, d = −b
-            fit = _twopl_em(Af, n_quad, bound, tol, max_iter or 500, a_max, a_prior_sd, start=start, progress=progress)
-            a_k, b_k = fit['a'], -fit['d'] / fit['a']
-        loglik, trace, n_iter, converged = fit['loglik'][-1], fit['loglik'], fit['n_iter'], fit['converged']
-        if not converged:
-            warnings.warn(f"{model} EM did not converge in {n_iter} iterations (tol={tol}); increase max_iter")
-    else:
-        a_k, b_k = _girth_fit(Af, model)
+    a_k = np.ones(len(cols)); loglik, trace, n_iter, converged, sigma = np.nan, np.array([]), 0, True, 1.0
+    sub = (lambda: A[:, cols]) if Jf == J else (lambda: A[np.ix_(rows, cols)])   # the fitted block, copied only when needed
+    if method == 'girth':
+        a_k, b_k = _girth_fit(sub(), model)
+    with _thread_pool(n_threads) as pool:
+        if method == 'mml':
+            s_f = s[keep] if Jf == J else s[keep] - A[~rows][:, cols].sum(0, dtype=np.int64)
+            r1 = _rasch_em(s_f, r_all[rows], Jf, n_quad, bound, tol, max_iter or 5000, sigma_update)
+            if model == '1PL':
+                b_k, sigma, fit = r1['b'], r1['sd'], r1
+            else:
+                start = (np.full(len(cols), r1['sd']), -r1['b'])    # θ = σ z: a = σ, d = −b
+                fit = _twopl_em(sub(), n_quad, bound, tol, max_iter or 500, a_max, a_prior_sd, start=start,
+                                progress=progress, pool=pool)
+                a_k, b_k = fit['a'], -fit['d'] / fit['a']
+            loglik, trace, n_iter, converged = fit['loglik'][-1], fit['loglik'], fit['n_iter'], fit['converged']
+            if not converged:
+                warnings.warn(f"{model} EM did not converge in {n_iter} iterations (tol={tol}); increase max_iter")
+        AT = np.ascontiguousarray(A.T)                          # instances × models: contiguous rows per instance
+        theta, theta_sd = _eap(AT, cols, a_k, b_k, sigma, 121, bound, scores=r_all if np.all(a_k == 1) else None, pool=pool)
+        fit_in, fit_out, info = _fit_stats(AT, cols, a_k, b_k, theta, pool)
+        del AT
     b_full = np.full(I, np.nan); b_full[keep] = b_k
     a_full = np.full(I, np.nan); a_full[keep] = a_k
     if model == '1PL': a_full[:] = 1.0
     status[keep & (np.abs(b_full) > b_range)] = 'out_of_range'
-    theta, theta_sd = _eap(A[:, keep], a_k, b_k, sigma, 121, bound)
-    infit, outfit = np.full(I, np.nan), np.full(I, np.nan)
-    infit[keep], outfit[keep] = _fit_stats(A[:, keep], a_k, b_k, theta)
+    infit, outfit, se = np.full(I, np.nan), np.full(I, np.nan), np.full(I, np.nan)
+    infit[keep], outfit[keep] = fit_in, fit_out
+    with np.errstate(divide='ignore'):
+        se[keep] = 1 / (np.abs(a_k) * np.sqrt(info))              # SE(b_i) = 1 / sqrt(a_i² Σ_j P_ji (1 − P_ji)), θ = EAP
     items = pd.DataFrame({'instance': np.asarray(instances), 'difficulty': b_full, 'discrimination': a_full,
                           'p_correct': s / J, 'status': pd.Categorical(status, ['ok', 'all_right', 'all_wrong', 'out_of_range']),
-                          'infit': infit, 'outfit': outfit})
+                          'infit': infit, 'outfit': outfit, 'difficulty_se': se})
     abilities = pd.DataFrame({'model': np.asarray(models), 'ability': theta, 'ability_sd': theta_sd, 'accuracy': A.mean(1)})
     return IRTResult(items, abilities, model, method, float(sigma), float(loglik), trace, int(n_iter), bool(converged),
                      Jf, time.perf_counter() - t0, b_range, bound)
+
+# %% ../nbs/10_irt.ipynb #4168ffbd
+def difficulty_se_chart(res:IRTResult,      # a fitted model
+                        width=420, height=220):
+    "Standard error of each instance's difficulty against the difficulty (from the test information, see `fit_irt`)."
+    it = res.items[np.isfinite(res.items.difficulty_se)]
+    return alt.Chart(it.assign(status=it.status.astype(str))).mark_circle(size=12, opacity=0.6).encode(
+        x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('difficulty_se:Q', title='SE(b)'),
+        color=alt.Color('status:N', title='status'), tooltip=['instance', 'difficulty', 'difficulty_se', 'p_correct']
+    ).properties(width=width, height=height, title=f'{res.model}: standard error of the difficulty ({res.n_models} models)')
 
 # %% ../nbs/10_irt.ipynb #1ce810c3
 def irt_checks(res:IRTResult,          # a fitted model

@@ -215,3 +215,162 @@ def test_real_matrix_agrees_with_the_authors_when_fed_their_input():
     assert rho > 0.97
     dd = fit_irt(U, dedupe_models=True)
     assert spearmanr(dd.items.difficulty, info.Dffclt, nan_policy='omit')[0] > rho
+
+# ---------------------------------------------------------------- issue 16: the optimised paths give today's numbers
+# tests/irt_frozen_v0.py is a frozen copy of the estimator before the optimisations (no copies avoided, float32 item
+# statistics, one BLAS call per E-step, single thread). Difficulties and abilities must agree to 1e-10 (relative,
+# floor 1); infit/outfit to 1e-5, since the old code summed float32 terms and the new one float64.
+import tracemalloc
+from irt_frozen_v0 import fit_irt_v0
+from robustdiff.irt import _fit_stats, _stats_block, difficulty_se_chart
+
+def _close(new, old, rtol):
+    new, old = np.asarray(new, float), np.asarray(old, float)
+    np.testing.assert_array_equal(np.isnan(new), np.isnan(old))
+    ok = ~np.isnan(old)
+    assert np.all(np.abs(new[ok] - old[ok]) <= rtol * np.maximum(1, np.abs(old[ok]))), np.max(np.abs(new[ok] - old[ok]))
+
+def _same_as_frozen(U, rtol=1e-10, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        new, old = fit_irt(U, **kw), fit_irt_v0(U, **kw)
+    for c in ('difficulty', 'discrimination', 'p_correct'): _close(new.items[c], old['items'][c], rtol)
+    for c in ('infit', 'outfit'): _close(new.items[c], old['items'][c], max(rtol, 1e-5))
+    assert new.items.status.equals(old['items'].status)
+    for c in ('ability', 'ability_sd', 'accuracy'): _close(new.abilities[c], old['abilities'][c], rtol)
+    assert (new.n_iter, new.converged, new.n_models) == (old['n_iter'], old['converged'], old['n_models'])
+    _close(new.loglik_trace, old['trace'], rtol)
+    return new
+
+@pytest.mark.parametrize('kw', [dict(), dict(sigma_update='exact'), dict(n_quad=31, bound=8.0), dict(b_range=1.0),
+                                dict(tol=1e-6), dict(max_iter=3)])
+def test_1pl_identical_to_frozen(kw):
+    U = _with_extremes()
+    _same_as_frozen(U, rtol=0.0, **kw)                                 # the 1PL path is bit for bit the same
+    _same_as_frozen(simulate_responses(80, 2000, sigma=2.5, b_sd=3, random_state=7)[0], rtol=0.0, **kw)
+
+def test_1pl_identical_to_frozen_dedupe_and_input_types():
+    U, _, _ = simulate_responses(40, 300, random_state=4)
+    U2 = pd.concat([U, U.iloc[:10]])
+    _same_as_frozen(U2, rtol=0.0, dedupe_models=True)
+    A = U.to_numpy()
+    for M in (np.asfortranarray(A), A.astype(bool), A.astype(float), A.astype(np.int64), U.astype(float)):
+        _same_as_frozen(M, rtol=0.0)
+
+@pytest.mark.parametrize("seed, kw", [(12, dict()), (3, dict(a_prior_sd=None, max_iter=60)), (5, dict(a_max=2.0, max_iter=60))])
+def test_2pl_matches_frozen(seed, kw):
+    U, _, _ = simulate_responses(60, 250, model='2PL', random_state=seed)
+    U.iloc[:, 0] = 1                                                      # one all-right instance
+    _same_as_frozen(U, model='2PL', **kw)
+
+def test_2pl_dedupe_matches_frozen():
+    U, _, _ = simulate_responses(60, 400, model='2PL', random_state=8)
+    _same_as_frozen(pd.concat([U, U.iloc[:7]]), model='2PL', dedupe_models=True)
+
+def test_threads_give_identical_results():
+    # 3 000 instances → 8 item blocks of 375: the threads really split the work
+    U, _, _ = simulate_responses(60, 3000, model='2PL', random_state=9)
+    ref = fit_irt(U, model='2PL', n_jobs=1)
+    for n_jobs in (2, 3, -1):
+        r = fit_irt(U, model='2PL', n_jobs=n_jobs)
+        pd.testing.assert_frame_equal(r.items, ref.items, check_exact=True)
+        pd.testing.assert_frame_equal(r.abilities, ref.abilities, check_exact=True)
+        np.testing.assert_array_equal(r.loglik_trace, ref.loglik_trace)
+    one, two = fit_irt(U, n_jobs=1), fit_irt(U, n_jobs=2)
+    pd.testing.assert_frame_equal(one.items, two.items, check_exact=True)
+
+def test_grouped_item_statistics_equal_the_elementwise_ones():
+    U, _, _ = simulate_responses(150, 2000, random_state=1)
+    A = U.to_numpy(); AT = np.ascontiguousarray(A.T)
+    res = fit_irt(U)
+    keep = (res.items.status != 'all_right') & (res.items.status != 'all_wrong')
+    cols = np.flatnonzero(keep); b = res.items.difficulty.to_numpy()[cols]; a = np.ones(len(cols))
+    theta = res.abilities.ability.to_numpy()
+    infit, outfit, info = _fit_stats(AT, cols, a, b, theta)               # grouped by distinct b
+    num_in, num_out, den = _stats_block(AT, cols, a, b, theta)            # elementwise
+    np.testing.assert_allclose(infit, num_in / den, rtol=1e-12)
+    np.testing.assert_allclose(outfit, num_out / A.shape[0], rtol=1e-12)
+    np.testing.assert_allclose(info, den, rtol=1e-12)
+
+def test_memory_stays_within_three_times_the_int8_matrix():
+    U, _, _ = simulate_responses(300, 40_000, random_state=0)
+    A = U.to_numpy()
+    fit_irt(U.iloc[:, :100])                                              # first-call costs outside the measurement
+    tracemalloc.start()
+    try:
+        fit_irt(U)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 3 * A.nbytes, peak / A.nbytes
+
+# ---------------------------------------------------------------- issue 14 item 7: options checked before any work
+@pytest.mark.parametrize('kw, err, match', [
+    (dict(max_iter=-1), ValueError, 'max_iter must be at least 1'), (dict(max_iter=0), ValueError, 'max_iter'),
+    (dict(max_iter=2.5), TypeError, 'max_iter must be an integer'), (dict(bound=0), ValueError, 'bound must be'),
+    (dict(bound=-6), ValueError, 'bound'), (dict(bound=np.inf), ValueError, 'finite'), (dict(n_quad=4), ValueError, 'n_quad'),
+    (dict(n_quad=61.0), TypeError, 'n_quad'), (dict(tol=0), ValueError, 'tol'), (dict(tol=-1e-4), ValueError, 'tol'),
+    (dict(tol=np.nan), ValueError, 'tol'), (dict(b_range=0), ValueError, 'b_range'), (dict(b_range=-6), ValueError, 'b_range'),
+    (dict(a_max=0), ValueError, 'a_max'), (dict(a_prior_sd=-1), ValueError, 'a_prior_sd'), (dict(bound='6'), TypeError, 'bound'),
+    (dict(n_jobs=0), ValueError, 'n_jobs'), (dict(n_jobs=1.5), TypeError, 'n_jobs'), (dict(sigma_update='median'), ValueError, 'sigma_update'),
+])
+def test_bad_options_fail_before_any_work(kw, err, match, monkeypatch):
+    import robustdiff.irt as irt
+    def boom(*a, **k): raise AssertionError('validated too late: the matrix was read')
+    monkeypatch.setattr(irt, '_as_response_matrix', boom)
+    with pytest.raises(err, match=match):
+        fit_irt(np.zeros((3, 3)), **kw)
+
+def test_b_range_inf_is_allowed():
+    U, _, _ = simulate_responses(30, 50, random_state=0)
+    assert (fit_irt(U, b_range=np.inf).items.status != 'out_of_range').all()
+
+@pytest.mark.parametrize('bad, match', [
+    (np.array([[0, 0.7, 1], [1, 0, 1]]), r'binary \(0/1\); found values such as \[0.7\]'),
+    (np.array([[0, -1, 1], [1, 0, 1]], dtype='int8'), r'\[-1\]'),
+    (np.array([[0, 3, 1], [1, 0, 1]], dtype='uint8'), r'\[3\]'),
+    (np.array([[np.nan, 1, np.nan], [1, 0, 1]]), '2 NaN entries'),
+    (pd.DataFrame({'a': [0, 1], 'b': [0.5, 1.0]}), r'\[0.5\]'),
+])
+def test_non_binary_values_are_named(bad, match):
+    with pytest.raises(ValueError, match=match):
+        fit_irt(bad)
+
+# ---------------------------------------------------------------- issue 9 item 3: the standard error of a difficulty
+def _replicate(J, b_true, n_rep, seed):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1, J)                                           # SE is conditional on the abilities: keep them
+    B, S = [], []
+    for _ in range(n_rep):
+        U = (rng.random((J, len(b_true))) < irt_probability(theta[:, None], b_true[None, :])).astype('int8')
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = fit_irt(U)
+        fin = r.items.status.isin(['ok', 'out_of_range']).to_numpy()
+        B.append(np.where(fin, r.items.difficulty, np.nan)); S.append(r.items.difficulty_se.to_numpy())
+    B, S = np.array(B), np.array(S)
+    ok = np.isfinite(B).all(0)
+    return np.median(S[:, ok].mean(0)), np.median(B[:, ok].std(0, ddof=1))
+
+def test_difficulty_se_shrinks_with_respondents_and_matches_the_sampling_sd():
+    b_true = np.linspace(-2, 2, 80)
+    out = {J: _replicate(J, b_true, 25, seed=100 + J) for J in (30, 120, 480)}
+    se = [out[J][0] for J in (30, 120, 480)]
+    assert se[0] > se[1] > se[2]
+    assert 1.6 < se[0] / se[1] < 2.5 and 1.6 < se[1] / se[2] < 2.5      # ≈ 2 = √4
+    for J, (s, sd) in out.items():
+        assert 0.8 < s / sd < 1.25, (J, s, sd)
+
+def test_difficulty_se_formula_and_extremes():
+    U, _, _ = simulate_responses(200, 300, model='2PL', random_state=2)
+    U.iloc[:, 0] = 0
+    for model in ('1PL', '2PL'):
+        r = fit_irt(U, model=model)
+        it, th = r.items, r.abilities.ability.to_numpy()
+        assert np.isnan(it.difficulty_se.iloc[0]) and it.status.iloc[0] == 'all_wrong'
+        a, b = it.discrimination.to_numpy()[1:], it.difficulty.to_numpy()[1:]
+        P = irt_probability(th[:, None], b[None, :], a[None, :])
+        np.testing.assert_allclose(it.difficulty_se.to_numpy()[1:], 1 / np.sqrt(a**2 * (P * (1 - P)).sum(0)), rtol=1e-10)
+    assert list(r.items.columns) == ['instance', 'difficulty', 'discrimination', 'p_correct', 'status', 'infit', 'outfit',
+                                     'difficulty_se']
+    assert 'difficulty_se' in difficulty_se_chart(r).to_dict()['encoding']['y']['field']
