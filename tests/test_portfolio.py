@@ -115,7 +115,7 @@ def test_register_a_user_portfolio():
 
 # ---------------------------------------------------------------- bad input
 def test_unknown_portfolio_name_lists_the_known_ones():
-    with pytest.raises(ValueError, match=r"unknown portfolio 'fabra19'.*ela2, fabra18, pyhard7, quick"):
+    with pytest.raises(ValueError, match=r"unknown portfolio 'fabra19'.*ela2, fabra18, ladder, pyhard7, quick"):
         get_models('fabra19')
 
 
