@@ -250,7 +250,8 @@ def test_default_respondents_are_the_population_on_the_same_folds(moons):
     pd.testing.assert_series_equal(f_models, f_resp)
     U = response_matrix(rp)
     assert np.allclose(res.items.set_index('instance').p_correct.loc[U.columns], U.mean())
-    assert 'difficulty_se' in res.items and (res.items.difficulty_se > 0).all()
+    ok = res.items.status == 'ok'
+    assert 'difficulty_se' in res.items and (res.items.difficulty_se[ok] > 0).all() and res.items.difficulty_se[~ok].isna().all()
     self_ = robustness_by_difficulty(moons, MODELS, 0.3, respondents='models', reliability=0, progress=False)
     assert self_.respondents == list(MODELS) and self_.reliability is None
     pd.testing.assert_frame_equal(self_.predictions, res.predictions)

@@ -175,7 +175,7 @@ def _widget_problems(facts: dict) -> list[str]:
     bad = []
     wf = facts['widgetFacts']
     for kind, mid, want in widget_expectations(facts['widgetState']):
-        have = wf[kind]
+        have = [h.replace('\xa0', ' ') if isinstance(h, str) else h for h in wf[kind]]   # widgets render spaces as &nbsp;
         if kind == 'inputs':
             def same(v):
                 with contextlib.suppress(ValueError): return abs(float(v) - float(want)) < 1e-9
