@@ -361,22 +361,31 @@ def _verdict_table(ctx:_Ctx)->pd.DataFrame:
 
 def _sentence(r:dict, c:dict)->str:
     "One plain sentence about a model from its verdict row."
-    parts = [f"accuracy {r['accuracy']:.3f}"]
+    parts, flags = [f"accuracy {r['accuracy']:.3f}"], []
     e, h = r.get('kappa_loss_easy'), r.get('kappa_loss_hard')
     lam = max(c['lambdas'])
-    if h is not None and not pd.isna(h):
-        if h >= 0.2: parts.append(f"fragile on hard instances: loses κ {h:.2f} on the hardest bin (vs {e:.2f} on the easiest) "
-                                  f"when {lam:.0%} of them get feature noise ν = {c['nu']}")
-        elif h - e >= 0.1: parts.append(f"robust on easy instances, loses κ {h:.2f} on the hardest bin under ν = {c['nu']}")
+    known = h is not None and not pd.isna(h) and e is not None and not pd.isna(e)
+    if known:
+        if max(e, h) >= 0.2:
+            where = 'hard' if h >= e else 'easy'
+            flags.append(where)
+            lo, hi = ('easiest', 'hardest') if where == 'hard' else ('hardest', 'easiest')
+            parts.append(f"fragile on {where} instances: loses κ {max(e, h):.2f} on the {hi} bin (vs {min(e, h):.2f} on the {lo}) "
+                         f"when {lam:.0%} of it gets feature noise ν = {c['nu']}")
+        elif h - e >= 0.1: parts.append(f"robust on easy instances, loses κ {h:.2f} on the hardest bin under feature noise ν = {c['nu']}")
         else: parts.append(f"stable under feature noise ν = {c['nu']} (κ loss {e:.2f} easy, {h:.2f} hard)")
     if r.get('ela') is not None and not pd.isna(r.get('ela')):
         parts.append(f"ELA {r['ela']:.2f} / RLA {r['rla']:.2f} at {c['class_noise']:.0%} label noise")
     d = r.get('drop_worst')
     if d is not None and not pd.isna(d):
-        parts.append(f"{'degrades' if d > 0.05 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
+        if d > 0.1: flags.append('worst')
+        parts.append(f"{'degrades' if d > 0.1 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
                      f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
-    advice = ("use it where instances are easy, or check hard instances by hand" if h is not None and not pd.isna(h) and h >= 0.2
-              else "a safe choice under noise" if h is not None and not pd.isna(h) else "")
+    advice = ('' if not known else
+              'use it where instances are easy, or check hard instances by hand' if 'hard' in flags else
+              'its predictions flip even on easy instances: check them before trusting it' if 'easy' in flags else
+              'reliable on typical instances, but its worst cases get much worse under noise' if 'worst' in flags else
+              'a safe choice under noise')
     return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')
 
 def _stage_verdict(ctx:_Ctx, st:Stage):

@@ -208,3 +208,19 @@ def test_dask_cluster_gives_identical_tables(tiny, dask_cluster):
     assert remote.config['scheduler'] == dask_cluster
     for name in ('accuracy', 'difficulty', 'scc', 'verdict'):
         pd.testing.assert_frame_equal(local.table(name), remote.table(name))
+
+
+def test_verdict_sentences_follow_the_stated_thresholds():
+    from robustdiff.report import _sentence
+    c = dict(lambdas=(0.0, 0.5), nu=0.2, class_noise=0.1, alpha=0.3, perturb_size=0.1)
+    base = dict(model='m', accuracy=0.9, rla=0.01, ela=0.1)
+    s = _sentence(dict(base, kappa_loss_easy=0.02, kappa_loss_hard=0.3, drop_worst=0.0), c)
+    assert 'fragile on hard instances' in s and 'check hard instances' in s
+    s = _sentence(dict(base, kappa_loss_easy=1.0, kappa_loss_hard=0.1, drop_worst=0.0), c)
+    assert 'fragile on easy instances' in s and 'safe' not in s
+    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.05, drop_worst=0.3), c)
+    assert 'degrades on its worst 30%' in s and 'safe' not in s
+    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.05, drop_worst=0.02), c)
+    assert s.endswith('a safe choice under noise.') and 'stable under feature noise' in s
+    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.15, drop_worst=0.02), c)
+    assert 'robust on easy instances' in s
