@@ -383,7 +383,8 @@ def _sentence(r:dict, c:dict)->str:
                      f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
     advice = ('' if not known else
               'use it where instances are easy, or check hard instances by hand' if 'hard' in flags else
-              'its predictions flip even on easy instances: check them before trusting it' if 'easy' in flags else
+              'its predictions flip even on easy instances (on a bin whose clean predictions are almost all one class, κ '
+              'falls from 1 to 0 with a single flip: compare the accuracy curve in scc.csv before distrusting it)' if 'easy' in flags else
               'reliable on typical instances, but its worst cases get much worse under noise' if 'worst' in flags else
               'a safe choice under noise')
     return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')
