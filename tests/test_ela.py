@@ -11,7 +11,7 @@ from robustdiff.ela import (rla, ela, bra, class_noise, ela_predictions, ela_tab
                             winners, best_counts, rank_agreement, measure_surface_chart, ela_noise_chart, best_chart,
                             difficulty_chart, _ela_fold)
 
-# [SLH16] Table 1 (../shared/PAPERS.md): example, classifier, A_0 %, A_x %, RLA, ELA as printed in the paper
+# [SLH16] Table 1: example, classifier, A_0 %, A_x %, RLA, ELA as printed in the paper
 TABLE1 = [
     (1, 'C1', 100, 100, '0', '0'),       (1, 'C2', 50, 50, '0', '1'),
     (1, 'C1', 100, 96, '.04', '.04'),    (1, 'C2', 50, 46, '.08', '1.08'),
