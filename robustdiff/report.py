@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
-import gzip, html, json, os, re, shutil, sys, time, traceback, warnings
+import html, json, os, re, shutil, sys, time, traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -172,7 +172,7 @@ def _stage_accuracy(ctx:_Ctx, st:Stage):
                     f"majority class: {ctx.ds.y.value_counts(normalize=True).max():.3f}.")
 
 # %% ../nbs/90_report.ipynb #ea315259
-def _respondent_models(spec, models, random_state):
+def _respondent_models(spec, random_state):
     "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
     from robustdiff.respondents import check_respondents
@@ -181,7 +181,7 @@ def _respondent_models(spec, models, random_state):
 def _stage_difficulty(ctx:_Ctx, st:Stage):
     from robustdiff.respondents import respondent_predictions, with_reliability, split_half_reliability
     c = ctx.cfg
-    resp = _respondent_models(c['respondents'], c['models'], c['random_state'])
+    resp = _respondent_models(c['respondents'], c['random_state'])
     if resp is None:
         U = response_matrix(ctx.clean()); who = 'the evaluated models'
     else:
@@ -452,7 +452,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     ds = _load(dataset, target, csv_kws)
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
-    if 'difficulty' in names: _respondent_models(respondents, models, random_state)
+    if 'difficulty' in names: _respondent_models(respondents, random_state)
     if 'hardness' in names or 'isa' in names: get_models(hardness_models, random_state)
     if out is not None:
         out = check_out_dir(out, force)
