@@ -53,10 +53,12 @@ def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
     return pd.DataFrame(rows)
 
 def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
-    "Finite share and split-half reliability for growing populations (prefixes of one ladder: the first n respondents)."
+    "Finite share, split-half reliability and rank agreement with the largest population (Spearman of the 1PL\n    difficulties) for growing populations (prefixes of one ladder: the first n respondents)."
     from robustdiff.data import load_pmlb
     from robustdiff.responses import response_matrix
     from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability
+    from robustdiff.irt import fit_irt
+    from scipy.stats import spearmanr
     rows = []
     for name in datasets:
         ds = load_pmlb(name)
@@ -64,12 +66,14 @@ def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
             warnings.simplefilter('ignore')
             U = response_matrix(respondent_predictions(ds, get_respondents('ladder', n=max(sizes)), n_jobs=n_jobs,
                                                        progress=False, cache_dir=Path(cache)/name))
+        d_full = fit_irt(U).items.difficulty
         for n in sorted(sizes):
             Un = U.iloc[:n]
             rel = split_half_reliability(Un, n_splits_rel, random_state=0)
             r = dict(dataset=name, n_respondents=n, finite_share=float(((Un.min() == 0) & (Un.max() == 1)).mean()),
                      split_half_spearman=float(rel.spearman.median()), spearman_brown=float(rel.spearman_brown.median()),
-                     split_half_spearman_finite=float(rel.spearman_finite.median()))
+                     split_half_spearman_finite=float(rel.spearman_finite.median()),
+                     spearman_vs_largest=float(spearmanr(fit_irt(Un).items.difficulty, d_full).statistic))
             print(r, flush=True); rows.append(r)
     return pd.DataFrame(rows)
 
@@ -123,7 +127,8 @@ def main():
         sc = scaling(a.datasets, a.sizes, a.n_jobs, a.cache)
         sc.round(5).to_csv(ROOT/'benchmarks'/'results'/'respondents_scaling.csv', index=False)
         res['scaling'] = dict(datasets=list(a.datasets), sizes=sorted(a.sizes), table='benchmarks/results/respondents_scaling.csv',
-                              split_half_median_by_n=sc.groupby('n_respondents').split_half_spearman.median().round(4).to_dict())
+                              split_half_median_by_n=sc.groupby('n_respondents').split_half_spearman.median().round(4).to_dict(),
+                              spearman_vs_largest_median_by_n=sc.groupby('n_respondents').spearman_vs_largest.median().round(4).to_dict())
     if 'cost' in a.parts:
         res['cost'] = cost(a.n) | dict(target_ratio=2.0)
         res['cost']['met'] = bool(res['cost']['ratio_cpu'] <= 2.0)

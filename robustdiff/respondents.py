@@ -152,7 +152,7 @@ def _ladder_order(random_state)->list:
     return [cell for _, cell in sorted(keyed, key=lambda t: t[0])]
 
 def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the table above)
-                    n:int=120,               # number of respondents (any n ≥ 2; n ≥ 26 spans every capacity)
+                    n:int=240,               # number of respondents (any n ≥ 2; n ≥ 26 spans every capacity)
                     artificial=False,        # add [MP22]'s artificial learners: True (all three) or a subset of ARTIFICIAL
                     random_state:int|None=0, # seeds the choice of cells (the subsets are seeded by `get_models`)
                    )->dict:                  # {name: unfitted classifier}, usable wherever a portfolio is
@@ -201,7 +201,8 @@ def check_respondents(respondents=None,        # None / 'ladder' / a portfolio n
 def check_population(U:pd.DataFrame)->pd.DataFrame:
     "Raise unless the response matrix has at least 2 respondents that answer differently."
     if U.shape[0] < 2: raise ValueError(f"a population needs at least 2 respondents, got {U.shape[0]}")
-    if len(np.unique(U.to_numpy(), axis=0)) < 2:
+    A = U.to_numpy()
+    if not (A != A[:1]).any():                                  # every row equals the first
         raise ValueError(f"every respondent of the population ({U.shape[0]}) answers identically: their responses "
                          "cannot define difficulty (use a more diverse population, e.g. get_respondents('ladder'))")
     return U
