@@ -18,7 +18,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from .estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
-    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel)
+    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel, PukSVC)
 from .ripper import RipperClassifier
 
 # %% auto #0
@@ -139,7 +139,7 @@ register_portfolio('pyhard7', _pyhard7, overwrite=True)
 # %% ../nbs/01_portfolio.ipynb #7e5b769e
 def _ela2():
     return {'C4.5': C45TreeClassifier(cf=0.25, min_samples_leaf=2),
-            'SVM-Puk': _platt(SVC(kernel=PukKernel(1.0, 1.0), C=100.0))}
+            'SVM-Puk': _platt(PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax'))}
 register_portfolio('ela2', _ela2, overwrite=True)
 
 # %% ../nbs/01_portfolio.ipynb #063f906f
