@@ -54,6 +54,7 @@ def main():
     a = ap.parse_args()
     from robustdiff.data import load_keel
     from robustdiff.ela import ela_predictions, ela_table
+    from robustdiff.portfolio import get_models
     names = QUICK if a.quick else (a.datasets or SLH16_KEEL)
     n_repeats = 2 if a.quick else a.n_repeats
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -110,7 +111,7 @@ def main():
                share_noise_and_scoring=round((tot['noise_seconds'] + tot['scoring_seconds']) / work, 5),
                share_non_fit=round((work - tot['fit_seconds']) / work, 4),
                share_non_fit_of_capacity=round((work - tot['fit_seconds']) / (a.n_jobs * wall), 4),
-               svm='CalibratedClassifierCV(PukSVC(C=100, sigma=1, omega=1, scale="minmax"), sigmoid, cv=3, ensemble=False)',
+               svm=repr(get_models('ela2')['SVM-Puk']),
                machine=dict(cpus=os.cpu_count(), python=platform.python_version(), load_average_end=os.getloadavg()))
     dest = ROOT/'benchmarks'/'results'/('ela_quick.json' if a.quick else 'ela.json')
     if a.datasets and not a.quick: dest = ROOT/'benchmarks'/'results'/'ela_partial.json'
