@@ -17,8 +17,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.validation import check_is_fitted
 from .estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
-    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel)
+    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel, PukSVC)
 from .ripper import RipperClassifier
 
 # %% auto #0
@@ -137,9 +138,17 @@ def _pyhard7():
 register_portfolio('pyhard7', _pyhard7, overwrite=True)
 
 # %% ../nbs/01_portfolio.ipynb #7e5b769e
+class _PlattSVMLabels(CalibratedClassifierCV):
+    "Platt-scaled probabilities (one final SVM) with the SVM's own labels, libsvm's one-vs-one vote, as Weka's SMO classifies."
+    def predict(self, X):
+        "Labels of the final SVM (fitted on all the training rows), not the argmax of the Platt probabilities."
+        check_is_fitted(self, 'calibrated_classifiers_')
+        if self.ensemble is not False: raise ValueError("_PlattSVMLabels needs ensemble=False (one final SVM)")
+        return self.calibrated_classifiers_[0].estimator.predict(X)
+
 def _ela2():
     return {'C4.5': C45TreeClassifier(cf=0.25, min_samples_leaf=2),
-            'SVM-Puk': _platt(SVC(kernel=PukKernel(1.0, 1.0), C=100.0))}
+            'SVM-Puk': _PlattSVMLabels(PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax'), method='sigmoid', cv=3, ensemble=False)}
 register_portfolio('ela2', _ela2, overwrite=True)
 
 # %% ../nbs/01_portfolio.ipynb #063f906f

@@ -11,6 +11,8 @@ from robustdiff.ela import (rla, ela, bra, class_noise, ela_predictions, ela_tab
                             winners, best_counts, rank_agreement, measure_surface_chart, ela_noise_chart, best_chart,
                             difficulty_chart, _ela_fold)
 
+TIMES = ['t_fit', 't_predict', 't_noise', 't_score']   # per-fold timings: the only columns allowed to differ between runs
+
 # [SLH16] Table 1: example, classifier, A_0 %, A_x %, RLA, ELA as printed in the paper
 TABLE1 = [
     (1, 'C1', 100, 100, '0', '0'),       (1, 'C2', 50, 50, '0', '1'),
@@ -169,10 +171,10 @@ def test_predictions_shape_and_labels(moons, preds):
 
 def test_same_noise_for_every_model_and_seed_determinism(moons, preds):
     again = ela_predictions(moons, MODELS, [0.1, 0.3], n_splits=3, n_repeats=2, progress=False, n_jobs=2, backend='threading')
-    pd.testing.assert_frame_equal(preds.drop(columns=['t_fit', 't_other']), again.drop(columns=['t_fit', 't_other']))
+    pd.testing.assert_frame_equal(preds.drop(columns=TIMES), again.drop(columns=TIMES))
     other = ela_predictions(moons, MODELS, [0.3], n_splits=3, n_repeats=2, progress=False)   # a level's noise does not depend on the list
-    a = preds[preds.noise == 0.3].reset_index(drop=True).drop(columns=['t_fit', 't_other'])
-    pd.testing.assert_frame_equal(a, other.drop(columns=['t_fit', 't_other']))
+    a = preds[preds.noise == 0.3].reset_index(drop=True).drop(columns=TIMES)
+    pd.testing.assert_frame_equal(a, other.drop(columns=TIMES))
 
 def test_table_and_experiment(moons, preds):
     tab = ela_table(preds)
