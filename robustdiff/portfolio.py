@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_portfolio.ipynb #b621eee3
 from __future__ import annotations
-import numbers
+import importlib, numbers
 from typing import Callable, Mapping
 from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer
@@ -65,6 +65,8 @@ def register_portfolio(name:str,          # the portfolio's name, e.g. 'mine'
     return factory
 
 # %% ../nbs/01_portfolio.ipynb #8d3314d3
+_LAZY_PORTFOLIOS = {'ladder': 'robustdiff.respondents'}   # portfolios registered by a module that imports this one
+
 def _seed(est, random_state):
     "Set `random_state` on `est` and on every nested estimator that has one."
     keys = [k for k in est.get_params(deep=True) if k == 'random_state' or k.endswith('__random_state')]
@@ -76,8 +78,9 @@ def get_models(spec='quick',            # a registered portfolio name, a dict {n
               ) -> dict:                # a new dict {name: unfitted, cloned, seeded classifier}
     "The models of a portfolio: validated, cloned and seeded."
     if isinstance(spec, str):
+        if spec not in PORTFOLIOS and spec in _LAZY_PORTFOLIOS: importlib.import_module(_LAZY_PORTFOLIOS[spec])
         if spec not in PORTFOLIOS:
-            raise ValueError(f"unknown portfolio {spec!r}; known portfolios: {', '.join(sorted(PORTFOLIOS))}")
+            raise ValueError(f"unknown portfolio {spec!r}; known portfolios: {', '.join(sorted(set(PORTFOLIOS) | set(_LAZY_PORTFOLIOS)))}")
         spec = PORTFOLIOS[spec]()
     if isinstance(spec, Mapping): pairs = list(spec.items())
     elif isinstance(spec, (list, tuple)):
