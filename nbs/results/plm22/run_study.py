@@ -2,6 +2,8 @@
 
     python nbs/results/plm22/run_study.py preds      # step 1: out-of-fold predictions of the pyhard7 pool (cache in /tmp)
     python nbs/results/plm22/run_study.py isa        # step 2: hardness measures + instance spaces, write the results
+    python nbs/results/plm22/run_study.py preds gauss --n-jobs 1   # the same, two Gaussians only (COMPAS files untouched)
+    python nbs/results/plm22/run_study.py isa gauss --n-jobs 1
 
 - COMPAS (ProPublica's two-year recidivism file, their filters), African-American and Caucasian defendants,
   features sex, age, juvenile felony / misdemeanour / other counts, priors count, charge degree, length of stay,
@@ -17,7 +19,8 @@ import pandas as pd
 OUT = Path(__file__).resolve().parent
 CACHE = Path('/tmp/isa_plm22_cache')
 NOISE = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
-REPS = 2           # the paper: 10 (reduced for time on a shared, heavily loaded 2-core machine)
+REPS = 10          # repetitions of the label-noise study (the paper's)
+N_JOBS = 2         # joblib workers for cv_predictions (--n-jobs N)
 
 def compas(with_race:bool):
     from robustdiff.data import data_dir, from_frame
@@ -45,28 +48,36 @@ def gaussians(noise:int, rep:int, spread:float=0.8, n_per_class:int=250):
     y[flip] = 1 - y[flip]
     return from_frame(pd.DataFrame({'V1': X[:, 0], 'V2': X[:, 1], 'class': y}), 'class', name=f'gauss_n{noise}_r{rep}')
 
-def all_datasets():
-    yield compas(True)[0]
-    for noise in NOISE: yield gaussians(noise, 0)
-    yield compas(False)[0]
-    for rep in range(1, REPS):
-        for noise in NOISE: yield gaussians(noise, rep)
+def all_datasets(which:str='all'):
+    "'all' (COMPAS and the Gaussians), 'compas' or 'gauss'."
+    if which not in ('all', 'compas', 'gauss'): raise ValueError(f"which: 'all', 'compas' or 'gauss', not {which!r}")
+    if which != 'gauss': yield compas(True)[0]
+    if which != 'compas':
+        for noise in NOISE: yield gaussians(noise, 0)
+    if which != 'gauss': yield compas(False)[0]
+    if which != 'compas':
+        for rep in range(1, REPS):
+            for noise in NOISE: yield gaussians(noise, rep)
 
 def preds(ds):
     from robustdiff.responses import cv_predictions
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return cv_predictions(ds, 'pyhard7', n_splits=5, random_state=0, n_jobs=2, progress=False, cache_dir=CACHE / ds.name)
+        return cv_predictions(ds, 'pyhard7', n_splits=5, random_state=0, n_jobs=N_JOBS, progress=False, cache_dir=CACHE / ds.name)
 
-def step_preds():
-    for ds in all_datasets():
+def step_preds(which='all'):
+    t0 = time.time()
+    for ds in all_datasets(which):
         t = time.time(); preds(ds); print(ds.name, ds.n_instances, f'{time.time() - t:.1f}s', flush=True)
+    print(f'preds {which}: {time.time() - t0:.0f}s in all', flush=True)
 
-def step_isa():
+def step_isa(which='all'):
+    """Hardness measures + instance spaces. Two Gaussians: per repetition the footprint table (gaussians_footprints.csv),
+    a per-repetition summary also for levels without a space (gaussians_reps.csv), and the frames of repetition 0."""
     from robustdiff.isa import instance_space
     from robustdiff.hardness import hardness_measures
-    rows = []
-    for ds in all_datasets():
+    rows, reps, t0 = [], [], time.time()
+    for ds in all_datasets(which):
         t = time.time()
         p = preds(ds)
         M = hardness_measures(ds)
@@ -83,6 +94,13 @@ def step_isa():
             p.to_csv(OUT / f'{ds.name}_preds.csv.gz', index=False, columns=['model', 'instance', 'y_true', 'y_pred', 'p_true', 'logloss'])
         else:
             noise, rep = ds.name[len('gauss_n'):].split('_r')
+            from robustdiff.isa import _hardness_parts
+            hp = _hardness_parts(p, ds.n_classes)
+            good = hp['losses'] < hp['threshold']
+            reps.append({'noise': int(noise), 'rep': int(rep), 'space': sp is not None, 'mean_IH': float(hp['ih'].mean()),
+                         'share_easy': float((hp['ih'] <= 0.4).mean()), 'accuracy': float((p.y_true == p.y_pred).mean()),
+                         'share_bad': float(((~good).sum(1) > good.shape[1] / 2).mean()),
+                         **{f'good_{m}': float(good[m].mean()) for m in good.columns}})
             if sp is not None:
                 t_ = sp.footprint_table.assign(noise=int(noise), rep=int(rep), mean_IH=sp.ih.mean(),
                                                accuracy=float((p.y_true == p.y_pred).mean()))
@@ -90,8 +108,18 @@ def step_isa():
                 if rep == '0': sp.frame()[['z1', 'z2', 'class', 'IH']].round(4).to_csv(OUT / f'gauss_n{noise}_frame.csv', index=False)
         print(ds.name, f'{time.time() - t:.1f}s', flush=True)
     if rows: pd.concat(rows, ignore_index=True).round(5).to_csv(OUT / 'gaussians_footprints.csv', index=False)
+    if reps: pd.DataFrame(reps).round(5).to_csv(OUT / 'gaussians_reps.csv', index=False)
+    print(f'isa {which}: {time.time() - t0:.0f}s in all', flush=True)
+    if which == 'compas': return
     (OUT / 'settings.json').write_text(json.dumps({'noise': NOISE, 'reps': REPS, 'models': 'pyhard7', 'n_splits': 5,
                                                    'paper_reps': 10}, indent=1))
 
 if __name__ == '__main__':
-    {'preds': step_preds, 'isa': step_isa}[sys.argv[1]]()
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('step', choices=['preds', 'isa'])
+    ap.add_argument('which', nargs='?', default='all', choices=['all', 'compas', 'gauss'])
+    ap.add_argument('--n-jobs', type=int, default=N_JOBS)
+    a = ap.parse_args()
+    N_JOBS = a.n_jobs
+    {'preds': step_preds, 'isa': step_isa}[a.step](a.which)
