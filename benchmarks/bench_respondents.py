@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+PARTS = ('coverage', 'cost', 'scaling')
 sys.path.insert(0, str(ROOT/'benchmarks'))
 from fb24_study import PMLB16
 
@@ -73,7 +74,7 @@ def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
             r = dict(dataset=name, n_respondents=n, finite_share=float(((Un.min() == 0) & (Un.max() == 1)).mean()),
                      split_half_spearman=float(rel.spearman.median()), spearman_brown=float(rel.spearman_brown.median()),
                      split_half_spearman_finite=float(rel.spearman_finite.median()),
-                     spearman_vs_largest=float(spearmanr(fit_irt(Un).items.difficulty, d_full).statistic))
+                     spearman_vs_largest=float(spearmanr(fit_irt(Un).items.difficulty, d_full, nan_policy='omit').statistic))
             print(r, flush=True); rows.append(r)
     return pd.DataFrame(rows)
 
@@ -134,8 +135,8 @@ def main():
         res['cost']['met'] = bool(res['cost']['ratio_cpu'] <= 2.0)
     res['load_avg_before_after'] = [list(load0), list(os.getloadavg())]
     res['command'] = 'nice -n 10 python benchmarks/bench_respondents.py ' + ' '.join(sys.argv[1:])
-    latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile
-    latest.update(res); res = latest
+    latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile:
+    latest.update({k: v for k, v in res.items() if k not in PARTS or k in a.parts}); res = latest   # keep its results
     path.write_text(json.dumps(res, indent=1))
     print(json.dumps(res, indent=1))
 
