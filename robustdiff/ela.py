@@ -327,7 +327,7 @@ def best_chart(tab:pd.DataFrame,  # output of `ela_experiment`
 def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dataset)
                       n_bins:int=5,       # K difficulty bins (0 = easiest)
                       repeat:int=0,       # repetition whose clean responses define the difficulty (when `difficulty` is None)
-                      held_out:bool|None=None, # score on the repetitions other than `repeat` only (needs n_repeats ≥ 2); None: True when the difficulty is fitted here, False when `difficulty` is given
+                      held_out:bool=True, # score on the other repetitions only (avoids the selection bias; needs n_repeats ≥ 2)
                       irt_model:str='1PL',# IRT model for the difficulty (when `difficulty` is None)
                       difficulty=None,    # per-instance difficulty from elsewhere (e.g. a respondent population): Series (index = instance) or IRT items table; None: fit it on `preds`
                      )->pd.DataFrame:     # model, noise, bin, acc_clean, acc_noisy, drop, rla, ela (+ sds), bin_difficulty
@@ -336,7 +336,6 @@ def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dat
     from robustdiff.scc import difficulty_bins, _difficulty_series
     _check_preds(preds)
     if 'dataset' in preds.columns and preds.dataset.nunique() > 1: raise ValueError("ela_by_difficulty takes one dataset at a time")
-    if held_out is None: held_out = difficulty is None
     if held_out or difficulty is None:
         first = preds[(preds.repeat == repeat) & (preds.noise == preds.noise.iloc[0])]
         if first.empty: raise ValueError(f"no predictions for repeat {repeat}")
