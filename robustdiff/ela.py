@@ -326,24 +326,32 @@ def best_chart(tab:pd.DataFrame,  # output of `ela_experiment`
 # %% ../nbs/30_ela.ipynb #c17ea6a0
 def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dataset)
                       n_bins:int=5,       # K difficulty bins (0 = easiest)
-                      repeat:int=0,       # repetition whose clean responses define the difficulty
+                      repeat:int=0,       # repetition whose clean responses define the difficulty (when `difficulty` is None)
                       held_out:bool=True, # score on the other repetitions only (avoids the selection bias; needs n_repeats ≥ 2)
-                      irt_model:str='1PL',# IRT model for the difficulty
+                      irt_model:str='1PL',# IRT model for the difficulty (when `difficulty` is None)
+                      difficulty=None,    # per-instance difficulty from elsewhere (e.g. a respondent population): Series (index = instance) or IRT items table; None: fit it on `preds`
                      )->pd.DataFrame:     # model, noise, bin, acc_clean, acc_noisy, drop, rla, ela (+ sds), bin_difficulty
-    "Accuracy lost to training-label noise per IRT-difficulty bin (difficulty from the clean responses)."
+    "Accuracy lost to training-label noise per IRT-difficulty bin (difficulty given, or fitted on the clean responses)."
     from robustdiff.irt import fit_irt
-    from robustdiff.scc import difficulty_bins
+    from robustdiff.scc import difficulty_bins, _difficulty_series
     _check_preds(preds)
     if 'dataset' in preds.columns and preds.dataset.nunique() > 1: raise ValueError("ela_by_difficulty takes one dataset at a time")
-    first = preds[(preds.repeat == repeat) & (preds.noise == preds.noise.iloc[0])]
-    if first.empty: raise ValueError(f"no predictions for repeat {repeat}")
+    if held_out or difficulty is None:
+        first = preds[(preds.repeat == repeat) & (preds.noise == preds.noise.iloc[0])]
+        if first.empty: raise ValueError(f"no predictions for repeat {repeat}")
     scored = preds[preds.repeat != repeat] if held_out else preds
     if scored.empty:
         raise ValueError("held_out=True needs predictions of at least 2 repetitions (n_repeats ≥ 2); "
-                         "or pass held_out=False (biased: see the notes)")
-    U = first.pivot(index='model', columns='instance', values='correct_clean')
-    if U.shape[0] < 3: raise ValueError(f"IRT difficulty needs at least 3 models, got {U.shape[0]}")
-    items = fit_irt(U.astype('int8'), model=irt_model).items
+                         "or pass held_out=False (biased when the difficulty is fitted on `preds`: see the notes)")
+    if difficulty is None:
+        U = first.pivot(index='model', columns='instance', values='correct_clean')
+        if U.shape[0] < 3: raise ValueError(f"IRT difficulty needs at least 3 models, got {U.shape[0]}")
+        items = fit_irt(U.astype('int8'), model=irt_model).items
+    else:
+        d = _difficulty_series(difficulty)
+        missing = np.setdiff1d(preds.instance.unique(), d.index.to_numpy())
+        if len(missing): raise ValueError(f"difficulty misses {len(missing)} instance(s) of preds, e.g. {missing[0]!r}")
+        items = d[d.index.isin(preds.instance.unique())]    # bins over the instances of preds only
     bins = difficulty_bins(items, n_bins=n_bins)
     p = scored.merge(bins[['instance', 'bin', 'bin_difficulty']], on='instance', how='inner')
     tab = ela_table(p.drop(columns=['dataset'], errors='ignore'), by=('bin',))

@@ -197,6 +197,26 @@ def test_by_difficulty(preds):
     assert bd.groupby('bin').acc_clean.mean().is_monotonic_decreasing       # IRT bins: harder bins, lower accuracy
     assert difficulty_chart(bd).to_dict()
 
+def test_by_difficulty_given(moons, preds):
+    "A difficulty from elsewhere (Series or items table): held out by default, every repetition with held_out=False."
+    from robustdiff.scc import difficulty_bins
+    rng = np.random.default_rng(0)
+    inst = np.sort(preds.instance.unique())
+    d = pd.Series(rng.normal(size=len(inst)), index=inst)
+    assert (ela_by_difficulty(preds, n_bins=3, difficulty=d).n_folds == 3).all()       # repetition 1 only
+    bd = ela_by_difficulty(preds, n_bins=3, difficulty=d, held_out=False)
+    assert len(bd) == 3 * 2 * 3 and (bd.n_folds == 6).all()                 # 2 repeats × 3 folds, all scored
+    items = pd.DataFrame({'instance': inst, 'difficulty': d.to_numpy(), 'status': 'ok'})
+    pd.testing.assert_frame_equal(ela_by_difficulty(preds, n_bins=3, difficulty=items, held_out=False), bd)
+    # by hand: the bins of d, then the per-bin table over all repetitions
+    b = difficulty_bins(d, n_bins=3)
+    hand = ela_table(preds.merge(b[['instance', 'bin']], on='instance'), by=('bin',))
+    m = bd.merge(hand, on=['model', 'noise', 'bin'], suffixes=('', '_hand'))
+    np.testing.assert_allclose(m.acc_clean, m.acc_clean_hand); np.testing.assert_allclose(m.acc_noisy, m.acc_noisy_hand)
+    assert (ela_by_difficulty(preds, n_bins=3).n_folds == 3).all()          # fitted on preds: held out as before
+    with pytest.raises(ValueError, match='misses 1 instance'): ela_by_difficulty(preds, difficulty=d.iloc[1:])
+    with pytest.raises(ValueError, match='duplicated'): ela_by_difficulty(preds, difficulty=pd.concat([d, d.iloc[:1]]))
+
 @pytest.mark.parametrize('kw,msg', [
     (dict(noise=[0.1, 0.1]), 'distinct'), (dict(noise=[]), 'non-empty'), (dict(noise=1.0), r'\[0, 1\)'),
     (dict(noise=-0.2), r'\[0, 1\)'), (dict(noise=0.001), 'changes no label'), (dict(noise=0.1, datasets=[]), 'empty'),
