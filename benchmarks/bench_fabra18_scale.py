@@ -10,7 +10,7 @@ standardised (what `make_pipeline` feeds the models). Every fit runs in a fresh 
 the child reports CPU seconds (`time.process_time`), wall seconds, peak RSS and the number of rules. `--before COMMIT`
 also fits the code of that commit (`git archive` into a temporary folder, first in each pair: interleaved). The
 growth exponent of each model is the least-squares slope of log CPU time on log rows over `--sizes`.
-`--pipeline N`: `robustness_by_difficulty(make_classification(N, 40, ...), models='fabra18', n_jobs=2)` in a child
+`--pipeline N [--respondents models]`: `robustness_by_difficulty(make_classification(N, 40, ...), models='fabra18', n_jobs=2)` in a child
 process; wall time, CPU time of the child and all its descendants (`getrusage(RUSAGE_CHILDREN)`, which counts the
 loky workers once they are reaped) and the peak of the summed RSS of the process tree (psutil, polled every 0.5 s).
 Results: benchmarks/results/fabra18_scale.json (and the raw rows in fabra18_scale.jsonl, appended as they come).
@@ -48,7 +48,7 @@ def one(name, n, params):
                           peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))))
 
 
-def pipeline(n, n_jobs):
+def pipeline(n, n_jobs, respondents=None):
     "Child: the whole fabra18 robustness pipeline on n generated rows."
     import pandas as pd
     from robustdiff.data import from_frame
@@ -56,8 +56,10 @@ def pipeline(n, n_jobs):
     X, y = data(n)
     df = pd.DataFrame(X, columns=[f'x{j}' for j in range(X.shape[1])]); df['label'] = y
     t0 = time.perf_counter()
-    res = robustness_by_difficulty(from_frame(df, target='label', name=f'mc{n}'), models='fabra18', n_jobs=n_jobs, progress=False)
-    print(json.dumps(dict(pipeline_rows=n, wall_in_child_s=round(time.perf_counter() - t0, 1), curves=len(res.curves))))
+    res = robustness_by_difficulty(from_frame(df, target='label', name=f'mc{n}'), models='fabra18', n_jobs=n_jobs, progress=False,
+                                   respondents=respondents)
+    print(json.dumps(dict(pipeline_rows=n, respondents=respondents or 'ladder (default)', n_respondents=len(res.respondents),
+                          wall_in_child_s=round(time.perf_counter() - t0, 1), curves=len(res.curves))))
 
 
 def run_child(args, pythonpath):
@@ -67,11 +69,11 @@ def run_child(args, pythonpath):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_pipeline(n, n_jobs, pythonpath):
+def run_pipeline(n, n_jobs, pythonpath, respondents=''):
     import psutil
     env = dict(os.environ, PYTHONPATH=str(pythonpath), OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, '--pipeline-child', str(n), '--n_jobs', str(n_jobs)],
+    proc = subprocess.Popen([sys.executable, __file__, '--pipeline-child', str(n), '--n_jobs', str(n_jobs)] + (['--respondents', respondents] if respondents else []),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     ps, peak = psutil.Process(proc.pid), 0
     while proc.poll() is None:
@@ -104,11 +106,12 @@ def main():
     ap.add_argument('--before', default=''); ap.add_argument('--before-models', default='')
     ap.add_argument('--skip-before-above', type=int, default=10**9)
     ap.add_argument('--pipeline', type=int, default=0)
+    ap.add_argument('--respondents', default='', help="respondents of the --pipeline run: '' = the default population, 'models' = fabra18 itself")
     ap.add_argument('--out', default='fabra18_scale', help='results file stem in benchmarks/results')
     ap.add_argument('--merge', default='', help='comma-separated result stems whose fits (.jsonl) and pipeline (.json) are merged into --out')
     a = ap.parse_args()
     if a.one: return one(a.one[0], int(a.one[1]), a.params)
-    if a.pipeline_child: return pipeline(a.pipeline_child, a.n_jobs)
+    if a.pipeline_child: return pipeline(a.pipeline_child, a.n_jobs, a.respondents or None)
     RES.mkdir(exist_ok=True); raw = RES/f'{a.out}.jsonl'
     before_dir = None
     if a.before:
@@ -141,7 +144,7 @@ def main():
             if rs: summary.append(dict(label=label, version=version, exponent_cpu=exponent(rs),
                                        **{f'cpu_s_{r["n"]}': r['cpu_s'] for r in rs}, **{f'rules_{r["n"]}': r['rules'] for r in rs}))
     out = dict(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), sizes=sizes, summary=summary, fits=rows)
-    if a.pipeline: out['pipeline'] = run_pipeline(a.pipeline, a.n_jobs, ROOT); print(json.dumps(out['pipeline']), flush=True)
+    if a.pipeline: out['pipeline'] = run_pipeline(a.pipeline, a.n_jobs, ROOT, a.respondents); print(json.dumps(out['pipeline']), flush=True)
     elif pipelines: out['pipeline'] = pipelines
     (RES/f'{a.out}.json').write_text(json.dumps(out, indent=1))
     for s in summary: print(s)
