@@ -258,7 +258,6 @@ def _stage_scc(ctx:_Ctx, st:Stage):
                     f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
                     f"a single flip takes κ from 1 to 0 while its accuracy barely moves.")
 
-
 # %% ../nbs/90_report.ipynb #98d91027
 def _stage_ela(ctx:_Ctx, st:Stage):
     from robustdiff.ela import ela_experiment
