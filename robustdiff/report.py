@@ -222,6 +222,22 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
     st.tables['abilities'] = pd.DataFrame(rows)
 
 # %% ../nbs/90_report.ipynb #57e05273
+def _acc_by_bin(curves:pd.DataFrame, # `scc_curves` rows of one dataset and perturbation
+                clean:pd.DataFrame,  # clean out-of-fold predictions (`clean_predictions`)
+                bins:pd.DataFrame,   # `difficulty_bins` output
+               )->pd.DataFrame:      # model, bin, difficulty, n, acc_clean, lam, acc_noisy, kappa_noisy, acc_change
+    "Per model × difficulty bin: clean accuracy, and accuracy and κ at the largest λ, side by side."
+    p = clean.merge(bins[['instance', 'bin']], on='instance', how='inner')
+    acc0 = (p.groupby(['model', 'repeat', 'bin'], sort=False).correct.mean()      # pooled over folds, as `scc_curves`
+             .groupby(['model', 'bin']).mean().rename('acc_clean').reset_index())
+    lam = curves.lam.max()
+    top = curves.loc[np.isclose(curves.lam, lam), ['model', 'bin', 'difficulty', 'n', 'lam', 'acc', 'kappa']]
+    t = top.merge(acc0, on=['model', 'bin'], how='left', validate='one_to_one')
+    t = t.rename(columns={'acc': 'acc_noisy', 'kappa': 'kappa_noisy'})
+    t['acc_change'] = t.acc_noisy - t.acc_clean
+    cols = ['model', 'bin', 'difficulty', 'n', 'acc_clean', 'lam', 'acc_noisy', 'kappa_noisy', 'acc_change']
+    return t[cols].sort_values(['model', 'bin'], ignore_index=True)
+
 def _stage_scc(ctx:_Ctx, st:Stage):
     c = ctx.cfg
     items = ctx.table('difficulty', 'difficulty')
@@ -231,8 +247,16 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     st.tables['bins'] = bins
     st.tables['scc'] = curves
     st.tables['kappa_losses'] = kappa_losses(curves).drop(columns='dataset')
-    st.charts['scc'] = scc_chart(curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore'), columns=6,
-                                 title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
+    one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
+    st.charts['scc'] = scc_chart(one, columns=6, title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
+    st.charts['scc_acc'] = scc_chart(one, y='acc', columns=6,
+                                     title=f"{ctx.ds.name}: accuracy of the same predictions against the truth (λ = 0: clean accuracy)")
+    st.tables['scc_accuracy'] = _acc_by_bin(curves, ctx.clean(), bins)
+    lam = max(c['lambdas'])
+    st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
+                    f"accuracy of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
+                    f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
+                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves.")
 
 # %% ../nbs/90_report.ipynb #98d91027
 def _stage_ela(ctx:_Ctx, st:Stage):
@@ -347,6 +371,12 @@ def _verdict_table(ctx:_Ctx)->pd.DataFrame:
     if kl is not None:
         v = v.merge(kl.rename(columns={'delta_easy': 'kappa_loss_easy', 'delta_hard': 'kappa_loss_hard'})
                       [['model', 'kappa_loss_easy', 'kappa_loss_hard']], on='model', how='left')
+    sa = ctx.table('scc', 'scc_accuracy')
+    if sa is not None and len(sa):    # the accuracy change on the same two bins as the κ losses
+        loss = sa.assign(loss=sa.acc_clean - sa.acc_noisy).pivot(index='model', columns='bin', values='loss')
+        b = np.sort(sa.bin.unique())
+        v = v.merge(pd.DataFrame({'model': loss.index, 'acc_loss_easy': loss[b[0]].to_numpy(),
+                                  'acc_loss_hard': loss[b[-1]].to_numpy()}), on='model', how='left')
     ela = ctx.table('ela', 'ela')
     if ela is not None: v = v.merge(ela[['model', 'rla', 'ela']], on='model', how='left')
     pt = ctx.table('perturbation', 'perturbation')
@@ -359,21 +389,32 @@ def _verdict_table(ctx:_Ctx)->pd.DataFrame:
     v['verdict'] = [_sentence(r, c) for r in v.to_dict('records')]
     return v
 
+def _signed(x:float)->str:
+    "A change with its sign: '+0.02', '−0.45', '±0.00'."
+    x = round(float(x), 2)
+    return f"{'+' if x > 0 else '−' if x < 0 else '±'}{abs(x):.2f}"
+
 def _sentence(r:dict, c:dict)->str:
     "One plain sentence about a model from its verdict row."
     parts, flags = [f"accuracy {r['accuracy']:.3f}"], []
     e, h = r.get('kappa_loss_easy'), r.get('kappa_loss_hard')
+    ae, ah = r.get('acc_loss_easy'), r.get('acc_loss_hard')
     lam = max(c['lambdas'])
-    known = h is not None and not pd.isna(h) and e is not None and not pd.isna(e)
+    isnum = lambda x: x is not None and not pd.isna(x)
+    known = isnum(e) and isnum(h)
+    def both(k, a, sep=' and '):    # "κ −0.45 and accuracy −0.07": the κ change with the accuracy change on the same bin
+        return f"κ {_signed(-k)}" + (f"{sep}accuracy {_signed(-a)}" if isnum(a) else '')
     if known:
         if max(e, h) >= 0.2:
             where = 'hard' if h >= e else 'easy'
             flags.append(where)
             lo, hi = ('easiest', 'hardest') if where == 'hard' else ('hardest', 'easiest')
-            parts.append(f"fragile on {where} instances: loses κ {max(e, h):.2f} on the {hi} bin (vs {min(e, h):.2f} on the {lo}) "
+            (k1, a1), (k0, a0) = ((h, ah), (e, ae)) if where == 'hard' else ((e, ae), (h, ah))
+            parts.append(f"fragile on {where} instances: {both(k1, a1)} on the {hi} bin (vs {both(k0, a0, ', ')} on the {lo}) "
                          f"when {lam:.0%} of it gets feature noise ν = {c['nu']}")
-        elif h - e >= 0.1: parts.append(f"robust on easy instances, loses κ {h:.2f} on the hardest bin under feature noise ν = {c['nu']}")
-        else: parts.append(f"stable under feature noise ν = {c['nu']} (κ loss {e:.2f} easy, {h:.2f} hard)")
+        elif h - e >= 0.1: parts.append(f"robust on easy instances, {both(h, ah)} on the hardest bin under feature noise ν = {c['nu']}")
+        else: parts.append(f"stable under feature noise ν = {c['nu']} ({both(e, ae, ', ')} on the easiest bin; "
+                           f"{both(h, ah, ', ')} on the hardest)")
     if r.get('ela') is not None and not pd.isna(r.get('ela')):
         parts.append(f"ELA {r['ela']:.2f} / RLA {r['rla']:.2f} at {c['class_noise']:.0%} label noise")
     d = r.get('drop_worst')
@@ -381,10 +422,17 @@ def _sentence(r:dict, c:dict)->str:
         if d > 0.1: flags.append('worst')
         parts.append(f"{'degrades' if d > 0.1 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
                      f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
+    easy = ('its predictions flip even on easy instances (on a bin whose clean predictions are almost all one class, κ '
+            'falls from 1 to 0 with a single flip: compare the accuracy curves, chart scc_acc, before distrusting it)'
+            if not isnum(ae) else
+            f"κ overstates it: its accuracy on the easiest bin changes by only {_signed(-ae)} (on a bin whose clean "
+            f"predictions are almost all one class, κ falls from 1 to 0 with a single flip), so judge it there by accuracy"
+            if ae < 0.05 else
+            f"its predictions flip even on easy instances and its accuracy there drops by {ae:.2f}: do not rely on it "
+            f"for easy instances under noise")
     advice = ('' if not known else
               'use it where instances are easy, or check hard instances by hand' if 'hard' in flags else
-              'its predictions flip even on easy instances (on a bin whose clean predictions are almost all one class, κ '
-              'falls from 1 to 0 with a single flip: compare the accuracy curve in scc.csv before distrusting it)' if 'easy' in flags else
+              easy if 'easy' in flags else
               'reliable on typical instances, but its worst cases get much worse under noise' if 'worst' in flags else
               'a safe choice under noise')
     return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')
@@ -528,6 +576,7 @@ def _fmt_table(df:pd.DataFrame, max_rows:int=25)->str:
 _TITLES = dict(data='Data', accuracy='Accuracy', difficulty='Instance difficulty (IRT)', scc='Robustness to feature noise by difficulty (SCCs)',
                ela='Robustness to label noise (ELA)', perturbation='Perturbation tests', hardness='Instance hardness',
                isa='Instance space', verdict='Verdict')
+_SHOWN = dict(scc_accuracy=200)   # tables shown open, with up to this many rows (the others: folded, 25 rows)
 
 def render_html(rep:Report)->str:
     "The report as one self-contained HTML page (inline CSS and SVG, no script, no external resource)."
@@ -550,8 +599,8 @@ def render_html(rep:Report)->str:
             try: body.append(f'<div class="chart" id="chart-{e(k)}">{_svg(ch)}</div>')
             except Exception as err: body.append(f'<div class="error">chart {e(k)} could not be rendered: {e(str(err))}</div>')
         for k, t in st.tables.items():
-            body.append(f'<details><summary>table <code>{e(k)}</code> ({len(t)} rows; <code>{e(k)}.csv</code>)</summary>'
-                        f'{_fmt_table(t)}</details>')
+            body.append(f'<details{" open" if k in _SHOWN else ""}><summary>table <code>{e(k)}</code> ({len(t)} rows; '
+                        f'<code>{e(k)}.csv</code>)</summary>{_fmt_table(t, _SHOWN.get(k, 25))}</details>')
         secs.append(f'<section id="{name}">{"".join(body)}</section>')
         nav.append(f'<a href="#{name}">{e(_TITLES[name].split(" (")[0])}</a>')
     ds = rep.tables.get('data_summary')

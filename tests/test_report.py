@@ -59,6 +59,39 @@ def test_rerun_from_cache_is_identical(tiny, full_report, tmp_path):
         pd.testing.assert_frame_equal(again.table(name), rep.table(name))
 
 
+def test_accuracy_beside_kappa(tiny, full_report):
+    "Table scc_accuracy and chart scc_acc: per bin, clean accuracy (recomputed here from the predictions) and accuracy and κ at the largest λ."
+    import re
+    from robustdiff.scc import noisy_predictions
+    rep, out = full_report
+    c = rep.config
+    sa, curves, bins = rep.table('scc_accuracy'), rep.table('scc'), rep.table('bins')
+    preds = noisy_predictions(tiny, c['models'], c['nu'], c['n_splits'], 1, c['random_state'], 1, None, False)
+    p = preds.drop_duplicates(['model', 'instance']).merge(bins[['instance', 'bin']], on='instance')
+    own = (p.y_pred == p.y_true).groupby([p.model, p.bin]).mean()
+    s = sa.set_index(['model', 'bin'])
+    assert sorted(s.index) == sorted(own.index) and not s.index.duplicated().any()
+    np.testing.assert_allclose(s.acc_clean.loc[own.index].to_numpy(), own.to_numpy(), rtol=0, atol=1e-12)
+    assert own.groupby(level='bin').mean().std() > 0, 'moons: the bins must differ in accuracy for this test to bite'
+    top = curves[np.isclose(curves.lam, max(c['lambdas']))].set_index(['model', 'bin'])
+    np.testing.assert_allclose(s.acc_noisy.to_numpy(), top.acc.loc[s.index].to_numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(s.kappa_noisy.to_numpy(), top.kappa.loc[s.index].to_numpy(), rtol=0, atol=1e-12)
+    assert len(pd.read_csv(out/'scc_accuracy.csv')) == len(sa)
+    chart = rep.stages['scc'].charts['scc_acc'].to_dict()
+    assert chart['spec']['layer'][0]['encoding']['y']['field'] == 'acc' and chart['facet']['field'] == 'model'
+    page = (out/'report.html').read_text()
+    assert 'id="chart-scc_acc"><svg' in page and 'table <code>scc_accuracy</code>' in page
+    v = rep.verdict.set_index('model')
+    lo, hi = sa.bin.min(), sa.bin.max()
+    np.testing.assert_allclose(v.acc_loss_hard.loc[s.xs(hi, level='bin').index].to_numpy(),
+                               -s.xs(hi, level='bin').acc_change.to_numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(v.acc_loss_easy.loc[s.xs(lo, level='bin').index].to_numpy(),
+                               -s.xs(lo, level='bin').acc_change.to_numpy(), rtol=0, atol=1e-12)
+    for sentence in v.verdict:      # every κ change quoted comes with the accuracy change on the same bin
+        kappas = re.findall(r'κ [−+±]\d\.\d\d', sentence)
+        assert kappas and len(re.findall(r'κ [−+±]\d\.\d\d(?:,| and) accuracy [−+±]\d\.\d\d', sentence)) == len(kappas), sentence
+
+
 def test_gzip_outputs_are_byte_reproducible(tmp_path):
     from robustdiff.report import _write_csv
     df = pd.DataFrame({'a': range(1000)})
@@ -224,3 +257,7 @@ def test_verdict_sentences_follow_the_stated_thresholds():
     assert s.endswith('a safe choice under noise.') and 'stable under feature noise' in s
     s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.15, drop_worst=0.02), c)
     assert 'robust on easy instances' in s
+    s = _sentence(dict(base, kappa_loss_easy=1.0, kappa_loss_hard=0.1, acc_loss_easy=0.01, acc_loss_hard=0.0, drop_worst=0.0), c)
+    assert 'fragile on easy instances: κ −1.00 and accuracy −0.01 on the easiest bin' in s and 'κ overstates it' in s
+    s = _sentence(dict(base, kappa_loss_easy=0.02, kappa_loss_hard=0.3, acc_loss_easy=0.0, acc_loss_hard=-0.05, drop_worst=0.0), c)
+    assert 'κ −0.30 and accuracy +0.05 on the hardest bin' in s
