@@ -491,6 +491,23 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
     return IRTResult(items, abilities, model, method, float(sigma), float(loglik), trace, int(n_iter), bool(converged),
                      Jf, time.perf_counter() - t0, b_range, bound)
 
+# %% ../nbs/10_irt.ipynb #95102e08
+def _rasch_difficulty(U,              # response matrix (DataFrame or 2-D array), respondents × instances
+                      n_quad:int=61, bound:float=6.0, tol:float=1e-4, max_iter:int=5000, sigma_update:str='moment',
+                     )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
+    "`fit_irt(U, '1PL')`'s difficulties only (the same EM), without abilities, standard errors or fit statistics."
+    A, _, _ = _as_response_matrix(U)
+    J, I = A.shape
+    s = A.sum(0, dtype=np.int64)
+    keep = (s > 0) & (s < J)
+    if keep.sum() < 2:
+        raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
+                         f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
+    r = A.sum(1, dtype=np.int64) - int((s == J).sum())
+    d = np.where(s == J, -np.inf, np.inf)
+    d[keep] = _rasch_em(s[keep], r, J, n_quad, bound, tol, max_iter, sigma_update)['b']
+    return d
+
 # %% ../nbs/10_irt.ipynb #4168ffbd
 def difficulty_se_chart(res:IRTResult,      # a fitted model
                         width=420, height=220):
