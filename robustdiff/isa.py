@@ -433,6 +433,7 @@ _EXPLORE_NAMES = ('space_chart', 'footprint_chart', 'projection_chart', 'Explore
 _all_ = ['Footprints', 'footprints', 'footprint_edges',
          'space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore']
 
+# %% ../nbs/41_isa.ipynb #c9ec6ef9
 def __getattr__(name:str):
     "Lazy re-export of the charts and the explorer of `robustdiff.explore` (which imports this module)."
     if name in _EXPLORE_NAMES:
