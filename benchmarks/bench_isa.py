@@ -47,7 +47,8 @@ def large(n:int)->dict:
     "Runs in a child process: PILOT + footprints on n synthetic instances."
     code = f"""
 import json, time, resource, numpy as np, pandas as pd
-from robustdiff.isa import pilot, footprints, rotation_matrix
+from robustdiff.isa import pilot, rotation_matrix
+from robustdiff.footprints import footprints
 rng = np.random.default_rng(0)
 n, m, k = {n}, 10, 7
 Z = rng.normal(size=(n, 2))

@@ -344,7 +344,8 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
 
 # %% ../nbs/90_report.ipynb #7a1da5d6
 def _stage_isa(ctx:_Ctx, st:Stage):
-    from robustdiff.isa import instance_space, space_chart, footprint_chart
+    from robustdiff.isa import instance_space
+    from robustdiff.explore import space_chart, footprint_chart
     c = ctx.cfg
     space = instance_space(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                            n_jobs=c['n_jobs'], measures=ctx.extra.get('measures'), hardness=ctx.extra.get('instance_hardness'))
@@ -358,7 +359,7 @@ def _stage_isa(ctx:_Ctx, st:Stage):
     if items is not None: st.charts['instance_space_difficulty'] = space_chart(space, color='difficulty', footprint='easy', frame=frame)
     st.charts['footprints'] = footprint_chart(space)
     st.notes.append(f"Projection of the {len(space.features)} selected hardness measures ({', '.join(space.features)}); "
-                    f"hard instances at the upper left. Explore it interactively with `robustdiff.isa.explore`.")
+                    f"hard instances at the upper left. Explore it interactively with `robustdiff.explore.explore`.")
 
 # %% ../nbs/90_report.ipynb #ad0f46ab
 def _verdict_table(ctx:_Ctx)->pd.DataFrame:

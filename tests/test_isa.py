@@ -4,7 +4,8 @@ The instance-space integration tests use a small stand-in for the hardness measu
 formulas) and the `quick` portfolio's out-of-fold predictions as the hardness input, so they run in seconds and do
 not depend on the hardness module's internals; with `robustdiff.hardness` present, one test runs the real chain.
 """
-import math
+import math, os, subprocess, sys
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
@@ -278,3 +279,39 @@ def test_real_hardness_chain():
     sp = instance_space(ds, models='quick', n_features=5, random_state=0)
     assert len(sp.features) == 5 and sp.measures.shape[1] == 13
     np.testing.assert_allclose(sp.project(ds).to_numpy(), sp.coords.to_numpy(), atol=1e-8)
+
+
+# ------------------------------------------------------------------ the split into isa / footprints / explore
+
+OLD_ISA_ALL = ['instant_runoff', 'select_features', 'PilotResult', 'pilot', 'rotation_matrix', 'Footprints', 'footprints',
+               'InstanceSpace', 'instance_space', 'footprint_edges', 'space_chart', 'footprint_chart', 'projection_chart',
+               'Explorer', 'explore']          # robustdiff.isa.__all__ before footprints and explore got their own modules
+
+
+def test_isa_still_exports_its_old_names():
+    import robustdiff.isa as isa, robustdiff.footprints as fp, robustdiff.explore as ex
+    assert set(OLD_ISA_ALL) <= set(isa.__all__)
+    for name in OLD_ISA_ALL: assert getattr(isa, name) is not None, name
+    for name in ('Footprints', 'footprints', 'footprint_edges'): assert getattr(isa, name) is getattr(fp, name)
+    for name in ('space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore'):
+        assert getattr(isa, name) is getattr(ex, name)
+    with pytest.raises(AttributeError): isa.no_such_name
+
+
+@pytest.mark.parametrize('first', ['robustdiff.isa', 'robustdiff.footprints', 'robustdiff.explore'])
+def test_no_import_cycle(first):
+    "In a fresh interpreter, whichever module comes first: `from robustdiff.isa import *` gives every old name."
+    code = (f"import {first}\nfrom robustdiff.isa import *\n"
+            f"missing = [n for n in {OLD_ISA_ALL!r} if n not in globals()]\nassert not missing, missing\nprint('ok')")
+    env = {**os.environ, 'PYTHONPATH': str(Path(__file__).resolve().parents[1])}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-2000:]
+
+
+def test_footprints_module_is_independent():
+    "robustdiff.footprints imports neither isa nor explore; isa does not import explore at load time."
+    code = ("import sys, robustdiff.footprints\nassert 'robustdiff.isa' not in sys.modules and 'robustdiff.explore' not in sys.modules\n"
+            "import robustdiff.isa\nassert 'robustdiff.explore' not in sys.modules\nprint('ok')")
+    env = {**os.environ, 'PYTHONPATH': str(Path(__file__).resolve().parents[1])}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-2000:]

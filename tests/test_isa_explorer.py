@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed
 
 CELLS = [
     "import altair as alt\nalt.renderers.enable('svg')\nfrom robustdiff.data import make_synthetic\n"
-    "from robustdiff.isa import instance_space, explore\n"
+    "from robustdiff.isa import instance_space\nfrom robustdiff.explore import explore\n"
     "ds = make_synthetic('moons', 150, noise=0.35, random_state=0)\n"
     "space = instance_space(ds, models='quick', n_features=6, random_state=0)\n"
     "explorer = explore(space, color='IH', footprint='good')\nexplorer",
