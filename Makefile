@@ -12,16 +12,16 @@ export PATH := $(abspath $(BIN)):$(PATH)
 .PHONY: install install-dev demo test docs bench clean
 
 # `make demo` needs only the runtime dependencies; `make test` adds the dev tools (nbdev, JupyterLab, Sphinx, ...)
-$(STAMP): settings.ini setup.py
+$(STAMP): settings.ini setup.py constraints.txt
 	@echo "== creating $(VENV) and installing robustdiff with its runtime dependencies (a minute or two the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip --progress-bar on
-	$(PIP) install -e . --progress-bar on
+	$(PIP) install -e . -c constraints.txt --progress-bar on
 	touch $(STAMP)
 
 $(DEVSTAMP): $(STAMP)
 	@echo "== installing the development tools (nbdev, JupyterLab, pytest, Sphinx, Playwright, Dask; ~1 GB the first time)"
-	$(PIP) install -e ".[dev]" --progress-bar on
+	$(PIP) install -e ".[dev]" -c constraints.txt --progress-bar on
 	touch $(DEVSTAMP)
 
 install: $(STAMP)
