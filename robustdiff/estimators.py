@@ -5,6 +5,7 @@
 # %% ../nbs/01b_estimators.ipynb #1d86ebde
 from __future__ import annotations
 import numbers, warnings
+from contextlib import contextmanager
 from types import SimpleNamespace
 import numpy as np
 import pandas as pd
@@ -431,6 +432,22 @@ class CITreeClassifier(_ProbaClassifier):
         c = self.node_counts_[leaf]
         return c / c.sum(1, keepdims=True)
 
+# %% ../nbs/01b_estimators.ipynb #83d9231e
+_MANY_CLASSES = 'The number of unique classes is greater than 50%'
+
+def _many_classes(y)->bool:
+    "scikit-learn's condition for its 'more than 50 % unique classes' warning: more than 20 labels, over half distinct."
+    n = len(y)
+    return n > 20 and len(np.unique(np.asarray(y))) > round(0.5 * n)
+
+@contextmanager
+def _quiet_many_classes(y=None):
+    "Silence scikit-learn's 'more than 50 % unique classes' warning inside the block (only if `y` meets it; `None`: always)."
+    if y is not None and not _many_classes(y): yield; return
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message=_MANY_CLASSES, category=UserWarning)
+        yield
+
 # %% ../nbs/01b_estimators.ipynb #50e54cac
 class PARTClassifier(_ProbaClassifier):
     "PART-like decision list: repeatedly build a pruned C4.5-like tree, keep its largest leaf as a rule, drop the covered rows."
@@ -472,7 +489,8 @@ class PARTClassifier(_ProbaClassifier):
             if len(np.unique(y[rest])) < 2:            # one class left: a final rule with no condition
                 rules.append([]); dists.append(np.bincount(y[rest], minlength=K).astype(float)); break
             Xr = X[rest]
-            tree = C45TreeClassifier(self.cf, self.min_samples_leaf, random_state=int(rng.integers(2**31))).fit(Xr, y[rest])
+            tree = C45TreeClassifier(self.cf, self.min_samples_leaf, random_state=int(rng.integers(2**31)))
+            with _quiet_many_classes(y[rest]): tree.fit(Xr, y[rest])   # the last rows: few, of many classes
             t = tree.tree_model_.tree_; leaf = t.children_left < 0   # training rows per pruned leaf, as `tree.apply` counts them
             size = np.bincount(tree.effective_node_[leaf], t.n_node_samples[leaf], t.node_count)
             k = 1 if self.rows_per_rule is None else -(-len(rest) // int(self.rows_per_rule))

@@ -4,7 +4,7 @@
 
 # %% ../nbs/21_scc.ipynb #2d95e5b0
 from __future__ import annotations
-import math, numbers, warnings
+import math, numbers, threading, warnings, weakref
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
@@ -144,15 +144,43 @@ def _stack_rows(frames:list)->pd.DataFrame|None:
     X = pd.concat(frames, ignore_index=True)
     return X if (X.dtypes == frames[0].dtypes.to_numpy()).all() else None
 
+class _FoldNoise:
+    "Per-process cache of each fold's perturbed test rows (the same for every model): computed once, not once per model."
+    max_entries, max_bytes = 32, 64 * 2**20
+    def __init__(self): self.store, self.lock = {}, threading.Lock()   # key -> (dataset weakref, test rows, value, bytes)
+    def __reduce__(self): return (_FoldNoise, ())       # pickles empty: each worker process has its own
+    def get(self, ctx, perturbations, make):
+        "The cached value for this dataset, fold and perturbations, else `make()` (stored, oldest entries evicted)."
+        key = (id(ctx.dataset), ctx.seed.entropy, tuple(ctx.seed.spawn_key), tuple(map(repr, perturbations)))
+        with self.lock: hit = self.store.get(key)
+        if hit is not None and hit[0]() is ctx.dataset and np.array_equal(hit[1], ctx.test): return hit[2]
+        value = make()
+        size = sum(int(X.memory_usage(index=False).sum()) for X in value[0]) + value[1].nbytes
+        with self.lock:
+            self.store.pop(key, None); self.store[key] = (weakref.ref(ctx.dataset), ctx.test, value, size)
+            while len(self.store) > 1 and (len(self.store) > self.max_entries or sum(v[3] for v in self.store.values()) > self.max_bytes):
+                self.store.pop(next(iter(self.store)))
+        return value
+    def clear(self):
+        with self.lock: self.store.clear()
+
+_FOLD_NOISE = _FoldNoise()
+
+def _fold_noise(ctx, perturbations)->tuple:
+    "The perturbed copies of the fold's test rows (one per perturbation, fitted on the training rows) and the row priorities."
+    from sklearn.base import clone
+    ds = ctx.dataset
+    Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
+    fitted = [clone(pert).fit(Xtr, ds.y.iloc[ctx.train]) for pert in perturbations]
+    noisy = [p.transform(Xte, random_state=ctx.rng(1, k)) for k, p in enumerate(fitted)]
+    return noisy, ctx.rng(0).random(len(ctx.test))
+
 def _noisy_fold(ctx, perturbations)->pd.DataFrame:
     "For one fitted model on one fold: clean and fully perturbed predictions of the test fold, in one `predict` call."
-    from sklearn.base import clone
     ds, est = ctx.dataset, ctx.estimator
-    Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
+    Xte = ds.X.iloc[ctx.test]
     y_true = ds.y.iloc[ctx.test].to_numpy()
-    priority = ctx.rng(0).random(len(ctx.test))          # same for every model: depends on the fold only
-    fitted = [clone(pert).fit(Xtr, ds.y.iloc[ctx.train]) for pert in perturbations]
-    noisy = [p.transform(Xte, random_state=ctx.rng(1, k)) for k, p in enumerate(fitted)]  # same noisy copy for every model
+    noisy, priority = _FOLD_NOISE.get(ctx, perturbations, lambda: _fold_noise(ctx, perturbations))  # same for every model
     m, X_all = len(ctx.test), _stack_rows([Xte] + noisy)
     if X_all is not None: pred = np.asarray(est.predict(X_all))      # clean and noisy rows stacked: one call
     else: pred = np.concatenate([np.asarray(est.predict(X)) for X in [Xte] + noisy])
@@ -161,7 +189,7 @@ def _noisy_fold(ctx, perturbations)->pd.DataFrame:
                             'correct': (y_pred == y_true).astype('int8'),
                             'perturbation': type(p).__name__, 'level': float(getattr(p, 'level', np.nan)),
                             'y_noisy': pred[(k + 1)*m:(k + 2)*m], 'priority': priority})
-              for k, p in enumerate(fitted)]
+              for k, p in enumerate(perturbations)]
     return pd.concat(frames, ignore_index=True)
 
 def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or a `load_dataset` name)
@@ -182,8 +210,9 @@ def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or
     fn = partial(_noisy_fold, perturbations=perts)
     fn.__qualname__, fn.__module__ = '_noisy_fold', __name__
     key = ('noisy_predictions', [repr(p) for p in perts])
-    return map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                     cache_dir, cache_key=key, desc=None)
+    try: return map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
+                          cache_dir, cache_key=key, desc=None)
+    finally: _FOLD_NOISE.clear()                       # the perturbed rows are not kept beyond the call (in this process)
 
 def clean_predictions(preds:pd.DataFrame, # output of `noisy_predictions`
                      )->pd.DataFrame:     # one row per model × repeat × instance, `cv_predictions` columns
