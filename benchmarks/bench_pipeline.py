@@ -16,9 +16,12 @@ task for bit-identical results whatever n_jobs; the baselines get the same limit
 runs on two threads and its CPU time depends on the machine's load), interleaved `--rounds` times, as CPU time
 (`time.process_time`, robust on a shared machine) and wall time; the ratio is of the medians. The data is
 `make_classification(n, 20, n_informative=10, n_classes=3, random_state=0)`. Target: ≤ 1.1×.
-Results: benchmarks/results/pipeline_<models>.json.
+`--before COMMIT`: the pipeline side only, this tree against the code of COMMIT (`git archive` into a temporary
+folder), each run in a child process whose working directory is its own tree (so that the tree's `robustdiff`
+is imported, not the editable install's), interleaved; the best of 3 runs per child, CPU time.
+Results: benchmarks/results/pipeline_<models>.json (`--before`: pipeline_<models>_before_<COMMIT>.json).
 """
-import argparse, json, os, time, warnings
+import argparse, json, os, subprocess, sys, tarfile, tempfile, time, warnings
 from pathlib import Path
 import numpy as np, pandas as pd
 from sklearn.base import clone
@@ -62,12 +65,52 @@ def timed(fn, *a):
     out = fn(*a)
     return out, time.process_time() - c0, time.perf_counter() - t0
 
+_CHILD = r'''
+import sys, time, warnings; warnings.simplefilter('ignore')
+sys.path.insert(0, 'benchmarks'); import bench_pipeline as b, robustdiff
+assert robustdiff.__file__.startswith(sys.argv[1]), robustdiff.__file__
+ds = b.dataset(int(sys.argv[2])); b.pipeline(ds, sys.argv[3])
+ts = []
+for _ in range(3):
+    c = time.process_time(); b.pipeline(ds, sys.argv[3]); ts.append(time.process_time() - c)
+print(min(ts))
+'''
+
+def before_after(commit:str, sizes, models:str, rounds:int):
+    "The pipeline's CPU time, this tree vs COMMIT's code, child processes interleaved."
+    res = dict(benchmark='robustness_by_difficulty CPU time: this tree vs ' + commit, models=models, rounds=rounds,
+               date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), load_before=os.getloadavg(), sizes={})
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp)/'before'
+        data = subprocess.run(['git', 'archive', commit], cwd=ROOT, capture_output=True, check=True).stdout
+        tarfile.open(fileobj=__import__('io').BytesIO(data)).extractall(old)
+        (old/'benchmarks'/'bench_pipeline.py').write_text(Path(__file__).read_text())   # the same harness on both sides
+        trees = {'before': old, 'after': ROOT}
+        for n in sizes:
+            t = {k: [] for k in trees}
+            for r in range(rounds):
+                for side in (list(trees) if r % 2 == 0 else list(trees)[::-1]):
+                    env = dict(os.environ, PYTHONPATH=str(trees[side]), ROBUSTDIFF_DATA=str(ROOT/'data'))
+                    out = subprocess.run([sys.executable, '-c', _CHILD, str(trees[side]), str(n), models], env=env,
+                                         cwd=trees[side], capture_output=True, text=True, check=True)
+                    t[side].append(float(out.stdout.split()[-1]))
+                    print(f'n={n:>6} round {r} {side:6s} cpu {t[side][-1]:7.3f} s', flush=True)
+            med = {k: float(np.median(v)) for k, v in t.items()}
+            res['sizes'][n] = dict(before_cpu_s=round(med['before'], 3), after_cpu_s=round(med['after'], 3),
+                                   ratio_after_before=round(med['after'] / med['before'], 3))
+            print(n, res['sizes'][n], flush=True)
+    res['load_after'] = os.getloadavg()
+    res['command'] = 'python benchmarks/bench_pipeline.py ' + ' '.join(sys.argv[1:])
+    (ROOT/'benchmarks'/'results'/f'pipeline_{models}_before_{commit}.json').write_text(json.dumps(res, indent=1))
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--sizes', type=int, nargs='*', default=[5000, 50000])
     ap.add_argument('--models', default='quick')
     ap.add_argument('--rounds', type=int, default=3)
+    ap.add_argument('--before', default='', help='a commit: compare the pipeline side against its code')
     a = ap.parse_args()
+    if a.before: return before_after(a.before, a.sizes, a.models, a.rounds)
     warnings.simplefilter('ignore')
     res = dict(benchmark=__doc__.splitlines()[0], models=a.models, rounds=a.rounds, n_jobs=1,
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), load_before=os.getloadavg(), sizes={})
