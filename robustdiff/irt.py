@@ -418,6 +418,16 @@ def _check_fit_args(model, method, sigma_update, b_range, n_quad, bound, tol, ma
             raise TypeError(f"{name} must be an integer, got {v!r}")
         if v < low: raise ValueError(f"{name} must be at least {low}, got {v}")
 
+def _sum_scores(A:np.ndarray)->tuple:
+    "(instance scores s, instances answered differently `keep`, each model's number right on them); ValueError below 2."
+    J, I = A.shape
+    s = A.sum(0, dtype=np.int64)
+    keep = (s > 0) & (s < J)
+    if keep.sum() < 2:
+        raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
+                         f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
+    return s, keep, A.sum(1, dtype=np.int64) - int((s == J).sum())
+
 def fit_irt(U,                        # response matrix: DataFrame models × instances (0/1) or 2-D array
             model:str='1PL',          # '1PL' (Rasch, a = 1) or '2PL'
             method:str='mml',         # 'mml': our vectorised marginal ML (EM) | 'girth': girth's rasch_mml / twopl_mml
@@ -440,14 +450,9 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
     t0 = time.perf_counter()
     A, models, instances = _as_response_matrix(U)                # int8, no copy if U already is
     J, I = A.shape
-    s = A.sum(0, dtype=np.int64)
+    s, keep, r_all = _sum_scores(A)
     status = np.where(s == J, 'all_right', np.where(s == 0, 'all_wrong', 'ok')).astype(object)
-    keep = status == 'ok'
-    if keep.sum() < 2:
-        raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
-                         f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
     cols = np.flatnonzero(keep)                                  # the fitted instances; A[:, keep] is never copied (1PL)
-    r_all = A.sum(1, dtype=np.int64) - int((s == J).sum())       # number right on the fitted instances, per model
     rows = np.ones(J, dtype=bool)
     if dedupe_models:                                           # same label and same responses: one run repeated
         key = pd.Series([hash((str(m), r.tobytes())) for m, r in zip(models, A)])
@@ -497,15 +502,9 @@ def _rasch_difficulty(U,              # response matrix (DataFrame or 2-D array)
                      )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
     "`fit_irt(U, '1PL')`'s difficulties only (the same EM), without abilities, standard errors or fit statistics."
     A, _, _ = _as_response_matrix(U)
-    J, I = A.shape
-    s = A.sum(0, dtype=np.int64)
-    keep = (s > 0) & (s < J)
-    if keep.sum() < 2:
-        raise ValueError(f"only {int(keep.sum())} of {I} instances are answered differently by the models "
-                         f"({int((s == J).sum())} all right, {int((s == 0).sum())} all wrong): nothing to estimate")
-    r = A.sum(1, dtype=np.int64) - int((s == J).sum())
-    d = np.where(s == J, -np.inf, np.inf)
-    d[keep] = _rasch_em(s[keep], r, J, n_quad, bound, tol, max_iter, sigma_update)['b']
+    s, keep, r = _sum_scores(A)
+    d = np.where(s == A.shape[0], -np.inf, np.inf)
+    d[keep] = _rasch_em(s[keep], r, A.shape[0], n_quad, bound, tol, max_iter, sigma_update)['b']
     return d
 
 # %% ../nbs/10_irt.ipynb #4168ffbd

@@ -395,6 +395,15 @@ def _signed(x:float)->str:
     x = round(float(x), 2)
     return f"{'+' if x > 0 else '−' if x < 0 else '±'}{abs(x):.2f}"
 
+def _easy_advice(acc_loss_easy:float|None)->str:
+    "Advice for a model whose κ falls on the easiest bin, read with its accuracy there (None: not measured)."
+    flip = 'on a bin whose clean predictions are almost all one class, κ falls from 1 to 0 with a single flip'
+    if acc_loss_easy is None: return f"its predictions flip even on easy instances ({flip}: compare the accuracy curves, chart scc_acc, before distrusting it)"
+    if acc_loss_easy < 0.05: return (f"κ overstates it: its accuracy on the easiest bin changes by only {_signed(-acc_loss_easy)} "
+                                     f"({flip}), so judge it there by accuracy")
+    return (f"its predictions flip even on easy instances and its accuracy there drops by {acc_loss_easy:.2f}: do not rely on it "
+            f"for easy instances under noise")
+
 def _sentence(r:dict, c:dict)->str:
     "One plain sentence about a model from its verdict row."
     parts, flags = [f"accuracy {r['accuracy']:.3f}"], []
@@ -416,24 +425,16 @@ def _sentence(r:dict, c:dict)->str:
         elif h - e >= 0.1: parts.append(f"robust on easy instances, {both(h, ah)} on the hardest bin under feature noise ν = {c['nu']}")
         else: parts.append(f"stable under feature noise ν = {c['nu']} ({both(e, ae, ', ')} on the easiest bin; "
                            f"{both(h, ah, ', ')} on the hardest)")
-    if r.get('ela') is not None and not pd.isna(r.get('ela')):
+    if isnum(r.get('ela')):
         parts.append(f"ELA {r['ela']:.2f} / RLA {r['rla']:.2f} at {c['class_noise']:.0%} label noise")
     d = r.get('drop_worst')
-    if d is not None and not pd.isna(d):
+    if isnum(d):
         if d > 0.1: flags.append('worst')
         parts.append(f"{'degrades' if d > 0.1 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
                      f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
-    easy = ('its predictions flip even on easy instances (on a bin whose clean predictions are almost all one class, κ '
-            'falls from 1 to 0 with a single flip: compare the accuracy curves, chart scc_acc, before distrusting it)'
-            if not isnum(ae) else
-            f"κ overstates it: its accuracy on the easiest bin changes by only {_signed(-ae)} (on a bin whose clean "
-            f"predictions are almost all one class, κ falls from 1 to 0 with a single flip), so judge it there by accuracy"
-            if ae < 0.05 else
-            f"its predictions flip even on easy instances and its accuracy there drops by {ae:.2f}: do not rely on it "
-            f"for easy instances under noise")
     advice = ('' if not known else
               'use it where instances are easy, or check hard instances by hand' if 'hard' in flags else
-              easy if 'easy' in flags else
+              _easy_advice(ae if isnum(ae) else None) if 'easy' in flags else
               'reliable on typical instances, but its worst cases get much worse under noise' if 'worst' in flags else
               'a safe choice under noise')
     return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')

@@ -400,7 +400,6 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
     if x == 'auto':
         per = curves.drop_duplicates([k for k in (facet, 'bin') if k])
         x = 'bin' if per.duplicated([k for k in (facet, 'difficulty') if k]).any() else 'difficulty'
-    if x == 'bin' and 'bin' not in curves.columns: raise ValueError("curves lack the column 'bin' (x='bin')")
     if xtitle is None: xtitle = 'difficulty (bin mean)' if x == 'difficulty' else 'difficulty bin (easiest first)'
     d = curves.copy()
     ytitle = {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions'}.get(y, y)
