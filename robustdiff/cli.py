@@ -38,6 +38,8 @@ def _parser()->argparse.ArgumentParser:
             s.add_argument('--folds', type=int, default=5, help="cross-validation folds (default 5)")
             s.add_argument('--nu', type=float, default=0.2, help="feature-noise level ν (default 0.2)")
             s.add_argument('--class-noise', type=float, default=0.1, help="share of flipped training labels for ELA (default 0.1)")
+            s.add_argument('--ih-pool', default='models', choices=('models', 'pyhard7'),
+                           help="instance hardness from the evaluated 'models' (default, no extra fit) or [PLM22]'s 'pyhard7' pool")
         s.add_argument('--out', default='robustdiff-report', help="output folder (default robustdiff-report)")
         s.add_argument('--n-jobs', type=int, default=-1, help="parallel workers, -1 = all cores (default)")
         s.add_argument('--seed', type=int, default=0, help="random seed (default 0)")
@@ -85,7 +87,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             data = a.data or a.dataset_opt or DEFAULT_DATASET
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
-                      nu=a.nu, class_noise=a.class_noise, csv_kws=_csv_kws(a))
+                      nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a))
         rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,
                            force=a.force, progress=not a.quiet, **kw)
     except _USER_ERRORS as e:

@@ -6,16 +6,19 @@
 from __future__ import annotations
 import html, json, os, re, shutil, sys, time, traceback
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import altair as alt
+from sklearn.base import clone
 from .data import Dataset, load_dataset
 from .portfolio import get_models
-from .responses import cv_predictions, response_matrix, accuracy_table, accuracy_chart
+from .responses import (cv_predictions, response_matrix, accuracy_table, accuracy_chart, map_folds,
+                                  predict_labels_proba, FoldContext)
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
-                            _as_perturbations)
+                            _as_perturbations, _fold_noise, _stack_rows, _FoldNoise)
 from .perturb import _check_lambdas
 from .taxonomy import kappa_losses
 
@@ -50,6 +53,7 @@ class Report:
     config:dict          # the arguments that produced it
     seconds:float = 0.0  # total wall time
     out:Path|None = None # where `save` wrote it
+    extra:dict = field(default_factory=dict, repr=False) # per-instance outputs behind the tables (`oof`, `ela_predictions`, `perturbation_predictions`, ...), not saved
 
     @property
     def tables(self)->dict:
@@ -125,6 +129,73 @@ def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
         raise ConnectionError(f"no Dask scheduler answered at {address!r} within {timeout:g} s "
                               f"(start one with `dask scheduler` and workers with `dask worker {address}`)") from e
 
+# %% ../nbs/90_report.ipynb #509cb4dd
+_PASS_INPUTS = _FoldNoise()        # per process: a fold's perturbed copies, computed once for all its models
+_PASS_INPUTS.max_bytes = 256 * 2**20
+
+def _perturb_levels(size:float, levels:int)->list:
+    "The PiML noise levels 0, λ, …, (levels − 1)λ, rounded as `robustness_test` does."
+    return [round(i * size, 12) for i in range(levels)]
+
+def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, repeats:int)->tuple:
+    "A fold's perturbed test rows (the SCC copies, then the PiML copies level by level) and the SCC row priorities."
+    from robustdiff.robustness import _parts, _stacked
+    ds = ctx.dataset
+    noisy, priority = _fold_noise(ctx, perturbations)            # the seeds of `noisy_predictions`
+    copies = list(noisy)
+    if repeats:
+        Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
+        parts = [p.fit(Xtr) for p in _parts('raw', None, Xte)]   # noise sd from the training fold, as `robustness_test`
+        for i, lvl in enumerate(_perturb_levels(size, levels)[1:], start=1):
+            copies.append(_stacked(parts, Xte, lvl, [[ctx.rng(2, i, r, k) for k in range(len(parts))] for r in range(repeats)]))
+    return copies, priority
+
+def _predict_blocks(est, blocks:list)->tuple:
+    "Labels and probabilities (None without `predict_proba`) of blocks of rows: one call when their dtypes stack."
+    X = _stack_rows(blocks)
+    if X is not None: return predict_labels_proba(est, X)
+    out = [predict_labels_proba(est, b) for b in blocks]
+    P = None if any(o[1] is None for o in out) else np.concatenate([o[1] for o in out])
+    return np.concatenate([np.asarray(o[0]) for o in out]), P
+
+def _p_true(P, classes, y)->np.ndarray:
+    "Probability of each row's true class (0 for a class the model never saw; NaN without probabilities)."
+    if P is None: return np.full(len(y), np.nan)
+    pos = pd.Index(classes).get_indexer(y)
+    return np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
+
+def _noisy_refit(ctx:FoldContext, rate:float, kind:str='uniform')->tuple:
+    "The pipeline refitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips."
+    from robustdiff.ela import class_noise, _level_key
+    ds = ctx.dataset
+    y_tr = ds.y.iloc[ctx.train].to_numpy()
+    y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
+    est = clone(ctx.estimator).fit(ds.X.iloc[ctx.train], y_noisy)
+    return np.asarray(est.predict(ds.X.iloc[ctx.test])), int(np.count_nonzero(y_noisy != y_tr))
+
+def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int)->pd.DataFrame:
+    "One fitted model on one fold: every row any stage needs (see above); `class_noise` 0 skips the ELA refit."
+    ds, est, te = ctx.dataset, ctx.estimator, ctx.test
+    m, n_scc = len(te), len(perturbations)
+    key = list(perturbations) + [('piml raw', size, levels, repeats)]
+    copies, priority = _PASS_INPUTS.get(ctx, key, lambda: _pass_inputs(ctx, perturbations, size, levels, repeats))
+    y_te = ds.y.iloc[te].to_numpy()
+    labels, P = _predict_blocks(est, [ds.X.iloc[te]] + copies)
+    n_blocks = 1 + n_scc + (levels - 1) * repeats
+    part = np.r_[0, np.ones(n_scc, int), np.full((levels - 1) * repeats, 2)]
+    k = np.r_[0, np.arange(n_scc), np.repeat(np.arange(1, levels), repeats)]
+    rep = np.r_[0, np.zeros(n_scc, int), np.tile(np.arange(repeats), levels - 1)]
+    out = pd.DataFrame({'part': np.repeat(part, m).astype(np.int8), 'k': np.repeat(k, m).astype(np.int16),
+                        'rep': np.repeat(rep, m).astype(np.int16), 'instance': np.tile(te, n_blocks), 'y_pred': labels,
+                        'p_true': _p_true(P, getattr(est, 'classes_', None), np.tile(y_te, n_blocks)),
+                        'extra': np.r_[priority, np.full((n_blocks - 1) * m, np.nan)]})
+    if class_noise > 0:
+        pred, flipped = _noisy_refit(ctx, class_noise)
+        out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
+                                            'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
+                                            'p_true': np.nan, 'extra': float(flipped)})], ignore_index=True)
+    return out
+
 # %% ../nbs/90_report.ipynb #3e4026c7
 @dataclass
 class _Ctx:
@@ -132,17 +203,94 @@ class _Ctx:
     cfg:dict
     stages:dict
     extra:dict = field(default_factory=dict)
+    names:tuple = ('accuracy', 'scc', 'ela', 'perturbation')   # the selected stages (what the one pass computes)
+    _pass:pd.DataFrame|None = None
     _noisy:pd.DataFrame|None = None
 
-    def noisy(self)->pd.DataFrame:
-        "Clean and noisy CV predictions of the evaluated models (computed once)."
-        if self._noisy is None:
+    def one_pass(self)->pd.DataFrame:
+        "The rows of every model × fold task (`_one_pass_fold`), computed once, with a `task` number."
+        if self._pass is None:
             c = self.cfg
-            self._noisy = noisy_predictions(self.ds, c['models'], c['nu'], c['n_splits'], 1, c['random_state'], c['n_jobs'],
-                                            c['backend'], c['progress'], c['cache_dir'])
+            perts = _as_perturbations(c['nu'])
+            noise = c['class_noise'] if 'ela' in self.names else 0.0
+            reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
+            fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps)
+            fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
+            key = ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps)
+            try: r = map_folds(fn, self.ds, c['models'], c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
+                               c['progress'], c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
+            finally: _PASS_INPUTS.clear()
+            r.insert(3, 'task', r.groupby(['model', 'repeat', 'fold'], sort=False).ngroup().astype(np.int32))
+            self._pass = r
+        return self._pass
+
+    def _part(self, part:int, k:int|None=None)->pd.DataFrame:
+        r = self.one_pass()
+        keep = (r.part.to_numpy() == part) if k is None else (r.part.to_numpy() == part) & (r.k.to_numpy() == k)
+        return r[keep]
+
+    def noisy(self)->pd.DataFrame:
+        "Clean and noisy CV predictions of the evaluated models: the columns and rows of `noisy_predictions`."
+        if self._noisy is None:
+            clean, y = self._part(0), self.ds.y.to_numpy()
+            inst = clean.instance.to_numpy()
+            y_true, y_pred = y[inst], clean.y_pred.to_numpy()
+            frames = []
+            for k, p in enumerate(_as_perturbations(self.cfg['nu'])):
+                frames.append(pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(),
+                    'fold': clean.fold.to_numpy(), 'instance': inst, 'y_true': y_true, 'y_pred': y_pred,
+                    'correct': (y_pred == y_true).astype('int8'), 'perturbation': type(p).__name__,
+                    'level': float(getattr(p, 'level', np.nan)), 'y_noisy': self._part(1, k).y_pred.to_numpy(),
+                    'priority': clean.extra.to_numpy(), '_task': clean.task.to_numpy(), '_k': k}))
+            out = pd.concat(frames, ignore_index=True)
+            if len(frames) > 1: out = out.sort_values(['_task', '_k'], kind='stable', ignore_index=True)  # a task's rows together
+            self._noisy = out.drop(columns=['_task', '_k'])
         return self._noisy
 
     def clean(self)->pd.DataFrame: return clean_predictions(self.noisy())
+
+    def oof(self)->pd.DataFrame:
+        "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true."
+        if 'oof' in self.extra: return self.extra['oof']
+        clean, y = self._part(0), self.ds.y.to_numpy()
+        inst = clean.instance.to_numpy()
+        self.extra['oof'] = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
+                             'instance': inst, 'y_true': y[inst], 'y_pred': clean.y_pred.to_numpy(),
+                             'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy()})
+        return self.extra['oof']
+
+    def ela_predictions(self)->pd.DataFrame:
+        "Clean vs noisy-training correctness, the columns of `robustdiff.ela.ela_predictions` (timings NaN)."
+        if 'ela_predictions' not in self.extra:
+            clean, e, y = self._part(0), self._part(3), self.ds.y.to_numpy()
+            if len(e) != len(clean): raise RuntimeError("the one pass ran without the ELA refit")
+            inst = clean.instance.to_numpy()
+            out = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
+                                'noise': float(self.cfg['class_noise']), 'instance': inst, 'y_true': y[inst],
+                                'correct_clean': (clean.y_pred.to_numpy() == y[inst]).astype('int8'),
+                                'correct_noisy': (e.y_pred.to_numpy() == y[inst]).astype('int8'),
+                                'n_changed': e.extra.to_numpy().astype(np.int64)})
+            for t in ('t_fit', 't_predict', 't_noise', 't_score'): out[t] = np.nan
+            self.extra['ela_predictions'] = out
+        return self.extra['ela_predictions']
+
+    def perturbation_predictions(self)->pd.DataFrame:
+        "model, repeat, fold, instance, level, rep, y_true, y_pred, correct, p_true: every test row at every level and copy."
+        if 'perturbation_predictions' not in self.extra:
+            c, y = self.cfg, self.ds.y.to_numpy()
+            clean, pert = self._part(0), self._part(2)
+            reps, levels = c['perturb_repeats'], _perturb_levels(c['perturb_size'], 5)
+            cols = ['model', 'repeat', 'fold', 'task', 'k', 'rep', 'instance', 'y_pred', 'p_true']
+            zero = pd.concat([clean[cols].assign(rep=np.int16(r)) for r in range(reps)], ignore_index=True)
+            p = pd.concat([zero, pert[cols]], ignore_index=True).sort_values(['task', 'k', 'rep'], kind='stable', ignore_index=True)
+            inst = p.instance.to_numpy()
+            p.insert(p.columns.get_loc('rep'), 'level', np.asarray(levels)[p.k.to_numpy()])
+            p.insert(p.columns.get_loc('y_pred'), 'y_true', y[inst])
+            p.insert(p.columns.get_loc('p_true'), 'correct', (p.y_pred.to_numpy() == y[inst]).astype('int8'))
+            self.extra['perturbation_predictions'] = p[['model', 'repeat', 'fold', 'instance', 'level', 'rep', 'y_true', 'y_pred',
+                                                        'correct', 'p_true']]
+        return self.extra['perturbation_predictions']
+
     def table(self, stage:str, name:str):
         s = self.stages.get(stage)
         return s.tables.get(name) if s is not None and s.status == 'ok' else None
@@ -164,6 +312,7 @@ def _stage_data(ctx:_Ctx, st:Stage):
 # %% ../nbs/90_report.ipynb #4e36c1a4
 def _stage_accuracy(ctx:_Ctx, st:Stage):
     clean = ctx.clean()
+    ctx.oof()                        # kept for the reader (rep.extra['oof']) and for IH
     acc = accuracy_table(clean).sort_values('accuracy', ascending=False, ignore_index=True)
     st.tables['accuracy'] = acc
     st.charts['accuracy'] = accuracy_chart(clean)
@@ -260,10 +409,9 @@ def _stage_scc(ctx:_Ctx, st:Stage):
 
 # %% ../nbs/90_report.ipynb #98d91027
 def _stage_ela(ctx:_Ctx, st:Stage):
-    from robustdiff.ela import ela_experiment
+    from robustdiff.ela import ela_table
     c = ctx.cfg
-    tab = ela_experiment([ctx.ds], models=c['models'], noise=c['class_noise'], n_splits=c['n_splits'], n_repeats=1,
-                         random_state=c['random_state'], n_jobs=c['n_jobs'], cache_dir=c['cache_dir'], progress=c['progress'])
+    tab = ela_table(ctx.ela_predictions().assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
     tab = tab.drop(columns='dataset', errors='ignore').sort_values('ela', ignore_index=True)
     st.tables['ela'] = tab
     st.charts['ela'] = alt.Chart(tab).mark_bar().encode(
@@ -273,53 +421,89 @@ def _stage_ela(ctx:_Ctx, st:Stage):
                  alt.Tooltip('rla:Q', format='.3f'), alt.Tooltip('ela:Q', format='.3f')]
     ).properties(width=360, height=min(400, 18 * len(tab) + 20), title='Equalized Loss of Accuracy')
 
-# %% ../nbs/90_report.ipynb #7b48f80b
-def _fit_split(ds, models, random_state, n_jobs):
-    from joblib import Parallel, delayed
-    from sklearn.model_selection import train_test_split
-    from robustdiff.portfolio import make_pipeline
-    tr, te = train_test_split(np.arange(ds.n_instances), test_size=0.3, stratify=ds.y, random_state=random_state)
-    def fit(est): return make_pipeline(est, ds).fit(ds.X.iloc[tr], ds.y.iloc[tr].to_numpy())
-    models = get_models(models, random_state)
-    fitted = Parallel(n_jobs=n_jobs)(delayed(fit)(est) for est in models.values())
-    return dict(zip(models, fitted)), tr, te
+# %% ../nbs/90_report.ipynb #5b863e24
+def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group in their test order)
+                   score:np.ndarray, # larger = selected first
+                   share:float,      # α
+                  )->np.ndarray:     # boolean mask
+    "The ⌈α · size⌉ largest scores of every group, ties to the earlier row: `robustness._top_share` within each group."
+    n = len(group)
+    order = np.lexsort((np.arange(n), -score, group))
+    g = group[order]
+    rank = np.arange(n) - np.searchsorted(g, g, side='left')
+    k = np.maximum(1, np.ceil(share * np.bincount(group) - 1e-9).astype(np.int64))
+    mask = np.zeros(n, bool)
+    mask[order[rank < k[g]]] = True
+    return mask
 
+def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
+                        alpha:float,       # share of worst / hardest rows
+                        hard:pd.Series|None=None, # IRT difficulty per instance (±inf for all-right/all-wrong), or None
+                       )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
+    "Accuracy of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
+    keys = ['model', 'repeat', 'fold', 'level', 'rep']
+    group = pp.groupby(keys, sort=False).ngroup().to_numpy()
+    correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
+    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, np.where(np.isnan(p_true), 1 - correct, 1 - p_true), alpha))]
+    if hard is not None:
+        subsets.append((f"hardest {100 * alpha:.4g}%", _top_in_groups(group, hard.reindex(pp.instance).to_numpy(float), alpha)))
+    frames = []
+    for label, mask in subsets:
+        q = pp if mask is None else pp[mask]
+        t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
+        frames.append(t.assign(metric='ACC', subset=label))
+    tab = pd.concat(frames, ignore_index=True).drop(columns='repeat').rename(columns={'rep': 'repeat'})
+    tab['repeat'] = tab.repeat.astype(np.int64)
+    return tab[['model', 'fold', 'level', 'repeat', 'metric', 'value', 'subset']]
+
+# %% ../nbs/90_report.ipynb #7b48f80b
 def _stage_perturbation(ctx:_Ctx, st:Stage):
-    from robustdiff.robustness import robustness_test, robustness_chart
-    c, ds = ctx.cfg, ctx.ds
-    fitted, tr, te = _fit_split(ds, c['models'], c['random_state'], c['n_jobs'])
-    Xtr, Xte, yte = ds.X.iloc[tr], ds.X.iloc[te], ds.y.iloc[te]
+    from robustdiff.robustness import robustness_chart
+    c = ctx.cfg
     items = ctx.table('difficulty', 'difficulty')
     hard = None
-    if items is not None:   # the hardest test rows by IRT difficulty (extremes at ±bound), the link to [FB24]
+    if items is not None:   # the hardest test rows by IRT difficulty (extremes at ±inf), the link to [FB24]
         b = items.set_index('instance').difficulty
-        b = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
-        hard = pd.Series(b.loc[te].to_numpy(), index=Xte.index)
-    frames = []
-    for name, est in fitted.items():
-        r = robustness_test(est, Xte, yte, X_train=Xtr, method='raw', size=c['perturb_size'], alpha=c['alpha'],
-                            random_state=c['random_state'])
-        frames.append(r.assign(model=name))
-        if hard is not None:
-            r = robustness_test(est, Xte, yte, X_train=Xtr, method='raw', size=c['perturb_size'], alpha=c['alpha'],
-                                worst=hard, random_state=c['random_state'])
-            frames.append(r[r.subset != 'all'].assign(model=name))
-    tab = pd.concat(frames, ignore_index=True)
-    tab = tab[['model'] + [k for k in tab.columns if k != 'model']]
+        hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
+    tab = _perturbation_table(ctx.perturbation_predictions(), c['alpha'], hard)
     st.tables['perturbation'] = tab
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110,
-        title=f"accuracy under raw feature noise (sd = level × training sd): whole test set, worst and hardest {c['alpha']:.0%}")
-    st.notes.append(f"Each model fitted once on 70 % of the data; its test set perturbed {tab.repeat.max() + 1} times per level. "
-                    f"'worst' = the {c['alpha']:.0%} of test rows with the largest residual (re-selected per repeat, as PiML); "
-                    f"'hardest' = the {c['alpha']:.0%} with the highest IRT difficulty.")
+        title=f"accuracy under raw feature noise (sd = level × training sd): whole test fold, worst and hardest {c['alpha']:.0%}")
+    st.notes.append(f"Cross-validated: each model's fit on each of the {c['n_splits']} training folds (the fits of the accuracy "
+                    f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
+                    f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
+                    f"copy, as PiML); 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
+                    f"PiML instead perturbs one test split of one fit (`robustness_test`).")
+
+# %% ../nbs/90_report.ipynb #88582b19
+def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predictions with p_true
+                     n_classes:int,    # C, for the good threshold
+                    ):
+    "An `InstanceHardness` from the evaluated models' out-of-fold probabilities (uncalibrated; no probability: one-hot)."
+    from robustdiff.hardness import InstanceHardness, good_threshold
+    thr = good_threshold(n_classes)
+    p = oof.p_true.to_numpy(float)
+    p = np.where(np.isnan(p), oof.correct.to_numpy(float), p)
+    losses = pd.DataFrame({'model': oof.model.to_numpy(), 'instance': oof.instance.to_numpy(), 'y_true': oof.y_true.to_numpy(),
+                           'correct': oof.correct.to_numpy(), 'p_true': p, 'logloss': -np.log(np.clip(p, 1e-15, 1))})
+    losses = losses.sort_values('instance', kind='stable', ignore_index=True)
+    losses['good'] = losses.logloss < thr
+    ih = (1 - losses.groupby('instance').p_true.mean()).rename('IH')
+    return InstanceHardness(ih=ih, losses=losses, threshold=thr, n_classes=n_classes)
 
 # %% ../nbs/90_report.ipynb #6c145de2
 def _stage_hardness(ctx:_Ctx, st:Stage):
     from robustdiff.hardness import hardness_measures, instance_hardness
     c = ctx.cfg
-    meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
-    ih = instance_hardness(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
-                           n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
+    meas = ctx.extra.get('measures')
+    if meas is None: meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
+    if c['ih_pool'] == 'models':
+        ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
+        pool = f"the {ih.losses.model.nunique()} evaluated models (uncalibrated out-of-fold probabilities, ih_pool='models')"
+    else:
+        ih = instance_hardness(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+                               n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
+        pool = f"[PLM22]'s pool of {ih.losses.model.nunique()} Platt-calibrated models (ih_pool='pyhard7')"
     ctx.extra['measures'], ctx.extra['instance_hardness'] = meas, ih       # reused by the instance space
     st.tables['hardness'] = meas.rename_axis('instance').reset_index()
     ihs = ih.ih
@@ -340,6 +524,7 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
     st.tables['instance_hardness'] = tab
     st.charts['ih'] = alt.Chart(tab).mark_bar().encode(x=alt.X('ih:Q', bin=alt.Bin(maxbins=30), title='instance hardness IH'),
         y=alt.Y('count():Q', title='instances')).properties(width=300, height=200, title='instance hardness (eq. 7)')
+    st.notes.append(f"IH (eq. 7) from {pool}.")
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
 
 # %% ../nbs/90_report.ipynb #7a1da5d6
@@ -483,7 +668,9 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  class_noise:float=0.1,    # share of training labels flipped for ELA
                  perturb_size:float=0.1,   # PiML perturbation step λ (levels 0, λ, ..., 4λ)
                  alpha:float=0.3,          # share of worst samples in the perturbation tests
-                 hardness_models='pyhard7',# pool for instance hardness and the instance space
+                 perturb_repeats:int=3,    # perturbed copies of each test fold per level (perturbation tests)
+                 ih_pool:str='models',     # instance hardness IH from 'models' (the evaluated ones, no extra fit) or 'pyhard7'
+                 hardness_models='pyhard7',# [PLM22]'s calibrated pool for IH when ih_pool='pyhard7'
                  force:bool=False,         # write into a folder that holds other files
                  progress:bool=True,       # progress bars and a line per stage
                  csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, ...)
@@ -498,12 +685,15 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if not 0 < class_noise < 1: raise ValueError(f"class_noise must be in (0, 1), got {class_noise!r}")
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if not perturb_size > 0: raise ValueError(f"perturb_size must be > 0, got {perturb_size!r}")
+    if isinstance(perturb_repeats, bool) or not isinstance(perturb_repeats, (int, np.integer)) or perturb_repeats < 1:
+        raise ValueError(f"perturb_repeats must be an int ≥ 1, got {perturb_repeats!r}")
+    if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
     ds = _load(dataset, target, csv_kws)
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
     if 'difficulty' in names: _respondent_models(respondents, random_state)
-    if 'hardness' in names or 'isa' in names: get_models(hardness_models, random_state)
+    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
     if out is not None:
         out = check_out_dir(out, force)
         if cache_dir is None: cache_dir = out/'.cache'
@@ -513,8 +703,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     cfg = dict(models=models, respondents=respondents, nu=nu, lambdas=tuple(float(l) for l in lambdas), n_bins=n_bins,
                n_splits=n_splits, random_state=int(random_state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
                progress=progress, class_noise=class_noise, perturb_size=perturb_size, alpha=alpha,
-               hardness_models=hardness_models)
-    ctx = _Ctx(ds, cfg, {})
+               hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool)
+    ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     try:
         for i, name in enumerate(STAGES):
@@ -528,7 +718,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('models', 'respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     printable['stages'] = list(names); printable['scheduler'] = scheduler
-    rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0)
+    rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra)
     if out is not None: rep.save(out, force=True)
     return rep
 
