@@ -1,10 +1,11 @@
 """Benchmark: the whole report against a plain `cross_val_predict` of the same pipelines on the same folds.
 
     nice -n 10 python benchmarks/bench_report.py [--data pmlb:waveform_40] [--rows 2000] [--models fabra18]
-        [--respondents ladder] [--n-jobs 2] [--before COMMIT] [--out NAME]
+        [--respondents ladder] [--n-jobs 2] [--before COMMIT] [--after COMMIT] [--out NAME]
 
 Each side runs in a child process whose working directory is its tree (`--before COMMIT`: also the code of COMMIT,
-`git archive` into a temporary folder, the same data and arguments), one after the other:
+`git archive` into a temporary folder, the same data and arguments; `--after COMMIT`: the "after" side from COMMIT
+instead of this tree, so that the tree can change while it runs), one after the other:
 - `report`: `build_report(data, models, respondents, n_jobs)` with every stage, in memory (no HTML);
 - `plain`: `sklearn.model_selection.cross_val_predict` of every model's pipeline (`make_pipeline`) on the report's
   folds (`cv_splits`), `n_jobs` workers, one model after another: what accuracy alone costs.
@@ -92,18 +93,20 @@ def main():
     ap.add_argument('--respondents', default='ladder')
     ap.add_argument('--n-jobs', type=int, default=2)
     ap.add_argument('--before', default='', help='a commit: also run the report with its code')
+    ap.add_argument('--after', default='', help='a commit: the "after" report with its code (default: this tree)')
     ap.add_argument('--out', default='')
     a = ap.parse_args()
     res = dict(benchmark=__doc__.splitlines()[0], args=vars(a), load_before=os.getloadavg(),
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
     with tempfile.TemporaryDirectory() as tmp:
-        trees = {'after': ROOT}
-        if a.before:
-            old = Path(tmp)/'before'
-            data = subprocess.run(['git', 'archive', a.before], cwd=ROOT, capture_output=True, check=True).stdout
-            tarfile.open(fileobj=io.BytesIO(data)).extractall(old)
-            trees = {'before': old, 'after': ROOT}
-        res['plain'] = run('plain', ROOT, a); show('plain CV', res['plain'])
+        def archive(commit, name):
+            d = Path(tmp)/name
+            data = subprocess.run(['git', 'archive', commit], cwd=ROOT, capture_output=True, check=True).stdout
+            tarfile.open(fileobj=io.BytesIO(data)).extractall(d)
+            return d
+        trees = {'after': archive(a.after, 'after') if a.after else ROOT}
+        if a.before: trees = {'before': archive(a.before, 'before'), **trees}
+        res['plain'] = run('plain', trees['after'], a); show('plain CV', res['plain'])
         for k, tree in trees.items():
             res[k] = run('report', tree, a); show(f'report {k}', res[k])
             res[k]['ratio_wall_vs_plain'] = round(res[k]['wall_s'] / res['plain']['wall_s'], 2)
