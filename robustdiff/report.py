@@ -207,21 +207,30 @@ class _Ctx:
     _pass:pd.DataFrame|None = None
     _noisy:pd.DataFrame|None = None
 
+    def pass_task(self)->tuple:
+        "The one pass's function for `map_folds` (only the parts the selected stages need) and its cache key."
+        c = self.cfg
+        perts = _as_perturbations(c['nu'])
+        noise = c['class_noise'] if 'ela' in self.names else 0.0
+        reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
+        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps)
+        fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
+        return fn, ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps)
+
+    def set_pass(self, r:pd.DataFrame):
+        "Keep the one pass's rows (`map_folds` output), numbering its tasks."
+        r.insert(3, 'task', r.groupby(['model', 'repeat', 'fold'], sort=False).ngroup().astype(np.int32))
+        self._pass = r
+
     def one_pass(self)->pd.DataFrame:
-        "The rows of every model × fold task (`_one_pass_fold`), computed once, with a `task` number."
+        "The rows of every model × fold task (`_one_pass_fold`), computed once (here unless `_schedule` ran it)."
         if self._pass is None:
             c = self.cfg
-            perts = _as_perturbations(c['nu'])
-            noise = c['class_noise'] if 'ela' in self.names else 0.0
-            reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
-            fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps)
-            fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
-            key = ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps)
+            fn, key = self.pass_task()
             try: r = map_folds(fn, self.ds, c['models'], c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
                                c['progress'], c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
             finally: _PASS_INPUTS.clear()
-            r.insert(3, 'task', r.groupby(['model', 'repeat', 'fold'], sort=False).ngroup().astype(np.int32))
-            self._pass = r
+            self.set_pass(r)
         return self._pass
 
     def _part(self, part:int, k:int|None=None)->pd.DataFrame:
@@ -334,8 +343,10 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
     if resp is None:
         U = response_matrix(ctx.clean()); who = 'the evaluated models'
     else:
-        preds = respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
-                                       c['progress'], c['cache_dir'])
+        preds = ctx.extra.get('respondent_predictions')      # from the one schedule, else fitted here
+        if preds is None:
+            preds = respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
+                                           c['progress'], c['cache_dir'])
         U = response_matrix(preds); who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
     irt = fit_irt(U, '1PL')
     items = with_reliability(irt)
@@ -496,6 +507,7 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
     from robustdiff.hardness import hardness_measures, instance_hardness
     c = ctx.cfg
     meas = ctx.extra.get('measures')
+    if isinstance(meas, Exception): raise meas                # computed in the one schedule, and failed there
     if meas is None: meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
     if c['ih_pool'] == 'models':
         ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
@@ -628,6 +640,42 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     v = _verdict_table(ctx)
     st.tables['verdict'] = v
 
+# %% ../nbs/90_report.ipynb #785e075a
+def _measures_or_error(ds, n_jobs):
+    "The hardness measures, or the exception they raised (the hardness stage re-raises it: its own failure)."
+    from robustdiff.hardness import hardness_measures
+    try: return hardness_measures(ds, n_jobs=n_jobs)
+    except Exception as e: return e
+
+def _schedule(ctx:_Ctx)->float:
+    "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
+    import math, warnings
+    from robustdiff.responses import _plan_folds, _run_plans
+    c, names, plans = ctx.cfg, ctx.names, {}
+    t0 = time.perf_counter()
+    if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict')) or \
+       ('difficulty' in names and c['respondents'] == 'models') or ('hardness' in names and c['ih_pool'] == 'models'):
+        fn, key = ctx.pass_task()
+        plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], key)
+    resp = _respondent_models(c['respondents'], c['random_state']) if 'difficulty' in names else None
+    if resp is not None:                      # as `respondent_predictions` (same tasks, same cache), batched
+        from robustdiff.respondents import _respond_fold, ArtificialLearner
+        arts = [k for k, e in resp.items() if isinstance(e, ArtificialLearner)]
+        if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
+        batch = max(1, math.ceil(len(resp) * c['n_splits'] / 24))   # ~24 tasks
+        plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['cache_dir'],
+                                           'respondents', batch=batch)
+    side = None
+    if ('hardness' in names or 'isa' in names) and 'measures' not in ctx.extra:
+        side = partial(_measures_or_error, ctx.ds, c['n_jobs'])
+    if not plans and side is None: return 0.0
+    try: meas = _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits", side)
+    finally: _PASS_INPUTS.clear()
+    if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
+    if 'respondents' in plans: ctx.extra['respondent_predictions'] = plans['respondents'].frame()
+    if side is not None: ctx.extra['measures'] = meas
+    return time.perf_counter() - t0
+
 # %% ../nbs/90_report.ipynb #1c1e2b07
 _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_difficulty, scc=_stage_scc, ela=_stage_ela,
             perturbation=_stage_perturbation, hardness=_stage_hardness, isa=_stage_isa, verdict=_stage_verdict)
@@ -707,6 +755,13 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     try:
+        try:
+            fits = _schedule(ctx)
+            if fits: log(f"[0/{len(STAGES)}] fits of every stage in one schedule: {fits:.1f} s")
+        except Exception as e:   # each stage then computes what it needs itself, and fails on its own
+            fits = float('nan')
+            log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
+            if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
         for i, name in enumerate(STAGES):
             on = name in names
             if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
@@ -717,7 +772,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         if client is not None: client.close()
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('models', 'respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
-    printable['stages'] = list(names); printable['scheduler'] = scheduler
+    printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
     rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra)
     if out is not None: rep.save(out, force=True)
     return rep

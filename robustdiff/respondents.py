@@ -222,8 +222,9 @@ def respondent_predictions(dataset,                 # a Dataset or `load_dataset
     pop = check_respondents(respondents, random_state)
     arts = [k for k, e in pop.items() if isinstance(e, ArtificialLearner)]
     if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
+    batch = max(1, -(-len(pop) * n_splits * n_repeats // 24))   # ~24 tasks of many small fits: cheap to schedule (Dask)
     return map_folds(_respond_fold, dataset, pop, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                     cache_dir, cache_key='respondents', desc='respondents')
+                     cache_dir, cache_key='respondents', desc='respondents', batch=batch)
 
 # %% ../nbs/12_respondents.ipynb #8b6bb6bd
 def difficulty_se(irt,  # a `robustdiff.irt.IRTResult`

@@ -260,25 +260,43 @@ def _cost_prior(est)->int:
     return _COST_PRIOR.get(type(est).__name__, 1)
 
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
-def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
-              dataset:Dataset|str,      # the data (or a `load_dataset` name)
-              models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
-              n_splits:int=5,           # folds per repetition
-              n_repeats:int=1,          # repetitions
-              random_state:int|None=0,  # seeds the folds, the models and `ctx.seed`
-              n_jobs:int|None=1,        # parallel workers (joblib; -1 = all cores)
-              backend:str|None=None,    # joblib backend: None (loky / the active `parallel_config`), 'threading', 'dask', ...
-              progress:bool=True,       # show a progress bar
-              cache_dir:str|Path|None=None, # store each task's result here and reuse it (needs an int random_state)
-              cache_key=None,           # anything else `fn`'s result depends on (part of the cache key)
-              desc:str|None=None,       # progress bar label
-             )->pd.DataFrame:           # fn's results with `model`, `repeat`, `fold` columns in front
-    "Fit every model on every training fold (in parallel) and collect `fn` of each fitted model."
+@dataclass
+class _Plan:
+    "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`_run_plans`)."
+    fn:Callable; dataset:Dataset; specs:list; results:list; files:list; entropy:int
+    batch:int = 1               # fits per task (tasks of many small fits cost less to schedule, e.g. on Dask)
+
+    def todo(self)->list:
+        "Batches of spec numbers still to compute, each with its expected cost."
+        ks = sorted((k for k in range(len(self.specs)) if self.results[k] is None), key=lambda k: -_cost_prior(self.specs[k][1]))
+        folds = {}                  # batches never mix folds: one training slice per task
+        for k in ks: folds.setdefault(self.specs[k][2:4], []).append(k)
+        groups = [g[i:i + self.batch] for g in folds.values() for i in range(0, len(g), self.batch)]
+        return [(sum(_cost_prior(self.specs[k][1]) for k in g), g) for g in groups]
+
+    def task(self, tag, ks:list):
+        "One parallel task computing the specs `ks`; it returns (tag, [(k, DataFrame)])."
+        return delayed(_run_batch)(tag, self.fn, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks])
+
+    def store(self, k:int, out:pd.DataFrame):
+        self.results[k] = out
+        if self.files[k] is not None: _cache_write(self.files[k][0], self.files[k][1], out)
+
+    def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
+
+def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
+    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each."
+    return tag, [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
+                 for k, name, est, repeat, fold, train, test in items]
+
+def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, cache_dir, cache_key, batch:int=1)->_Plan:
+    "Validate, split and read the cache: the tasks `map_folds` would run, not yet run."
     dataset = load_dataset(dataset)
     if not callable(fn): raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     if cache_dir is not None and random_state is None:
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1: raise ValueError(f"batch must be an int ≥ 1, got {batch!r}")
     models = get_models(models, random_state)
     splits = cv_splits(dataset, n_splits, n_repeats, random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
@@ -293,19 +311,52 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
             key = _task_key(base, name, est_tok[name], repeat, fold)
             files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
             results[k] = _cache_read(*files[k])
-    todo = sorted((k for k in range(len(specs)) if results[k] is None), key=lambda k: -_cost_prior(specs[k][1]))
-    tasks = [delayed(_run_task)(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
-             for k in todo for name, est, repeat, fold, train, test in [specs[k]]]
+    return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
+
+def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, side=None):
+    "Run the tasks of several plans in one parallel schedule, the costliest first; `side()` runs meanwhile in a thread."
+    import threading
+    batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+    total = sum(len(p.specs) for p in plans)
+    done = total - sum(len(ks) for _, _, ks in batches)
+    side_out, th = {}, None
+    if side is not None:
+        def _side():
+            try: side_out['value'] = side()
+            except BaseException as e: side_out['error'] = e
+        th = threading.Thread(target=_side, daemon=True); th.start()
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    bar = tqdm(total=len(specs), initial=len(specs) - len(todo), disable=not progress, desc=desc or f"{dataset.name}: fits")
-    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
-        if progress and len(tasks) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
-            list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-        for k, out in parallel(tasks):
-            results[k] = out
-            if files[k] is not None: _cache_write(files[k][0], files[k][1], out)
-            bar.update(1)
-    return pd.concat(results, ignore_index=True)
+    bar = tqdm(total=total, initial=done, disable=not progress, desc=desc)
+    try:
+        with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
+            if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
+                list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+            for i, outs in parallel(plans[i].task(i, ks) for _, i, ks in batches):
+                for k, out in outs: plans[i].store(k, out)
+                bar.update(len(outs))
+    finally:
+        if th is not None: th.join()
+    if 'error' in side_out: raise side_out['error']
+    return side_out.get('value')
+
+def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
+              dataset:Dataset|str,      # the data (or a `load_dataset` name)
+              models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
+              n_splits:int=5,           # folds per repetition
+              n_repeats:int=1,          # repetitions
+              random_state:int|None=0,  # seeds the folds, the models and `ctx.seed`
+              n_jobs:int|None=1,        # parallel workers (joblib; -1 = all cores)
+              backend:str|None=None,    # joblib backend: None (loky / the active `parallel_config`), 'threading', 'dask', ...
+              progress:bool=True,       # show a progress bar
+              cache_dir:str|Path|None=None, # store each task's result here and reuse it (needs an int random_state)
+              cache_key=None,           # anything else `fn`'s result depends on (part of the cache key)
+              desc:str|None=None,       # progress bar label
+              batch:int=1,              # model × fold fits per parallel task (many small fits: fewer, larger tasks)
+             )->pd.DataFrame:           # fn's results with `model`, `repeat`, `fold` columns in front
+    "Fit every model on every training fold (in parallel) and collect `fn` of each fitted model."
+    plan = _plan_folds(fn, dataset, models, n_splits, n_repeats, random_state, cache_dir, cache_key, batch)
+    _run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
+    return plan.frame()
 
 # %% ../nbs/02_responses.ipynb #5fd99c8c
 def _argmax_predicts()->tuple:

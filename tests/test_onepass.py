@@ -177,3 +177,48 @@ def test_identical_on_dask(moons):
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster):
         _same_tables(rep, build_report(ds, models=_models(), n_jobs=2, backend='dask', **KW))
+
+# ------------------------------------------------------------------ one schedule
+
+def _population():
+    "A small respondent population (8 models × 5 folds = 40 fits: batched 2 per task by the schedule)."
+    from sklearn.ensemble import RandomForestClassifier
+    return {**_models(), 'tree2': DecisionTreeClassifier(max_depth=2), 'knn15': KNeighborsClassifier(15),
+            'rf10': RandomForestClassifier(10)}
+
+def test_one_schedule_equals_the_stages_own_fits(moons, monkeypatch):
+    "The report with every fit in one schedule (respondents batched, measures in a thread) = each stage fitting for itself."
+    import robustdiff.report as r
+    ds, _ = moons
+    kw = dict(KW, respondents=_population())
+    one = build_report(ds, models=_models(), n_jobs=2, **kw)
+    assert one.config['fits_seconds'] > 0 and 'respondent_predictions' in one.extra
+    monkeypatch.setattr(r, '_schedule', lambda ctx: 0.0)
+    own = build_report(ds, models=_models(), n_jobs=2, **kw)
+    assert 'respondent_predictions' not in own.extra
+    _same_tables(one, own)
+    pd.testing.assert_frame_equal(one.table('hardness'), own.table('hardness'), check_exact=True)
+
+def test_batched_map_folds_equals_one_fit_per_task(moons):
+    from robustdiff.responses import map_folds, _plan_folds
+    from robustdiff.respondents import _respond_fold
+    ds, _ = moons
+    plan = _plan_folds(_respond_fold, ds, _population(), 5, 1, 0, None, None, batch=3)
+    batches = [ks for _, ks in plan.todo()]
+    assert all(len(ks) <= 3 for ks in batches) and sorted(k for ks in batches for k in ks) == list(range(40))
+    assert all(len({plan.specs[k][3] for k in ks}) == 1 for ks in batches), 'a batch never mixes folds'
+    a = map_folds(_respond_fold, ds, _population(), progress=False, n_jobs=2, batch=3)
+    b = map_folds(_respond_fold, ds, _population(), progress=False, n_jobs=1)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    with pytest.raises(ValueError, match='batch'): map_folds(_respond_fold, ds, _population(), progress=False, batch=0)
+
+class _Broken(DecisionTreeClassifier):
+    def fit(self, X, y, **kw): raise ArithmeticError('cannot fit')
+
+def test_a_model_that_cannot_be_fitted_fails_its_stages_not_the_report(moons):
+    ds, _ = moons
+    rep = build_report(ds, models={'cart': DecisionTreeClassifier(), 'broken': _Broken()}, stages='data,accuracy,hardness,verdict',
+                       n_jobs=1, **KW)
+    assert rep.stages['accuracy'].status == 'failed' and "model 'broken' failed to fit" in rep.stages['accuracy'].message
+    assert rep.stages['data'].status == 'ok' and rep.stages['verdict'].status == 'skipped'
+    assert rep.stages['hardness'].status == 'failed'          # IH from the models needs the one pass
