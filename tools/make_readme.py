@@ -4,7 +4,7 @@
     python tools/make_readme.py            # write README.md
     python tools/make_readme.py --check    # exit 1 if README.md is not what the notebook gives
 
-`nbdev_readme` needs Quarto, which cannot be installed here (../shared/TOOLCHAIN.md): this renders the notebook
+`nbdev_readme` needs Quarto, which is not available offline nor in CI: this renders the notebook
 with its stored outputs into GitHub Markdown itself.
 - Markdown cells as they are; links to notebooks (`00_data.ipynb`) point at `nbs/00_data.ipynb`.
 - Code cells as ```python blocks, except cells nbdev hides (`#| hide`, `#| export…`, `#| default_exp`,
