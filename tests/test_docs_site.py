@@ -402,7 +402,7 @@ READER_DEFECTS = {
                      'signature shows <factory>'),
     'history.html': ('<p>Since issue 9 the difficulty comes from a population.</p>', 'project history in the prose'),
     'history2.html': ('<p>Timed on the shared 2-core machine (load average 7).</p>', 'project history in the prose'),
-    'history3.html': ('<p>The paper tables are in PAPERS.md.</p>', 'project history in the prose'),
+    'history3.html': ('<p>The paper tables are in <code>PAPERS.md</code>.</p>', 'project history in the prose'),
     'history4.html': ('<p>An earlier version of this section used 2 repetitions.</p>', 'project history in the prose'),
 }
 
@@ -419,7 +419,7 @@ def test_reader_patterns_without_browser():
     "The text patterns behind the reader checks, with the false positives they must not raise."
     facts = lambda prose='', **kw: {**dict(prose=prose, outputs=[], apiNames=[], overflow={}), **kw}
     assert browser_check.reader_problems(facts('n_jobs, random_state, top-k, tissue, sklearn.metrics_x, issue a warning')) == []
-    for prose in ('SSB_j', 'n_f = 10', 'B_{i−1}', 'x^2 + 1', '\\mathrm{MI}'):
+    for prose in ('SSB_j', 'n_f = 10', 'B_{i−1}', 'x^2 + 1', '\\mathrm{MI}', 'Δ_easy', 'L_diff'):
         assert any(p.startswith('raw TeX') for p in browser_check.reader_problems(facts(prose))), prose
     for prose in ('issue 9', 'this session', 'load average 4', 'TOOLCHAIN.md', 'used to hold the charts'):
         assert any(p.startswith('project history') for p in browser_check.reader_problems(facts(prose))), prose

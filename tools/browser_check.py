@@ -148,6 +148,7 @@ _JS_FACTS = r"""() => {
     outputs: [...main.querySelectorAll('.cell_output, .output_area, .cell-output')].map(o => ({
       classes: [...o.querySelectorAll('.output, pre')].map(e => e.className).concat([o.className]).join(' '),
       text: (o.innerText || '').slice(0, 4000)})),
+    inlineCode: [...main.querySelectorAll('code')].filter(c => !c.closest('pre, .highlight')).map(c => c.textContent).join(' '),
     links: [...document.querySelectorAll('a[href]')].map(a => ({href: a.href, raw: a.getAttribute('href'), text: (a.innerText || '').trim().slice(0, 60)})),
     overflow: (() => {
       const SLACK = 12;   // px: furo's heading anchors and table borders reach a few px into the margin
@@ -241,7 +242,8 @@ _re_raw_tex = re.compile(r'\\(?:frac|mathrm|mathbf|operatorname|sum|prod|int|sqr
                          r'theta|hat|bar|tilde|cdot|times|leq|geq|le|ge|ne|in|left|right|begin|end)\b'
                          r'|(?<![\w/.])[^\W\d_]{1,4}[_^]\{[^}\s]{1,30}\}'
                          r'|(?<![\w/.\-])[^\W\d_]{1,4}_[^\W_]{1,2}(?![\w(])'
-                         r'|(?<![\w/.\-])[^\W\d_]{1,3}\^[^\W_]{1,2}(?![\w(])')
+                         r'|(?<![\w/.\-])[^\W\d_]{1,3}\^[^\W_]{1,2}(?![\w(])'
+                         r'|(?<![\w/.\-])(?:[\u0370-\u03ff]|[A-Z])_[^\W_]{1,6}(?![\w(])')
 _re_traceback = re.compile(r'Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)',
                            re.MULTILINE)
 
@@ -309,8 +311,9 @@ def reader_problems(facts: dict) -> list[str]:
         for word in ('NoneType', '<factory>'):
             if word in (api.get('text') or ''): bad.append(f'signature shows {word}: {name!r}')
     hist = []
-    for m in _re_history.finditer(prose):
-        ctx = prose[max(0, m.start() - 40): m.end() + 40]
+    words = prose + ' ' + ' '.join((facts.get('inlineCode') or '').split())      # `PAPERS.md` in backticks too
+    for m in _re_history.finditer(words):
+        ctx = words[max(0, m.start() - 40): m.end() + 40]
         hist.append(f'…{ctx}…')
     if hist: bad.append(f'project history in the prose: {hist[:4]}')
     return bad
@@ -388,7 +391,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
                     page.evaluate('window.scrollBy({top: -60, behavior: "instant"})')
                     page.wait_for_timeout(300)
                 page.screenshot(path=path, full_page=full_page and not sel)
-            for k in ('ids', 'widgetState', 'text', 'prose', 'outputs', 'links', 'apiNames'): facts.pop(k, None)
+            for k in ('ids', 'widgetState', 'text', 'prose', 'outputs', 'links', 'apiNames', 'inlineCode'): facts.pop(k, None)
             report['pages'][name] = {'problems': bad, 'facts': facts}
             report['problems'] += [f'{name}: {p}' for p in bad]
             page.close()
