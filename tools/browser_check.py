@@ -344,9 +344,13 @@ def check_page(page, url: str, expected_ids=(), limit_ms: int = 8000) -> tuple[d
     return facts, bad
 
 
+# files served as they are, not pages of the site: its libraries, and the gallery's resources (an example report)
+NOT_PAGES = ('_static/', 'gallery/')
+
+
 def site_pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob('*.html')
-                  if not p.relative_to(site).as_posix().startswith('_static/'))
+                  if not p.relative_to(site).as_posix().startswith(NOT_PAGES))
 
 
 def check_site(site, pages=None, expected_ids: dict | None = None, search_term: str | None = None,

@@ -124,8 +124,11 @@ def _fence(text: str, lang: str = '') -> str:
 
 
 def _nb_link(md: str) -> str:
-    "Links to notebooks in nbs/ point at them from the repository root."
-    return re.sub(r'(\]\(\s*)(?!https?:|/|nbs/|#)([^)\s]+?\.ipynb)', r'\1nbs/\2', md)
+    """Relative links and images of the notebook (notebooks, `gallery/…` files in nbs/) point at them from the
+    repository root: `[x](00_data.ipynb)` → `nbs/00_data.ipynb`, `<img src="gallery/a.svg">` → `nbs/gallery/a.svg`."""
+    rel = r'(?![a-z][\w+.\-]*:|/|nbs/|#|\.\./)'
+    md = re.sub(r'(\]\(\s*<?)' + rel + r'([^)\s>]+)', r'\1nbs/\2', md)
+    return re.sub(r'((?:src|href)=["\'])' + rel + r'([^"\']+)', r'\1nbs/\2', md)
 
 
 def render_readme(nb_path: Path, files_dir: Path | None = None) -> tuple[str, dict]:
