@@ -711,6 +711,7 @@ def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bo
         log('WARNING ' + msg + '\n  '.join(NBDEV_ERRORS))
     t2 = time.time()
     pages = write_sources(cfg, proc, work/'src')
+    copy_resources(cfg, work/'src')          # `<img src="gallery/x.svg">` in Markdown: Sphinx reads the file too
     html_tmp = work/'html'
     shutil.rmtree(html_tmp, ignore_errors=True)
     msgs = run_sphinx(work/'src', html_tmp, work/'doctrees', cfg, static, quiet=quiet)

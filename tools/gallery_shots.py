@@ -16,7 +16,7 @@ import browser_check
 
 ROOT = Path(__file__).resolve().parent.parent
 # page → which chart image (0 = the first `.cell_output img` of an SVG chart) shows the method best
-SHOTS = {'irt.html': 0, 'difficulty_model.html': 0, 'respondents.html': 0, 'scc.html': 0, 'taxonomy.html': 0,
+SHOTS = {'irt.html': 0, 'difficulty_model.html': 0, 'respondents.html': 0, 'scc.html': 0, 'taxonomy.html': 1,
          'ela.html': 0, 'robustness.html': 0, 'hardness.html': 0, 'isa.html': 0}
 
 
