@@ -109,7 +109,8 @@ _JS_FACTS = r"""() => {
     for (const n of el.childNodes) {
       if (n.nodeType === 3) prose.push(n.textContent);
       else if (n.nodeType === 1 && !skip.has(n.tagName) && !n.classList.contains('highlight')
-               && !n.classList.contains('dataframe') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg') {
+               && !n.classList.contains('dataframe') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg'
+               && !n.classList.contains('widget-subarea') && n.tagName !== 'SELECT') {   // outputs, not prose
         const st = getComputedStyle(n);
         if (st.display !== 'none' && st.visibility !== 'hidden') walk(n);
       }
