@@ -110,7 +110,8 @@ _JS_FACTS = r"""() => {
       if (n.nodeType === 3) prose.push(n.textContent);
       else if (n.nodeType === 1 && !skip.has(n.tagName) && !n.classList.contains('highlight')
                && !n.classList.contains('dataframe') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg'
-               && !n.classList.contains('widget-subarea') && n.tagName !== 'SELECT') {   // outputs, not prose
+               && !n.classList.contains('widget-subarea') && n.tagName !== 'SELECT'
+               && !(n.tagName === 'TABLE' && n.closest('.cell_output'))) {   // widgets, output tables: data, not prose
         const st = getComputedStyle(n);
         if (st.display !== 'none' && st.visibility !== 'hidden') walk(n);
       }
