@@ -220,8 +220,7 @@ def test_repo_site_builds(repo_site):
     assert len(s['pages']) == len(nbs), (s['pages'], nbs)
     for page in s['pages']: assert (site/f'{page}.html').exists(), page
     assert build_docs.check_site(site) == []
-    symbols = {f'{page}#{a}' for page, syms in modidx_anchors(private=True).items() for a in syms.values()}
-    assert check_links(site, symbols) == []
+    assert check_links(site) == []      # nbdev's links to undocumented names were re-pointed or unlinked by the build
 
 
 def test_repo_nbdev_can_process_every_notebook(repo_site):
