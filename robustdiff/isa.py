@@ -16,9 +16,7 @@ from .hardness import hardness_measures, instance_hardness, InstanceHardness, go
 from .footprints import Footprints, footprints, footprint_edges
 
 # %% auto #0
-__all__ = ['instant_runoff', 'select_features', 'PilotResult', 'pilot', 'rotation_matrix', 'InstanceSpace', 'instance_space',
-           'Footprints', 'footprints', 'footprint_edges', 'space_chart', 'footprint_chart', 'projection_chart',
-           'Explorer', 'explore']
+__all__ = ['instant_runoff', 'select_features', 'PilotResult', 'pilot', 'rotation_matrix', 'InstanceSpace', 'instance_space']
 
 # %% ../nbs/41_isa.ipynb #adbd3791
 def _discretise(x:np.ndarray, n_bins:int)->np.ndarray:
@@ -427,16 +425,3 @@ def instance_space(dataset:Dataset|str,     # the data (or a `load_dataset` name
     irt_b = _irt_difficulty(parts['correct'].set_axis(losses.index, axis=0) if parts['correct'] is not None else None) if irt else None
     return InstanceSpace(ds.name, coords, proj, R, feats, fps, ih, measures, losses, good, best, bad, thr, irt_b,
                          ds.X.set_axis(losses.index, axis=0), ds.y.set_axis(losses.index, axis=0), pr, norm, measures_kws)
-
-# %% ../nbs/41_isa.ipynb #09704bbb
-_EXPLORE_NAMES = ('space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore')
-_all_ = ['Footprints', 'footprints', 'footprint_edges',
-         'space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore']
-
-# %% ../nbs/41_isa.ipynb #c9ec6ef9
-def __getattr__(name:str):
-    "Lazy re-export of the charts and the explorer of `robustdiff.explore` (which imports this module)."
-    if name in _EXPLORE_NAMES:
-        import importlib
-        return getattr(importlib.import_module('robustdiff.explore'), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

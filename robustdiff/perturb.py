@@ -189,7 +189,7 @@ def perturb_masks(groups,             # group (e.g. difficulty bin) of each row
                   priority=None,      # precomputed priorities (overrides `random_state`)
                   rounding:str='ceil',# 'ceil' or 'floor' (see `perturb_counts`)
                  )->np.ndarray:       # boolean array (len(lambdas), n_rows)
-    "Nested masks selecting ⌈λ·n_g⌉ random rows of every group g, one mask per λ."
+    "Nested masks selecting ⌈λ·n⌉ random rows of every group (of n rows), one mask per λ."
     lam = _check_lambdas(lambdas)
     groups = np.asarray(groups)
     if priority is None: priority = np.random.default_rng(random_state).random(len(groups))

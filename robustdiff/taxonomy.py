@@ -165,7 +165,7 @@ def kappa_losses(curves:pd.DataFrame, # tidy κ curves: dataset, model, lam, bin
                  easy_bin=None,       # B_easy (default: lowest bin)
                  hard_bin=None,       # B_hard (default: highest bin)
                 )->pd.DataFrame:      # per dataset × model: delta_easy, delta_hard (eqs. 8–9)
-    "κ lost between λ_min and λ_max on the easiest and on the hardest bin, per dataset and model."
+    "κ lost between the smallest and the largest λ on the easiest and on the hardest bin, per dataset and model."
     cube, ds, models, bins, lams = _kappa_cube(curves)
     def _pos(vals, v, default, what):
         if v is None: return default
@@ -242,7 +242,7 @@ def loss_scatter_chart(summary:pd.DataFrame, # `loss_summary` output, with a `cl
                        facet:str|None=None,  # column to facet by (e.g. 'datasets': all / simple / complex)
                        width:int=220, height:int=200,
                       )->alt.Chart:
-    "L_diff (x) against L_noise (y), models coloured by cluster and labelled ([FB24] fig 8, right)."
+    "`L_diff` (x) against `L_noise` (y), models coloured by cluster and labelled ([FB24] fig 8, right)."
     import altair as alt
     s = summary.assign(cluster=summary['cluster'].astype(str)) if 'cluster' in summary else summary.assign(cluster='1')
     doms = sorted(s.cluster.unique(), key=lambda c: (len(c), c))

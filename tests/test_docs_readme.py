@@ -48,6 +48,7 @@ def test_render_cells(tmp_path):
     cells = [
         {'cell_type': 'markdown', 'metadata': {}, 'source': '# demo\n\n> summary'},
         {'cell_type': 'markdown', 'metadata': {}, 'source': 'See [data](00_data.ipynb) and [site](https://x.org/a.ipynb).'},
+        {'cell_type': 'markdown', 'metadata': {}, 'source': '<img src="gallery/a.svg"> [report](gallery/report.html) [top](#top) <https://x.org>'},
         {'cell_type': 'code', 'metadata': {}, 'execution_count': 1, 'source': '#| hide\nimport secret', 'outputs': []},
         {'cell_type': 'code', 'metadata': {}, 'execution_count': 1, 'source': '#| export\ndef f(): pass', 'outputs': []},
         {'cell_type': 'code', 'metadata': {}, 'execution_count': 1, 'source': '#| echo: false\nprint(1)',
@@ -65,6 +66,8 @@ def test_render_cells(tmp_path):
     text, files = make_readme.render_readme(nb)
     assert text.startswith('# demo\n\n> summary\n\n<!-- WARNING: generated from nbs/index.ipynb')
     assert '[data](nbs/00_data.ipynb)' in text and '(https://x.org/a.ipynb)' in text
+    assert '<img src="nbs/gallery/a.svg">' in text and '[report](nbs/gallery/report.html)' in text
+    assert '[top](#top)' in text and '<https://x.org>' in text
     assert 'secret' not in text and 'def f' not in text and 'print(1)' not in text
     assert '```\n1\n```' in text and 'FutureWarning' not in text
     assert '```python\nx = 2\nx\n```\n\n```\n2\n```' in text

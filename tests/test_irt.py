@@ -374,3 +374,22 @@ def test_difficulty_se_formula_and_extremes():
     assert list(r.items.columns) == ['instance', 'difficulty', 'discrimination', 'p_correct', 'status', 'infit', 'outfit',
                                      'difficulty_se']
     assert 'difficulty_se' in difficulty_se_chart(r).to_dict()['encoding']['y']['field']
+
+
+def test_as_response_matrix_checks_and_copies():
+    "The response-matrix reader (moved from 10_irt): named errors for every bad input, no copy for int8 input."
+    from robustdiff.irt import _as_response_matrix
+    U_sim, _, _ = simulate_responses(40, 300, random_state=1)
+    A, m, i = _as_response_matrix(U_sim)
+    assert A.dtype == np.int8 and list(m[:2]) == ['m0', 'm1']
+    for bad, msg in [(np.array([[0, 1, np.nan], [1, 0, 1]]), 'NaN'), (np.array([[0, 2], [1, 0]]), 'binary'),
+                     (np.ones((1, 5)), 'at least 2 models'), (np.ones((5, 1)), 'at least 2 instances'),
+                     (np.ones(5), '2-D'), ('abc', 'DataFrame or a 2-D array'),
+                     (np.array([[0, 0.7], [1, 0]]), r'found values such as \[0.7\]'),
+                     (np.array([[0, -1], [1, 0]], dtype='int8'), r'\[-1\]'),
+                     (np.array([[0, 1, np.nan], [np.nan, 0, 1]]), '2 NaN')]:
+        with pytest.raises((ValueError, TypeError), match=msg): _as_response_matrix(bad)
+    A8 = U_sim.to_numpy()
+    assert np.shares_memory(_as_response_matrix(A8)[0], A8)                 # int8 in: no copy
+    np.testing.assert_array_equal(_as_response_matrix(A8.astype(bool))[0], A8)
+    np.testing.assert_array_equal(_as_response_matrix(A8.astype(float))[0], A8)

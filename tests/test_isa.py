@@ -1,4 +1,4 @@
-"""Instance space analysis (robustdiff.isa, issue 13): constructed cases, properties and bad input.
+"""Instance space analysis (robustdiff.isa): constructed cases, properties and bad input.
 
 The instance-space integration tests use a small stand-in for the hardness measures (six of the 13, plain
 formulas) and the `quick` portfolio's out-of-fold predictions as the hardness input, so they run in seconds and do
@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from robustdiff.data import make_synthetic, from_frame, load_sklearn
-from robustdiff.isa import (select_features, instant_runoff, pilot, rotation_matrix, footprints, instance_space,
-                            InstanceSpace, space_chart, footprint_edges, explore, _mrmr_rank, _discretise, _mutual_info)
+from robustdiff.isa import (select_features, instant_runoff, pilot, rotation_matrix, instance_space, InstanceSpace,
+                            _mrmr_rank, _discretise, _mutual_info)
+from robustdiff.footprints import footprints, footprint_edges
+from robustdiff.explore import space_chart, explore
 
 
 def standin_measures(ds, k=5):
@@ -281,28 +283,26 @@ def test_real_hardness_chain():
     np.testing.assert_allclose(sp.project(ds).to_numpy(), sp.coords.to_numpy(), atol=1e-8)
 
 
-# ------------------------------------------------------------------ the split into isa / footprints / explore
+# ------------------------------------------------------------------ isa / footprints / explore: no cycle
 
-OLD_ISA_ALL = ['instant_runoff', 'select_features', 'PilotResult', 'pilot', 'rotation_matrix', 'Footprints', 'footprints',
-               'InstanceSpace', 'instance_space', 'footprint_edges', 'space_chart', 'footprint_chart', 'projection_chart',
-               'Explorer', 'explore']          # robustdiff.isa.__all__ before footprints and explore got their own modules
+ISA_ALL = ['instant_runoff', 'select_features', 'PilotResult', 'pilot', 'rotation_matrix', 'InstanceSpace', 'instance_space']
 
 
-def test_isa_still_exports_its_old_names():
-    import robustdiff.isa as isa, robustdiff.footprints as fp, robustdiff.explore as ex
-    assert set(OLD_ISA_ALL) <= set(isa.__all__)
-    for name in OLD_ISA_ALL: assert getattr(isa, name) is not None, name
-    for name in ('Footprints', 'footprints', 'footprint_edges'): assert getattr(isa, name) is getattr(fp, name)
+def test_isa_exports_only_its_own_names():
+    "The analysis is in isa, the footprints in footprints, the charts and explorer in explore: nothing re-exported."
+    import robustdiff.isa as isa
+    assert isa.__all__ == ISA_ALL
     for name in ('space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore'):
-        assert getattr(isa, name) is getattr(ex, name)
-    with pytest.raises(AttributeError): isa.no_such_name
+        assert not hasattr(isa, name), name
+    assert not hasattr(isa, '__getattr__')
 
 
 @pytest.mark.parametrize('first', ['robustdiff.isa', 'robustdiff.footprints', 'robustdiff.explore'])
 def test_no_import_cycle(first):
-    "In a fresh interpreter, whichever module comes first: `from robustdiff.isa import *` gives every old name."
-    code = (f"import {first}\nfrom robustdiff.isa import *\n"
-            f"missing = [n for n in {OLD_ISA_ALL!r} if n not in globals()]\nassert not missing, missing\nprint('ok')")
+    "In a fresh interpreter, whichever module comes first, each module's names import from it."
+    code = (f"import {first}\nfrom robustdiff.isa import *\nfrom robustdiff.footprints import *\nfrom robustdiff.explore import *\n"
+            f"missing = [n for n in {ISA_ALL + ['Footprints', 'footprints', 'space_chart', 'explore']!r} if n not in globals()]\n"
+            f"assert not missing, missing\nprint('ok')")
     env = {**os.environ, 'PYTHONPATH': str(Path(__file__).resolve().parents[1])}
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-2000:]

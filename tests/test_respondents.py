@@ -144,3 +144,18 @@ def test_get_respondents_bad_input(kw, msg):
 
 def test_registered_as_a_portfolio():
     assert list(get_models('ladder')) == list(get_respondents('ladder'))
+
+
+def test_subset_classifier_edge_cases():
+    "SubsetClassifier (moved from 12_respondents): k-NN's k capped to the subset, a one-class subset, bad shares."
+    from sklearn.neighbors import KNeighborsClassifier
+    from robustdiff.respondents import SubsetClassifier
+    rng0 = np.random.default_rng(0)
+    Xt = rng0.normal(size=(200, 10)); yt = np.where(Xt[:, 0] + .3 * rng0.normal(size=200) > 0, 'a', 'b')
+    knn = SubsetClassifier(KNeighborsClassifier(500), max_samples=.05, random_state=0).fit(Xt, yt)
+    assert knn.estimator_.n_neighbors == 10
+    one = SubsetClassifier(DecisionTreeClassifier(), max_samples=2, min_samples=1, random_state=0).fit(Xt, np.r_[['a'] * 199, ['b']])
+    assert one.estimator_ is None and set(one.predict(Xt)) == {'a'}
+    assert one.predict_proba(Xt)[:, 0].tolist() == [1.0] * 200
+    with pytest.raises(ValueError, match='max_samples'):
+        SubsetClassifier(DecisionTreeClassifier(), max_samples=1.5).fit(Xt, yt)

@@ -9,13 +9,22 @@ The site is served from a thread on 127.0.0.1 (an ephemeral port). Every request
 4xx/5xx local request; every chart rendered (`.vega-embed` → `svg.marks` or `canvas`; SVG images loaded);
 every saved widget view rendered with its saved values; math typeset (MathJax finished, every `.math` element
 holds MathJax output, no raw `$…$`/`\\(…\\)` left in the text); no `#|` directive visible.
+What a reader trips over is checked too (`reader_problems`, each problem starts with its class):
+- `error output`: a traceback or an error in a rendered cell output (error outputs, `Traceback (most recent call
+  last)`, a line `SomeError: …`, stderr naming an error);
+- `broken anchor`: a link to a local page that does not exist, or to an `#anchor` missing on its page;
+- `raw TeX`: TeX left as plain text outside math (`\\frac`, `B_{i-1}`, `SSB_j`, `x^2`);
+- `page overflow`: the page scrolls sideways, or an element sticks out of the article without a scrolling box;
+- `private name in the API`: a show_doc entry for a `_private` name, or a signature showing `NoneType`/`<factory>`;
+- `project history`: words about the project's making in the prose (`HISTORY_WORDS`: "issue", "session",
+  "load average", files that are not in the repository...).
 Chromium: `/usr/bin/chromium` (Debian's package `chromium`; never `playwright install`), or $CHROMIUM.
 """
 from __future__ import annotations
 
 import argparse, contextlib, functools, html as htmllib, http.server, json, os, re, shutil, threading
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
                  '--no-first-run', '--disable-quic', '--disable-component-update', '--disable-sync',
@@ -99,7 +108,10 @@ _JS_FACTS = r"""() => {
   const walk = (el) => {
     for (const n of el.childNodes) {
       if (n.nodeType === 3) prose.push(n.textContent);
-      else if (n.nodeType === 1 && !skip.has(n.tagName) && !n.classList.contains('highlight')) {
+      else if (n.nodeType === 1 && !skip.has(n.tagName) && !n.classList.contains('highlight')
+               && !n.classList.contains('dataframe') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg'
+               && !n.classList.contains('widget-subarea') && n.tagName !== 'SELECT'
+               && !(n.tagName === 'TABLE' && n.closest('.cell_output'))) {   // widgets, output tables: data, not prose
         const st = getComputedStyle(n);
         if (st.display !== 'none' && st.visibility !== 'hidden') walk(n);
       }
@@ -134,6 +146,36 @@ _JS_FACTS = r"""() => {
       texts: [...document.querySelectorAll('.widget-subarea')].map(w => w.innerText),
     },
     ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+    // what a reader trips over (see reader_problems)
+    outputs: [...main.querySelectorAll('.cell_output, .output_area, .cell-output')].map(o => ({
+      classes: [...o.querySelectorAll('.output, pre')].map(e => e.className).concat([o.className]).join(' '),
+      text: (o.innerText || '').slice(0, 4000)})),
+    inlineCode: [...main.querySelectorAll('code')].filter(c => !c.closest('pre, .highlight')).map(c => c.textContent).join(' '),
+    links: [...document.querySelectorAll('a[href]')].map(a => ({href: a.href, raw: a.getAttribute('href'), text: (a.innerText || '').trim().slice(0, 60)})),
+    overflow: (() => {
+      const SLACK = 12;   // px: furo's heading anchors and table borders reach a few px into the margin
+      const de = document.documentElement;
+      const page = Math.max(de.scrollWidth, document.body.scrollWidth) - de.clientWidth;
+      const box = main.getBoundingClientRect();
+      const scrolls = el => { for (let e = el.parentElement; e && e !== main; e = e.parentElement) {
+          const o = getComputedStyle(e).overflowX; if (o !== 'visible') return true; } return false; };
+      const wide = [];
+      for (const el of main.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.right <= box.right + SLACK) continue;
+        if (scrolls(el)) continue;
+        const st = getComputedStyle(el);
+        if (st.position === 'fixed' || st.position === 'absolute') continue;
+        wide.push({el: el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).slice(0, 2).join('.') : ''),
+                   width: Math.round(r.width), over: Math.round(r.right - box.right)});
+      }
+      wide.sort((a, b) => b.over - a.over);
+      return {page: page, article: Math.round(box.width), wide: wide.slice(0, 5)};
+    })(),
+    apiNames: [...document.querySelectorAll('div.tag_nbdev-showdoc')].map(c => {
+      const h = c.querySelector('h1,h2,h3,h4,h5,h6,p.rubric');
+      return {name: h ? h.innerText.replace(/[¶#]/g, '').trim() : '', text: (c.innerText || '').slice(0, 3000)};
+    }),
   };
 }"""
 
@@ -190,6 +232,95 @@ def _widget_problems(facts: dict) -> list[str]:
 _re_raw_math = re.compile(r'(?<![\\\w])\$(?!\s)[^$\n]{1,300}?(?<![\s\\])\$(?!\w)|\$\$|\\\(|\\\[')
 
 
+# --- what a reader trips over ---------------------------------------------------------------------------------
+# words about how the project was made, not about what it is (matched in the prose: code and math are left out)
+HISTORY_WORDS = [r'\bissues?\b(?! (?:a|an|the) (?:warning|error))', r'\bsessions?\b', r'load average', r'PAPERS\.md',
+                 r'TOOLCHAIN\.md', r'BRIEF\w*\.md', r'OWNERS\.md', r'\bearlier version', r'\bused to (?:hold|be|use|compute)',
+                 r'shared (?:2|two)-core machine', r'\.\./shared/', r'/work/', r'\bthe lead\b', r'\bhelpers? (?:branch|worktree)']
+_re_history = re.compile('|'.join(f'(?:{w})' for w in HISTORY_WORDS), re.IGNORECASE)
+# TeX written as text: a backslash command, a braced sub/superscript, or a short symbol with a one-character
+# subscript (`n_f`, `SSB_j`, `A_0`, `λ_j`; `n_jobs` or `random_state` are names, not maths)
+_re_raw_tex = re.compile(r'\\(?:frac|mathrm|mathbf|operatorname|sum|prod|int|sqrt|lambda|kappa|alpha|beta|sigma|mu|'
+                         r'theta|hat|bar|tilde|cdot|times|leq|geq|le|ge|ne|in|left|right|begin|end)\b'
+                         r'|(?<![\w/.])[^\W\d_]{1,4}[_^]\{[^}\s]{1,30}\}'
+                         r'|(?<![\w/.\-])[^\W\d_]{1,4}_[^\W_]{1,2}(?![\w(])'
+                         r'|(?<![\w/.\-])[^\W\d_]{1,3}\^[^\W_]{1,2}(?![\w(])'
+                         r'|(?<![\w/.\-])(?:[\u0370-\u03ff]|[A-Z])_[^\W_]{1,6}(?![\w(])')
+_re_traceback = re.compile(r'Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)',
+                           re.MULTILINE)
+
+
+def _is_private(name: str) -> bool:
+    "`_x`, `A._x`, `__x` are private; dunders (`A.__call__`) are not."
+    parts = name.split('(')[0].strip().split('.')
+    return any(p.startswith('_') and not (p.startswith('__') and p.endswith('__') and len(p) > 4) for p in parts)
+
+
+def _anchor_ids(path: Path, cache: dict) -> set | None:
+    "The ids (and a names) of an HTML file, read from disk once."
+    if path not in cache:
+        cache[path] = (set(re.findall(r'\b(?:id|name)=["\']([^"\']+)["\']', path.read_text(encoding='utf-8', errors='replace')))
+                       if path.is_file() else None)
+    return cache[path]
+
+
+def link_problems(links: list, page_url: str, base: str, site: Path | None, page_ids=(), cache=None) -> list[str]:
+    """Internal links that lead nowhere: a missing local page, or an `#anchor` its page lacks. `links`: dicts with
+    `href` (absolute, as the browser resolved it) and `raw` (as written). `page_ids`: the ids of the page itself
+    once its scripts ran (MathJax, widgets and vega add some); other pages are read from `site` on disk."""
+    cache = {} if cache is None else cache
+    bad, seen = [], set()
+    for l in links:
+        href, raw = l.get('href') or '', l.get('raw') or ''
+        if not href.startswith(base) or raw.startswith(('javascript:', 'mailto:')) or raw in ('#', ''): continue
+        u = urlparse(href)
+        rel = u.path[len(urlparse(base).path):] or 'index.html'
+        if rel.endswith('/'): rel += 'index.html'
+        same = href.split('#')[0] == page_url.split('#')[0]
+        if rel.startswith('_static/') or rel.startswith('_sources/') or (site is None and not same): continue
+        if (href, raw) in seen: continue
+        seen.add((href, raw))
+        frag = unquote(u.fragment)
+        if same:
+            if frag and frag not in page_ids: bad.append(f'broken anchor: {raw} ({l.get("text")!r}) — no #{frag} on this page')
+            continue
+        ids = _anchor_ids(site/rel, cache)
+        if ids is None: bad.append(f'broken anchor: {raw} ({l.get("text")!r}) — page {rel} does not exist')
+        elif frag and frag not in ids: bad.append(f'broken anchor: {raw} ({l.get("text")!r}) — no #{frag} on {rel}')
+    return bad
+
+
+def reader_problems(facts: dict) -> list[str]:
+    "Error outputs, raw TeX, page overflow, private names in the API, project history (see the module docstring)."
+    bad = []
+    for o in facts.get('outputs', []):
+        text, cls = o.get('text') or '', o.get('classes') or ''
+        m = _re_traceback.search(text)
+        if m or re.search(r'\b(?:traceback|error)\b', cls):
+            line = m.group(0).strip() if m else text.strip().splitlines()[0] if text.strip() else cls
+            bad.append(f'error output in a cell: {line[:120]!r}')
+    prose = ' '.join((facts.get('prose') or '').split())
+    tex = sorted(set(m.group(0) for m in _re_raw_tex.finditer(prose)))
+    if tex: bad.append(f'raw TeX outside math: {tex[:6]}')
+    ov = facts.get('overflow') or {}
+    if ov.get('page', 0) > 1 or ov.get('wide'):
+        what = ', '.join(f"{w['el']} {w['width']} px (+{w['over']})" for w in ov.get('wide', [])[:3])
+        bad.append(f"page overflow: the page is {ov.get('page', 0)} px wider than the window; sticking out of the "
+                   f"{ov.get('article')} px article: {what or 'nothing in the article'}")
+    for api in facts.get('apiNames', []):
+        name = api.get('name') or ''
+        if _is_private(name): bad.append(f'private name in the API listing: {name!r}')
+        for word in ('NoneType', '<factory>'):
+            if word in (api.get('text') or ''): bad.append(f'signature shows {word}: {name!r}')
+    hist = []
+    words = prose + ' ' + ' '.join((facts.get('inlineCode') or '').split())      # `PAPERS.md` in backticks too
+    for m in _re_history.finditer(words):
+        ctx = words[max(0, m.start() - 40): m.end() + 40]
+        hist.append(f'…{ctx}…')
+    if hist: bad.append(f'project history in the prose: {hist[:4]}')
+    return bad
+
+
 def check_page(page, url: str, expected_ids=(), limit_ms: int = 8000) -> tuple[dict, list[str]]:
     "Load `url` in `page` and return (facts, problems) — see the module docstring."
     page.goto(url, wait_until='load', timeout=30000)
@@ -211,12 +342,17 @@ def check_page(page, url: str, expected_ids=(), limit_ms: int = 8000) -> tuple[d
     ids = set(facts['ids'])
     missing = [a for a in expected_ids if a not in ids]
     if missing: bad.append(f'show_doc anchors missing: {missing[:10]}')
+    bad += reader_problems(facts)
     return facts, bad
+
+
+# files served as they are, not pages of the site: its libraries, and the gallery's resources (an example report)
+NOT_PAGES = ('_static/', 'gallery/')
 
 
 def site_pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob('*.html')
-                  if not p.relative_to(site).as_posix().startswith('_static/'))
+                  if not p.relative_to(site).as_posix().startswith(NOT_PAGES))
 
 
 def check_site(site, pages=None, expected_ids: dict | None = None, search_term: str | None = None,
@@ -230,6 +366,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
     pages = pages or site_pages(site)
     expected_ids = expected_ids or {}
     report = {'pages': {}, 'external': [], 'problems': []}
+    id_cache = {}
     with serve(site) as base, browser() as b:
         ctx = b.new_context(viewport={'width': 1280, 'height': 900}, service_workers='block')
         external = report['external']
@@ -249,6 +386,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
             n_ext = len(external)
             try:
                 facts, bad = check_page(page, base + name, expected_ids.get(name, ()), limit_ms)
+                bad += link_problems(facts.get('links', []), base + name, base, site, set(facts.get('ids', [])), id_cache)
             except Exception as e:
                 facts, bad = {}, [f'could not check: {type(e).__name__}: {e}']
             bad = log + bad + [f'external request blocked: {u}' for u in external[n_ext:]]
@@ -259,7 +397,7 @@ def check_site(site, pages=None, expected_ids: dict | None = None, search_term: 
                     page.evaluate('window.scrollBy({top: -60, behavior: "instant"})')
                     page.wait_for_timeout(300)
                 page.screenshot(path=path, full_page=full_page and not sel)
-            facts.pop('ids', None); facts.pop('widgetState', None); facts.pop('text', None); facts.pop('prose', None)
+            for k in ('ids', 'widgetState', 'text', 'prose', 'outputs', 'links', 'apiNames', 'inlineCode'): facts.pop(k, None)
             report['pages'][name] = {'problems': bad, 'facts': facts}
             report['problems'] += [f'{name}: {p}' for p in bad]
             page.close()
@@ -284,6 +422,7 @@ def main(argv=None):
                     help='PAGE=FILE.png[@CSS-SELECTOR]: screenshot a page (scrolled to the element)')
     ap.add_argument('--full', action='store_true', help='full-page screenshots')
     ap.add_argument('--search', default=None, help='a word the search page must find')
+    ap.add_argument('--json', default=None, help='also write the report (page → problems, facts) to this JSON file')
     a = ap.parse_args(argv)
     shots = {}
     for s in a.shot:
@@ -298,7 +437,10 @@ def main(argv=None):
               f"math {f.get('mjx')}, widgets {f.get('widgetSubareas')}/{f.get('widgetViews')}, {f.get('waited_ms')} ms"
               + ''.join(f'\n   PROBLEM {p}' for p in r['problems']))
     if 'search' in rep: print('search:', rep['search'])
-    print(f"{len(rep['problems'])} problems, {len(rep['external'])} external requests blocked")
+    if a.json: Path(a.json).write_text(json.dumps(rep, indent=1, default=str))
+    n_pages = sum(bool(r['problems']) for r in rep['pages'].values())
+    print(f"{len(rep['problems'])} problems on {n_pages} of {len(rep['pages'])} pages, "
+          f"{len(rep['external'])} external requests blocked")
     return 1 if rep['problems'] else 0
 
 

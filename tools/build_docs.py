@@ -5,7 +5,7 @@
     python tools/build_docs.py --serve      # build, then serve on http://127.0.0.1:8000
     python tools/build_docs.py --help
 
-Why not `nbdev_docs`: it drives Quarto, which cannot be installed here nor in CI (see ../shared/TOOLCHAIN.md).
+Why not `nbdev_docs`: it drives Quarto, which is not available offline nor in CI.
 `nbdev_docs` keeps working wherever Quarto is installed: it reads the same top-level `_quarto.yml`
 (through the `nbs/_quarto.yml` symlink) and this script writes nothing into `nbs/`.
 
@@ -121,6 +121,7 @@ def site_config(root: Path) -> dict:
         lib_path=str(cfg.lib_path), title=title, description=website.get('description') or cfg.get('description', ''),
         author=cfg.get('author', ''), copyright=cfg.get('copyright', ''), git_url=cfg.get('git_url', ''),
         site_url=(cfg.get('doc_host', '') + cfg.get('doc_baseurl', '')).rstrip('/'),
+        resources=list((quarto.get('project') or {}).get('resources') or []),
         custom_sidebar=str(cfg.get('custom_sidebar', 'False')).lower() in ('true', '1', 'yes'),
         recursive=str(cfg.get('recursive', 'True')).lower() in ('true', '1', 'yes'))
 
@@ -361,6 +362,14 @@ def _md_links(src: str, page: str, pages: dict) -> str:
     return _re_callout.sub(lambda m: f'{m.group(1)}:::{{{m.group(2)}}}', src)
 
 
+def _clean_signature(code: str) -> str:
+    """show_doc's signature as a reader writes it: an unannotated `x=None` is not `x:NoneType=None`, and a dataclass
+    field's `default_factory` shows its value (`tags:dict=dict()`, not `=<factory>`)."""
+    code = re.sub(r'(\w+):NoneType(\s*=\s*None)', r'\1\2', code)
+    code = re.sub(r':\s*(dict|list|set)(\s*\|\s*None)?\s*=\s*<factory>', lambda m: f':{m.group(1)}{m.group(2) or ""}={m.group(1)}()', code)
+    return code.replace('=<factory>', '=…')
+
+
 def convert_notebook(src: Path, nb_rel: str, page: str, pages: dict, extra_md: str = '') -> 'nbformat.NotebookNode':
     "A processed notebook (`_proc/`) → the notebook Sphinx renders."
     import nbformat
@@ -393,7 +402,7 @@ def convert_notebook(src: Path, nb_rel: str, page: str, pages: dict, extra_md: s
                     if isinstance(md, str):
                         md = re.sub(r'^\s*---\s*\n', '', md)
                         # nbdev links backticked names even inside the signature's code block: unlink them there
-                        md = re.sub(r'```.*?```', lambda m: re.sub(r'\[`([^`]+)`\]\([^)\s]+\)', r'\1', m.group(0)), md, flags=re.S)
+                        md = re.sub(r'```.*?```', lambda m: _clean_signature(re.sub(r'\[`([^`]+)`\]\([^)\s]+\)', r'\1', m.group(0))), md, flags=re.S)
                         out['data']['text/markdown'] = md
             if not body.strip() and 'remove-input' not in tags: tags.append('remove-input')
             c.source = body
@@ -542,6 +551,49 @@ def postprocess(out: Path, cfg: dict) -> int:
     return n
 
 
+def copy_resources(cfg: dict, out: Path) -> list[str]:
+    """Copy the files named by `_quarto.yml`'s `project: resources:` (globs relative to nbs/, as Quarto reads them)
+    into the site unchanged: e.g. the example report the gallery page links to. Returns the copied paths."""
+    nbs, copied = Path(cfg['nbs_path']), []
+    for pattern in cfg.get('resources') or []:
+        for f in sorted(nbs.glob(pattern)):
+            if not f.is_file(): continue
+            rel = f.relative_to(nbs).as_posix()
+            (out/rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, out/rel)
+            copied.append(rel)
+    return copied
+
+
+def fix_symbol_links(out: Path) -> int:
+    """nbdev links every backticked name of `_modidx.py`, also those no show_doc documents (private helpers,
+    methods without their own show_doc): such a link leads to a missing anchor. A method's link goes to its class
+    (`Footprints.contains` → `#footprints`); a link to something undocumented becomes plain code. Links written in
+    the prose (no `<code>` inside) are left alone: the site check reports them. Returns the number of links changed."""
+    from bs4 import BeautifulSoup
+    files = [f for f in sorted(out.rglob('*.html')) if '_static' not in f.relative_to(out).parts]
+    ids = {f.resolve(): set(re.findall(r'\bid="([^"]+)"', f.read_text(encoding='utf-8'))) for f in files}
+    n = 0
+    for f in files:
+        text = f.read_text(encoding='utf-8')
+        if '<code' not in text: continue
+        soup, changed = BeautifulSoup(text, 'html.parser'), False
+        for a in soup.select('a[href]'):
+            href = a['href']
+            if re.match(r'^[a-z]+:|^//', href) or '#' not in href or a.find('code') is None: continue
+            path, frag = href.split('#', 1)
+            target = (f.parent/path).resolve() if path else f.resolve()
+            have = ids.get(target)
+            if have is None or frag in have: continue
+            parent = frag
+            while '.' in parent and parent not in have: parent = parent.rsplit('.', 1)[0]
+            if parent in have and not parent.startswith('_'): a['href'] = f'{path}#{parent}'
+            else: a.unwrap()
+            n += 1; changed = True
+        if changed: f.write_text(str(soup), encoding='utf-8')
+    return n
+
+
 _re_url = re.compile(r'''(?:https?:)?//[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s"'<>)]*''')
 _SCRIPT_URL_OK = ('vega.github.io/schema/', 'www.w3.org/')
 
@@ -659,11 +711,14 @@ def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bo
         log('WARNING ' + msg + '\n  '.join(NBDEV_ERRORS))
     t2 = time.time()
     pages = write_sources(cfg, proc, work/'src')
+    copy_resources(cfg, work/'src')          # `<img src="gallery/x.svg">` in Markdown: Sphinx reads the file too
     html_tmp = work/'html'
     shutil.rmtree(html_tmp, ignore_errors=True)
     msgs = run_sphinx(work/'src', html_tmp, work/'doctrees', cfg, static, quiet=quiet)
     t3 = time.time()
     n_anchors = postprocess(html_tmp, cfg)
+    n_unlinked = fix_symbol_links(html_tmp)
+    copy_resources(cfg, html_tmp)
     for junk in ('.buildinfo', '.doctrees', '.buildinfo.bak', '_sources'):
         p = html_tmp/junk
         if p.is_dir(): shutil.rmtree(p)
@@ -676,7 +731,7 @@ def build(root='.', out=None, force: bool = False, quiet: bool = True, check: bo
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(html_tmp), str(out))
     size = sum(f.stat().st_size for f in out.rglob('*') if f.is_file())
-    summary = dict(out=str(out), pages=pages, warnings=msgs, anchors=n_anchors, bytes=size, nbdev_errors=list(NBDEV_ERRORS),
+    summary = dict(out=str(out), pages=pages, warnings=msgs, anchors=n_anchors, unlinked=n_unlinked, bytes=size, nbdev_errors=list(NBDEV_ERRORS),
                    seconds=round(time.time() - t0, 1), vendor_s=round(t1 - t0, 1), proc_s=round(t2 - t1, 1),
                    sphinx_s=round(t3 - t2, 1))
     return summary

@@ -4,7 +4,7 @@
     python tools/make_readme.py            # write README.md
     python tools/make_readme.py --check    # exit 1 if README.md is not what the notebook gives
 
-`nbdev_readme` needs Quarto, which cannot be installed here (../shared/TOOLCHAIN.md): this renders the notebook
+`nbdev_readme` needs Quarto, which is not available offline nor in CI: this renders the notebook
 with its stored outputs into GitHub Markdown itself.
 - Markdown cells as they are; links to notebooks (`00_data.ipynb`) point at `nbs/00_data.ipynb`.
 - Code cells as ```python blocks, except cells nbdev hides (`#| hide`, `#| export…`, `#| default_exp`,
@@ -124,8 +124,11 @@ def _fence(text: str, lang: str = '') -> str:
 
 
 def _nb_link(md: str) -> str:
-    "Links to notebooks in nbs/ point at them from the repository root."
-    return re.sub(r'(\]\(\s*)(?!https?:|/|nbs/|#)([^)\s]+?\.ipynb)', r'\1nbs/\2', md)
+    """Relative links and images of the notebook (notebooks, `gallery/…` files in nbs/) point at them from the
+    repository root: `[x](00_data.ipynb)` → `nbs/00_data.ipynb`, `<img src="gallery/a.svg">` → `nbs/gallery/a.svg`."""
+    rel = r'(?![a-z][\w+.\-]*:|/|nbs/|#|\.\./)'
+    md = re.sub(r'(\]\(\s*<?)' + rel + r'([^)\s>]+)', r'\1nbs/\2', md)
+    return re.sub(r'((?:src|href)=["\'])' + rel + r'([^"\']+)', r'\1nbs/\2', md)
 
 
 def render_readme(nb_path: Path, files_dir: Path | None = None) -> tuple[str, dict]:
