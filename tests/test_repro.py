@@ -82,3 +82,31 @@ def test_pyhard_preset_rejects_nominal_features_before_fitting():
     with pytest.raises(ValueError, match="nominal columns \\['b'\\]"):
         instance_hardness(ds, models='quick', preset='pyhard')
     assert instance_hardness(ds, models='quick', preset='pyhard', resampling='under').resampled == 'under'
+
+
+def test_area_norm_pyispace_is_pyispaces_formula():
+    "Two unit squares 2 apart: hull area 4, PyISpace's space footprint (all instances good) area 2, density 441."
+    from robustdiff.footprints import footprints
+    g = np.linspace(0, 1, 21)
+    sq = np.array([(x, y) for x in g for y in g])
+    Z = np.vstack([sq, sq + [3, 0]])
+    good = pd.DataFrame({'left': Z[:, 0] <= 1 + 1e-9, 'right': Z[:, 0] >= 3 - 1e-9})
+    fp = footprints(Z, good, alpha_radius=0.08, min_samples=4, area_norm='pyispace')
+    t = fp.table.set_index('model')
+    space_area, space_density = 2.0, len(Z) / 2.0          # TRACE: out.space = TRACEbuild(Z, true(ninst, 1), opts)
+    assert fp.space_area == pytest.approx(space_area, abs=1e-9)
+    for m in ('left', 'right'):
+        assert t.loc[m, 'area'] == pytest.approx(1.0, abs=1e-9)
+        assert t.loc[m, 'area_norm'] == pytest.approx(t.loc[m, 'area'] / space_area, abs=1e-12)
+        assert t.loc[m, 'density_norm'] == pytest.approx(t.loc[m, 'density'] / space_density, abs=1e-12)
+    hull = footprints(Z, good, alpha_radius=0.08, min_samples=4).table.set_index('model')
+    assert hull.loc['left', 'area_norm'] == pytest.approx(0.25, abs=1e-9)     # the two normalisers differ here
+
+
+def test_reproduction_summary_is_computed_from_the_table():
+    from robustdiff.repro import reproduction_table, summary_line, summary_counts
+    paper = pd.DataFrame({'k': range(6), 'value': np.linspace(0, 1, 6)})
+    ours = paper.assign(value=paper.value + [0, 0.01, -0.06, 0.05, 0.2, np.nan])
+    t = reproduction_table(paper, ours, 'k', 0.05, causes=lambda r: 'x')
+    assert summary_counts(t) == (3, 6) and summary_line(t, 'T') == 'T: 3 of 6 cells within ±0.05'
+    assert t.cause.tolist() == ['', '', 'x', '', 'x', 'x']
