@@ -14,7 +14,7 @@ from sklearn.cluster import DBSCAN
 from threadpoolctl import threadpool_limits
 
 # %% auto #0
-__all__ = ['Footprints', 'footprints', 'footprint_edges']
+__all__ = ['AREA_NORMS', 'Footprints', 'footprints', 'footprint_edges']
 
 # %% ../nbs/42_footprints.ipynb #fc162015
 def _epsilon(P:np.ndarray, k:int)->float:
@@ -112,13 +112,13 @@ def _build_region(Z:np.ndarray, good:np.ndarray, purity:float, alpha_radius:floa
         if keep.any(): region.parts.append((d, keep))
     return region
 
-def _stats(region:_Region, Z:np.ndarray, good:np.ndarray, space_area:float, n:int)->dict:
+def _stats(region:_Region, Z:np.ndarray, good:np.ndarray, space_area:float, space_density:float)->dict:
     inside = region.contains(Z) if region.parts else np.zeros(len(Z), bool)
     area = region.area() if region.parts else 0.0
     n_in, n_good = int(inside.sum()), int((inside & good).sum())
     density = n_in / area if area > 0 else 0.0
     return {'area': area, 'area_norm': area / space_area, 'n_instances': n_in, 'n_good': n_good,
-            'density': density, 'density_norm': density / (n / space_area),
+            'density': density, 'density_norm': density / space_density,
             'purity': n_good / n_in if n_in else float('nan')}
 
 # %% ../nbs/42_footprints.ipynb #a514878c
@@ -154,8 +154,9 @@ class Footprints:
     "Footprints of an instance space: a tidy table of area / density / purity and the kept triangles for plotting."
     table:pd.DataFrame      # one row per (kind, model): area, area_norm, n_instances, n_good, density, density_norm, purity
     triangles:pd.DataFrame  # kind, model, triangle, vertex (0-3, the 4th closes it), z1, z2
-    space_area:float        # area of the convex hull of all instances
+    space_area:float        # area of the whole space: its convex hull ('hull') or the footprint of all instances ('pyispace')
     regions:dict            # (kind, model) -> internal region (for `contains`)
+    area_norm:str = 'hull'  # how `space_area` was measured (see `footprints`)
 
     def contains(self, kind:str, model:str, coords)->np.ndarray:
         "Which of `coords` (n × 2) lie in the footprint (kind, model)."
@@ -171,6 +172,8 @@ def _as_bool_frame(x, name, n, index)->pd.DataFrame:
         raise TypeError(f"{name} must hold booleans (True = good), got dtypes {sorted(set(map(str, x.dtypes)))}")
     return x
 
+AREA_NORMS = ('hull', 'pyispace')
+
 def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or array)
                good,                  # instances × models, True where the model is good (e.g. log-loss below the threshold)
                best=None,             # instances × models, True where the model is (one of) the best; None: no best footprints
@@ -178,6 +181,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
                purity:float=0.55,     # a triangle is kept if at least this share of the instances in it is good (PyISpace: 0.55)
                alpha_radius:float|None=None, # alpha-shape circumradius bound; None: the DBSCAN radius ε
                min_samples:int|None=None,    # DBSCAN min_samples; None: PyISpace's clip(⌈n_good/20⌉, 3, 50)
+               area_norm:str='hull',  # normalise area and density by the convex hull ('hull') or, as PyISpace, by the footprint of all instances ('pyispace')
               )->Footprints:
     "Good, best and easiness footprints: DBSCAN → alpha shapes → pure Delaunay triangles; area, density, purity."
     Z = np.asarray(coords, dtype=float)
@@ -186,6 +190,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
     n = len(Z)
     if n < 3: raise ValueError(f"need at least 3 instances for a footprint, got {n}")
     if not 0 < purity <= 1: raise ValueError(f"purity must be in (0, 1], got {purity}")
+    if area_norm not in AREA_NORMS: raise ValueError(f"area_norm must be one of {AREA_NORMS}, got {area_norm!r}")
     index = coords.index if isinstance(coords, pd.DataFrame) else None
     good = _as_bool_frame(good, 'good', n, index)
     sets = [('good', c, good[c].to_numpy()) for c in good.columns]
@@ -199,7 +204,15 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
         sets.append(('easy', 'IH ≤ 0.4', easy))
     try: space_area = ConvexHull(Z).volume
     except QhullError as e: raise ValueError(f"the instances span no area (collinear coordinates): {e}") from None
+    space_density = n / space_area
     with threadpool_limits(1):   # scipy's barycentric transforms are many tiny LAPACK calls: threads only add overhead (100× on a busy machine)
+        if area_norm == 'pyispace':                # PyISpace / TRACE: the footprint of all instances is the space
+            space = _build_region(Z, np.ones(n, bool), purity, alpha_radius, min_samples)
+            space_area = space.area() if space.parts else 0.0
+            if space_area <= 0:
+                raise ValueError("area_norm='pyispace': the footprint of all instances has no area (DBSCAN found no "
+                                 "cluster); use area_norm='hull' or a smaller min_samples")
+            space_density = int(space.contains(Z).sum()) / space_area
         regions = {(kind, m): _build_region(Z, g, purity, alpha_radius, min_samples) for kind, m, g in sets}
         if best is not None:
             res = _resolve_best({m: regions[('best', m)] for m in best.columns}, Z, best)
@@ -207,14 +220,14 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
     rows, tris = [], []
     for kind, m, g in sets:
         r = regions[(kind, m)]
-        rows.append({'kind': kind, 'model': m, **_stats(r, Z, g, space_area, n)})
+        rows.append({'kind': kind, 'model': m, **_stats(r, Z, g, space_area, space_density)})
         T = r.triangles()
         if len(T):
             V = np.concatenate([T, T[:, :1]], 1)   # close each triangle
             tris.append(pd.DataFrame({'kind': kind, 'model': m, 'triangle': np.repeat(np.arange(len(T)), 4),
                                       'vertex': np.tile(np.arange(4), len(T)), 'z1': V[:, :, 0].ravel(), 'z2': V[:, :, 1].ravel()}))
     tri_df = pd.concat(tris, ignore_index=True) if tris else pd.DataFrame(columns=['kind', 'model', 'triangle', 'vertex', 'z1', 'z2'])
-    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions)
+    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions, area_norm)
 
 # %% ../nbs/42_footprints.ipynb #14a0d6d1
 def footprint_edges(fp:Footprints,        # footprints of a space
