@@ -479,7 +479,6 @@ def smote(X,                    # training rows (DataFrame or array), numeric fe
     from sklearn.neighbors import NearestNeighbors
     A, y = _numeric_matrix(X), np.asarray(y)
     if len(A) != len(y): raise ValueError(f"X has {len(A)} rows but y has {len(y)} labels")
-    rs = np.random.RandomState(random_state)
     classes, counts = np.unique(y, return_counts=True)
     majority = classes[np.argmax(counts)]
     new_X, new_y = [A], [y]
@@ -488,6 +487,7 @@ def smote(X,                    # training rows (DataFrame or array), numeric fe
         if c == majority or n_new == 0: continue
         if n_c <= k_neighbors:
             raise ValueError(f"class {c!r} has {n_c} rows in a training fold: SMOTE needs more than k_neighbors = {k_neighbors}")
+        rs = np.random.RandomState(random_state)   # imbalanced-learn draws each class's rows from a fresh RandomState(seed)
         Xc = A[y == c]
         nns = NearestNeighbors(n_neighbors=k_neighbors + 1).fit(Xc).kneighbors(Xc, return_distance=False)[:, 1:]
         pick = rs.randint(low=0, high=nns.size, size=n_new)

@@ -12,8 +12,9 @@ from robustdiff.responses import cv_splits, _fold_seed
 
 
 def _smote_by_hand(X, y, seed):
-    "imbalanced-learn 0.12 SMOTE(k_neighbors=5, random_state=seed)._fit_resample, followed line by line."
-    random_state = np.random.RandomState(seed)
+    """imbalanced-learn SMOTE(k_neighbors=5, random_state=seed)._fit_resample, followed line by line.
+    `_make_samples` calls `check_random_state(self.random_state)` itself, so every class draws from a fresh
+    RandomState(seed) (checked against imbalanced-learn 0.14.2 outside this suite: identical rows, 2 and 3 classes)."""
     target_stats = dict(zip(*np.unique(y, return_counts=True)))
     n_sample_majority = max(target_stats.values())
     class_majority = max(target_stats, key=target_stats.get)
@@ -26,6 +27,7 @@ def _smote_by_hand(X, y, seed):
         nn_k_ = NearestNeighbors(n_neighbors=6).fit(X_class)
         nns = nn_k_.kneighbors(X_class, return_distance=False)[:, 1:]
         # _make_samples(X_class, y.dtype, class_sample, X_class, nns, n_samples, 1.0)
+        random_state = np.random.RandomState(seed)          # check_random_state(self.random_state), per call
         samples_indices = random_state.randint(low=0, high=nns.size, size=n_samples)
         steps = 1.0 * random_state.uniform(size=n_samples)[:, np.newaxis]
         rows = np.floor_divide(samples_indices, nns.shape[1])
