@@ -171,7 +171,7 @@ def test_the_input_is_protected_even_when_it_is_an_old_report_file(tmp_path):
 def _visible(folder):
     return {k: v for k, v in _tree(folder).items() if not k.startswith('.')}
 
-def _hooked_save(rep, out, kill_at, count_file=None):
+def _hooked_save(rep, out, kill_at, count_file=None, force=False):
     "In a forked child: count every disk step of `rep.save(out)` and die (os._exit) right after step `kill_at`."
     n = [0]
     def tick(*_):
@@ -189,7 +189,7 @@ def _hooked_save(rep, out, kill_at, count_file=None):
         from robustdiff import publish
         publish._exchange = wrap(publish._exchange)
     except (ImportError, AttributeError): pass
-    rep.save(out)
+    rep.save(out, force=force)
     os._exit(0)
 
 def _fork(fn, *args):
@@ -229,6 +229,31 @@ def test_kill_at_every_step_leaves_the_old_or_the_new_report(tmp_path):
     assert not leftovers, leftovers                              # no temporary folder left
     assert 'old' in outcomes and 'new' in outcomes, outcomes
     print(f"{total} kill points: {' '.join(outcomes)}")
+
+def test_kill_at_every_step_beside_a_users_files_is_recovered(tmp_path):
+    "With foreign files (force) the folder cannot be swapped: files move one by one under a journal; the next run's `recover` finishes or undoes it."
+    from robustdiff.publish import recover
+    old, new = _rep(A), _rep(B)
+    ref_old, ref_new = tmp_path/'ref_old', tmp_path/'ref_new'
+    old.save(ref_old); new.save(ref_new)
+    want_old, want_new = _visible(ref_old), _visible(ref_new)
+    want_old['notes.txt'] = want_new['notes.txt'] = b'mine'
+    count, r = tmp_path/'count', tmp_path/'w'/'r'
+    old.save(r); (r/'notes.txt').write_text('mine')
+    assert _fork(_hooked_save, new, r, -1, count, True) == 0
+    total = int(count.read_text())
+    outcomes = []
+    for k in range(1, total + 1):
+        r = tmp_path/f'k{k}'/'r'
+        old.save(r); (r/'notes.txt').write_text('mine')
+        _fork(_hooked_save, new, r, k, None, True)
+        recover(r)                                              # what the next run does first
+        got = _visible(r)
+        outcomes.append('old' if got == want_old else 'new' if got == want_new else 'MIX')
+        new.save(r, force=True)
+        assert _visible(r) == want_new, k
+        assert not [p.name for p in r.iterdir() if p.name.startswith(('.robustdiff-staging', '.write-test'))], k
+    assert 'MIX' not in outcomes and 'old' in outcomes and 'new' in outcomes, outcomes
 
 def test_an_exception_at_any_step_leaves_the_old_report(tmp_path, monkeypatch):
     old, new = _rep(A), _rep(B)
@@ -393,7 +418,6 @@ def _alive(pid):
     except OSError: return False
     return state != 'Z'
 
-@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')
 def test_workers_end_with_their_killed_parent(tmp_path):
     (tmp_path/'w.py').write_text(WORKERS)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
@@ -425,3 +449,15 @@ def test_robustness_by_difficulty_refuses_wrong_length_predictions(extra):
     with pytest.raises(ValueError, match=r"model 'offbyone' on repeat 0, fold 0 of 'iris': predict returned shape"):
         robustness_by_difficulty(IRIS, {'offbyone': OffByOne(extra), 'tree': DecisionTreeClassifier()},
                                  respondents='models', n_bins=3, reliability=0, progress=False)
+
+def test_leak_check_alone_and_nominal():
+    "A near-copy of the label (1 % flipped) and a nominal code of it are named by the out-of-fold check; noise is not."
+    from robustdiff.leaks import leak_check
+    r = np.random.default_rng(3)
+    y = r.choice(['a', 'b', 'c'], 300)
+    flip = r.random(300) < 0.01
+    noisy_code = np.where(flip, r.integers(0, 3, 300), pd.factorize(y, sort=True)[0]).astype(float) + r.normal(0, .01, 300)
+    X = pd.DataFrame({'noise': r.normal(size=300), 'near_copy': noisy_code, 'code': pd.Series(y).map({'a': 'A1', 'b': 'B2', 'c': 'C3'})})
+    found = leak_check(Dataset('d', X, y, nominal=('code',))).set_index('column')
+    assert set(found.index) == {'near_copy', 'code'}
+    assert found.loc['near_copy', 'check'] == 'alone' and found.loc['near_copy', 'balanced_accuracy'] >= 0.98
