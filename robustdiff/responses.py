@@ -269,6 +269,23 @@ def _cache_read(path:Path, key:str)->pd.DataFrame|None:
                       CacheWarning, stacklevel=3)
         return None
 
+_UNWRITABLE = set()   # cache folders that could not be written in this process (warned once)
+
+def _cache_failed(cache_dir, e:OSError):
+    "Warn once per folder that the cache cannot be written; the run goes on without it."
+    d = str(Path(cache_dir).resolve())
+    if d not in _UNWRITABLE:
+        _UNWRITABLE.add(d)
+        warnings.warn(f"cache folder {d} cannot be written ({e.strerror or e}): continuing without a cache",
+                      CacheWarning, stacklevel=3)
+
+def _cache_usable(cache_dir)->bool:
+    "Create the cache folder; False (one warning) if that fails or it was found unwritable before."
+    if str(Path(cache_dir).resolve()) in _UNWRITABLE: return False
+    try: Path(cache_dir).mkdir(parents=True, exist_ok=True); return True
+    except OSError as e: _cache_failed(cache_dir, e); return False
+
+
 # %% ../nbs/02_responses.ipynb #a36ee851
 class _PerProcess(dict):
     "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
@@ -323,22 +340,6 @@ _COST_PRIOR = {'RandomForestClassifier': 9, 'PARTClassifier': 9, 'GradientBoosti
                'CalibratedClassifierCV': 7, 'BaggingClassifier': 7, 'SVC': 7, 'RuleEnsembleClassifier': 5,
                'MLPClassifier': 5, 'LVQClassifier': 4, 'CITreeClassifier': 4, 'C45TreeClassifier': 3, 'FDAClassifier': 3,
                'RBFNetworkClassifier': 3}
-
-_UNWRITABLE = set()   # cache folders that could not be written in this process (warned once)
-
-def _cache_failed(cache_dir, e:OSError):
-    "Warn once per folder that the cache cannot be written; the run goes on without it."
-    d = str(Path(cache_dir).resolve())
-    if d not in _UNWRITABLE:
-        _UNWRITABLE.add(d)
-        warnings.warn(f"cache folder {d} cannot be written ({e.strerror or e}): continuing without a cache",
-                      CacheWarning, stacklevel=3)
-
-def _cache_usable(cache_dir)->bool:
-    "Create the cache folder; False (one warning) if that fails or it was found unwritable before."
-    if str(Path(cache_dir).resolve()) in _UNWRITABLE: return False
-    try: Path(cache_dir).mkdir(parents=True, exist_ok=True); return True
-    except OSError as e: _cache_failed(cache_dir, e); return False
 
 def _cost_prior(est)->int:
     "Expected relative cost of fitting `est` (larger = start earlier); unknown classes cost 1."
