@@ -4,11 +4,12 @@
 
 # %% ../nbs/91_cli.ipynb #a508c948
 from __future__ import annotations
-import argparse, json, os, sys
+import argparse, json, os, sys, traceback, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from .report import build_report, STAGES
+from .leaks import LeakWarning
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']
@@ -67,16 +68,20 @@ def _csv_kws(a)->dict:
 _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
                 ConnectionError, ImportError, UnicodeDecodeError)
 
-def _print_verdict(rep, out):
+def _print_verdict(rep, out)->int:
+    "Print the verdict, the warnings and the failed stages; the exit code: 1 if a selected stage failed, else 0."
     v = rep.verdict
     for s in (v.verdict if len(v) else []): print(s)
+    for w in getattr(rep, 'warnings', []): print(f"robustdiff: warning: {w}", file=sys.stderr)
     bad = [f"{k} ({s.message})" for k, s in rep.stages.items() if s.status == 'failed']
-    if bad: print("failed stages: " + '; '.join(bad))
-    print(f"\n{rep.dataset}: report in {Path(out).resolve()/'report.html'} ({rep.seconds:.0f} s)")
+    if bad: print("robustdiff: failed stages: " + '; '.join(bad), file=sys.stderr)
+    print(f"\n{rep.dataset}: report in {Path(out).resolve()/'report.html'} ({rep.seconds:.0f} s)"
+          f"{' — INCOMPLETE: ' + str(len(bad)) + ' stage(s) failed' if bad else ''}")
+    return 1 if bad else 0
 
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
-        )->int:               # exit code: 0 done, 2 user error
+        )->int:               # exit code: 0 done, 1 a stage failed or the report could not be written, 2 user error
     "robustdiff: how robust are my classifiers to noise, given how hard each instance is?"
     p = _parser()
     a = p.parse_args(argv)
@@ -88,11 +93,17 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a))
-        rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,
-                           force=a.force, progress=not a.quiet, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
+            rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,
+                               force=a.force, progress=not a.quiet, **kw)
     except _USER_ERRORS as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"robustdiff: error: {msg}", file=sys.stderr)
         return 2
-    _print_verdict(rep, a.out)
-    return 0
+    except Exception as e:                                   # a full disk, a bug: one line, exit 1, no half-written report
+        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
+        print(f"robustdiff: error: {type(e).__name__}: {e} (no new report was published; "
+              f"ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
+    return _print_verdict(rep, a.out)

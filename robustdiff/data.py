@@ -153,6 +153,9 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
     X = df.drop(columns=[target])
     for c in X.columns:
         s = str(c)
+        if len(X) and X[c].isna().all():     # e.g. a separator at the end of every line: an empty column, not an index
+            raise ValueError(f"column {s!r} is empty (no value in any row{'; every line of the file probably ends with a separator' if s.startswith('Unnamed: ') else ''}): "
+                             f"drop it (drop=[{s!r}], --drop {s!r})")
         if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
             raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
                              f"would leak the row order into the model: read it as the index (index_col=0) or drop it "

@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
-import html, json, os, re, shutil, sys, time, traceback
+import html, json, os, re, shutil, sys, time, traceback, warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -21,9 +21,11 @@ from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_cur
                             _as_perturbations, _fold_noise, _stack_rows, _FoldNoise)
 from .perturb import _check_lambdas
 from .taxonomy import kappa_losses
+from .publish import check_out_dir, save_report, check_run, _write_csv, _MARKER
+from .leaks import leak_check, LeakWarning
 
 # %% auto #0
-__all__ = ['STAGES', 'Stage', 'Report', 'check_out_dir', 'connect_scheduler', 'build_report', 'render_html']
+__all__ = ['STAGES', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'render_html', 'check_out_dir']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict')
@@ -54,6 +56,7 @@ class Report:
     seconds:float = 0.0  # total wall time
     out:Path|None = None # where `save` wrote it
     extra:dict = field(default_factory=dict, repr=False) # per-instance outputs behind the tables (`oof`, `ela_predictions`, `perturbation_predictions`, ...), not saved
+    warnings:list = field(default_factory=list) # sentences for the top of the report (e.g. possible label leaks)
 
     @property
     def tables(self)->dict:
@@ -82,7 +85,7 @@ class Report:
         return f"Report({self.dataset!r}, {self.seconds:.1f} s, {st})"
 
 # %% ../nbs/90_report.ipynb #acee0474
-_MARKER = '.robustdiff-report'
+_all_ = ['check_out_dir']   # defined in robustdiff.publish, re-exported here
 
 def _parse_stages(stages)->tuple:
     if stages is None: return STAGES
@@ -93,28 +96,6 @@ def _parse_stages(stages)->tuple:
     if not stages: raise ValueError("no stage selected")
     return tuple(s for s in STAGES if s in set(stages) | {'data'})
 
-def _is_report_folder(out:Path)->bool:
-    return (out/_MARKER).is_file()
-
-def check_out_dir(out,              # the report folder
-                  force:bool=False, # allow a folder that holds other files
-                 )->Path:           # the resolved folder (created if missing)
-    "Check, before any work, that `out` can hold a report: writable, and empty or a previous report unless `force`."
-    out = Path(out).expanduser()
-    if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder")
-    if out.is_dir():
-        others = [p.name for p in out.iterdir() if p.name not in ('.cache',)]
-        if others and not _is_report_folder(out) and not force:
-            raise FileExistsError(f"output folder {str(out)!r} holds other files ({', '.join(sorted(others)[:3])}"
-                                  f"{', ...' if len(others) > 3 else ''}) and is not a robustdiff report: "
-                                  f"choose an empty or new folder, or pass force=True (--force)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out/f'.write-test-{os.getpid()}'
-        probe.write_text('ok'); probe.unlink()
-    except OSError as e:
-        raise PermissionError(f"output folder {str(out)!r} is not writable: {e.strerror or e}") from e
-    return out.resolve()
 
 # %% ../nbs/90_report.ipynb #742e3bf1
 def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
@@ -738,12 +719,13 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
     ds = _load(dataset, target, csv_kws)
+    check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
     if 'difficulty' in names: _respondent_models(respondents, random_state)
     if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
     if out is not None:
-        out = check_out_dir(out, force)
+        out = check_out_dir(out, force, protect=_inputs(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:
@@ -754,6 +736,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool)
     ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
+    leaks = leak_check(ds, random_state=int(random_state))   # before any fit: warned, never refused
+    for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
     try:
         try:
             fits = _schedule(ctx)
@@ -773,9 +757,13 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('models', 'respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
-    rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra)
-    if out is not None: rep.save(out, force=True)
+    rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra, warnings=leaks.message.tolist())
+    if out is not None: rep.save(out, force=force, protect=_inputs(dataset))
     return rep
+
+def _inputs(dataset)->list:
+    "The input file, if any: never replaced by the report."
+    return [Path(dataset).expanduser()] if isinstance(dataset, (str, Path)) and Path(dataset).expanduser().is_file() else []
 
 def _load(dataset, target, csv_kws)->Dataset:
     if isinstance(dataset, Dataset): return dataset
@@ -801,6 +789,7 @@ section{margin:28px 0;border-top:1px solid #d0d7de;padding-top:8px}h2{font-size:
 .error{background:#ffebe9;border:1px solid #ff818266;padding:8px 12px;border-radius:6px;font-family:monospace;white-space:pre-wrap}
 table.df{border-collapse:collapse;font-size:.85em;margin:8px 0}table.df th,table.df td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
 table.df th{background:#f6f8fa}table.df td.text{text-align:left}.chart{margin:10px 0;overflow-x:auto}
+.warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px;margin:12px 0}
 .verdicts li{margin:4px 0}.muted{color:#57606a;font-size:.9em}
 """
 
@@ -830,6 +819,8 @@ def render_html(rep:Report)->str:
     e = html.escape
     c = rep.config
     secs, nav = [], []
+    for w in getattr(rep, 'warnings', []):   # e.g. possible label leaks, above everything
+        secs.append(f'<div class="warning" role="alert">{e(w)}</div>')
     v = rep.verdict
     if len(v):
         items = ''.join(f'<li>{e(s)}</li>' for s in v.verdict)
@@ -862,31 +853,4 @@ def render_html(rep:Report)->str:
             f'</main></body></html>')
 
 # %% ../nbs/90_report.ipynb #0b311772
-def _write_csv(df:pd.DataFrame, path:Path):
-    if path.name.endswith('.gz'): df.to_csv(path, index=False, compression={'method': 'gzip', 'mtime': 0})
-    else: df.to_csv(path, index=False)
-
-def _report_save(self:Report, out, force:bool=False)->Path:
-    "Write the tables (CSV), `report.html`, `summary.json` to `out`, atomically per file; returns the folder."
-    out = check_out_dir(out, force)
-    tmp = out/f'.partial-{os.getpid()}'
-    if tmp.exists(): shutil.rmtree(tmp)
-    tmp.mkdir()
-    try:
-        files = []
-        for name, t in self.tables.items():
-            fn = f'{name}.csv.gz' if t.size > 200_000 else f'{name}.csv'
-            _write_csv(t, tmp/fn); files.append(fn)
-        (tmp/'report.html').write_text(render_html(self), encoding='utf-8'); files.append('report.html')
-        old = json.loads((out/'summary.json').read_text()).get('files', []) if (out/'summary.json').is_file() else []
-        for fn in files: os.replace(tmp/fn, out/fn)
-        for fn in set(old) - set(files):
-            if (out/fn).is_file() and '/' not in fn: (out/fn).unlink()
-        summary = self.summary() | dict(files=sorted(files))
-        (tmp/'summary.json').write_text(json.dumps(summary, indent=2, default=str)); os.replace(tmp/'summary.json', out/'summary.json')
-        (out/_MARKER).write_text('robustdiff report folder: `robustdiff report` may overwrite it\n')
-    finally: shutil.rmtree(tmp, ignore_errors=True)
-    self.out = out
-    return out
-
-Report.save = _report_save
+Report.save = save_report   # robustdiff.publish: every file at once, only robustdiff's own files replaced

@@ -74,12 +74,46 @@ def _noop(): return None
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
 
+_VERSIONED = {'sklearn', 'numpy', 'pandas', 'scipy', 'robustdiff', 'builtins'}   # their versions / source are in `_code_versions`
+
+def _versioned(mod:str)->bool:
+    "A module whose code `_code_versions` already covers (the versioned libraries and the standard library)."
+    top = (mod or '').split('.')[0]
+    return top in _VERSIONED or top in getattr(sys, 'stdlib_module_names', ())
+
+def _file_hash(mod:str)->str:
+    "SHA-256 of a module's source file ('' if it has none)."
+    m = sys.modules.get(mod)
+    try: f = inspect.getsourcefile(m) if m is not None else None
+    except TypeError: f = None
+    try: return hashlib.sha256(Path(f).read_bytes()).hexdigest() if f else ''
+    except OSError: return ''
+
+_IN_PROGRESS = set()   # classes whose token is being computed (a method naming its own class)
+
 @functools.lru_cache(maxsize=None)
 def _class_token(cls)->tuple:
-    "Module, qualified name and a hash of the source of a class."
-    try: src = hashlib.sha256(inspect.getsource(cls).encode()).hexdigest()
-    except (OSError, TypeError): src = ''
-    return (getattr(cls, '__module__', ''), getattr(cls, '__qualname__', repr(cls)), src)
+    "Module, name and source of a class and of every class it inherits from; for code outside the versioned libraries also its module's file and the helpers its methods call."
+    if id(cls) in _IN_PROGRESS: return ('class-ref', getattr(cls, '__module__', ''), getattr(cls, '__qualname__', repr(cls)))
+    _IN_PROGRESS.add(id(cls))
+    try: return _class_parts(cls)
+    finally: _IN_PROGRESS.discard(id(cls))
+
+def _class_parts(cls)->tuple:
+    parts = []
+    for k in getattr(cls, '__mro__', (cls,)):
+        mod = getattr(k, '__module__', '') or ''
+        if k is object or (_versioned(mod) and k is not cls): continue
+        try: src = hashlib.sha256(inspect.getsource(k).encode()).hexdigest()
+        except (OSError, TypeError): src = ''
+        part = [mod, getattr(k, '__qualname__', repr(k)), src]
+        if not _versioned(mod):
+            part.append(_file_hash(mod))
+            part.append([(n, _token(v)) for n, v in sorted(vars(k).items())
+                         if isinstance(v, (types.FunctionType, staticmethod, classmethod, property))
+                         for v in [getattr(v, '__func__', getattr(v, 'fget', v))] if isinstance(v, types.FunctionType)])
+        parts.append(tuple(map(repr, part)))
+    return tuple(parts)
 
 def _cell_filled(cell)->bool:
     try: cell.cell_contents; return True
@@ -140,6 +174,7 @@ def _task_key(base:str, name:str, est_token:str, repeat:int, fold:int)->str:
 
 def _cache_file(cache_dir, dataset_name:str, name:str, repeat:int, fold:int, key:str)->Path:
     safe = ''.join(ch if ch.isalnum() or ch in '-_.' else '_' for ch in f"{dataset_name}-{name}")
+    if len(safe) > 80: safe = safe[:60] + '~' + hashlib.sha256(safe.encode()).hexdigest()[:12]   # file names ≤ 255 bytes
     return Path(cache_dir)/f"{safe}-r{repeat}f{fold}-{key[:20]}.npz"
 
 # %% ../nbs/02_responses.ipynb #c0b8232a
@@ -187,8 +222,15 @@ def _frame_from_arrays(z, cols:list, n:int)->pd.DataFrame:
     df.columns = [d['name'] for d in cols]
     return df
 
+_CACHE_FORMAT = 'robustdiff-cache-2'
+
+def _checksum(data:bytes, key:str, n:int, cols:list)->str:
+    "SHA-256 over the npz bytes and everything the sidecar says about them (key, rows, column names, types, values)."
+    meta = json.dumps(dict(key=key, n=n, columns=cols), sort_keys=True, separators=(',', ':'))
+    return hashlib.sha256(data + b'\0' + meta.encode()).hexdigest()
+
 def _cache_write(path:Path, key:str, df:pd.DataFrame):
-    "Store `df` as npz + JSON sidecar (atomically); warn and skip if it cannot be stored exactly."
+    "Store `df` as npz + JSON sidecar (atomically); warn and skip if it cannot be stored exactly; OSError if the disk refuses (nothing partial left)."
     df = df.reset_index(drop=True)
     try:
         arrays, cols = _frame_arrays(df)
@@ -197,11 +239,17 @@ def _cache_write(path:Path, key:str, df:pd.DataFrame):
         if not (back.equals(df) and back.dtypes.equals(df.dtypes)): raise ValueError("the stored copy would differ")
     except Exception as e:
         warnings.warn(f"not cached: {path.name} ({e})", CacheWarning, stacklevel=3); return
-    meta = dict(format='robustdiff-cache-1', key=key, n=len(df), columns=cols, sha256=hashlib.sha256(data).hexdigest())
-    tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
-    tmp.write_bytes(data); tmp.replace(path)
-    side = path.with_suffix('.json'); tmp = side.with_name(f'{side.name}.tmp{os.getpid()}')
-    tmp.write_text(json.dumps(meta)); tmp.replace(side)   # the sidecar last: it marks a complete entry
+    meta = dict(format=_CACHE_FORMAT, key=key, n=len(df), columns=cols, sha256=_checksum(data, key, len(df), cols))
+    side = path.with_suffix('.json')
+    tmps = [path.with_name(f'{path.name}.tmp{os.getpid()}'), side.with_name(f'{side.name}.tmp{os.getpid()}')]
+    try:
+        tmps[0].write_bytes(data); tmps[0].replace(path)
+        tmps[1].write_text(json.dumps(meta)); tmps[1].replace(side)   # the sidecar last: it marks a complete entry
+    except OSError:
+        for p in tmps + [path]:
+            try: p.unlink(missing_ok=True)
+            except OSError: pass
+        raise
 
 def _cache_read(path:Path, key:str)->pd.DataFrame|None:
     "The stored result, or None (with a CacheWarning naming the file if it exists but fails a check)."
@@ -209,16 +257,34 @@ def _cache_read(path:Path, key:str)->pd.DataFrame|None:
     if not side.exists(): return None    # never written, or killed before the sidecar: recompute silently
     try:
         meta = json.loads(side.read_text())
-        if not isinstance(meta, dict) or meta.get('format') != 'robustdiff-cache-1':
+        if not isinstance(meta, dict) or meta.get('format') != _CACHE_FORMAT:
             raise ValueError("not a robustdiff cache sidecar")
         if meta.get('key') != key: raise ValueError("its key does not match")
         data = path.read_bytes()
-        if hashlib.sha256(data).hexdigest() != meta.get('sha256'): raise ValueError("checksum mismatch (altered or truncated)")
+        if _checksum(data, key, meta.get('n'), meta.get('columns')) != meta.get('sha256'):
+            raise ValueError("checksum mismatch (data or sidecar altered or truncated)")
         with np.load(io.BytesIO(data), allow_pickle=False) as z: return _frame_from_arrays(z, meta['columns'], int(meta['n']))
     except Exception as e:
         warnings.warn(f"cache file {path} failed its check ({type(e).__name__}: {e}); recomputing it",
                       CacheWarning, stacklevel=3)
         return None
+
+_UNWRITABLE = set()   # cache folders that could not be written in this process (warned once)
+
+def _cache_failed(cache_dir, e:OSError):
+    "Warn once per folder that the cache cannot be written; the run goes on without it."
+    d = str(Path(cache_dir).resolve())
+    if d not in _UNWRITABLE:
+        _UNWRITABLE.add(d)
+        warnings.warn(f"cache folder {d} cannot be written ({e.strerror or e}): continuing without a cache",
+                      CacheWarning, stacklevel=3)
+
+def _cache_usable(cache_dir)->bool:
+    "Create the cache folder; False (one warning) if that fails or it was found unwritable before."
+    if str(Path(cache_dir).resolve()) in _UNWRITABLE: return False
+    try: Path(cache_dir).mkdir(parents=True, exist_ok=True); return True
+    except OSError as e: _cache_failed(cache_dir, e); return False
+
 
 # %% ../nbs/02_responses.ipynb #a36ee851
 class _PerProcess(dict):
@@ -248,6 +314,26 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     out = out.copy()
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
     return idx, out
+
+# %% ../nbs/02_responses.ipynb #wd4d5e6f
+_PARENT_ENV = 'ROBUSTDIFF_PARENT_PID'
+
+def _watch_parent(parent:int, interval:float=1.0):
+    "In a worker process: a daemon thread that ends the process within `interval` s once `parent` is no longer its parent."
+    import threading, time
+    def watch():
+        while True:
+            if os.getppid() != parent: os._exit(1)
+            time.sleep(interval)
+    threading.Thread(target=watch, daemon=True, name='robustdiff-parent-watch').start()
+
+def _in_loky_worker()->bool:
+    import multiprocessing
+    return multiprocessing.current_process().name.startswith('LokyProcess')
+
+if _in_loky_worker():   # the parent's pid as it was when this worker was started (it may have died during the imports)
+    _watch_parent(int(os.environ.get(_PARENT_ENV) or os.getppid()))
+else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers this process starts
 
 # %% ../nbs/02_responses.ipynb #1214fb63
 _COST_PRIOR = {'RandomForestClassifier': 9, 'PARTClassifier': 9, 'GradientBoostingClassifier': 8, 'RipperClassifier': 8,
@@ -280,7 +366,10 @@ class _Plan:
 
     def store(self, k:int, out:pd.DataFrame):
         self.results[k] = out
-        if self.files[k] is not None: _cache_write(self.files[k][0], self.files[k][1], out)
+        if self.files[k] is None: return
+        try: _cache_write(self.files[k][0], self.files[k][1], out)
+        except OSError as e:                       # read-only or full: one warning, no cache from here on
+            _cache_failed(Path(self.files[k][0]).parent, e); self.files = [None] * len(self.files)
 
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
@@ -302,8 +391,8 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
     results, files = [None] * len(specs), [None] * len(specs)
+    if cache_dir is not None and not _cache_usable(cache_dir): cache_dir = None
     if cache_dir is not None:
-        Path(cache_dir).mkdir(parents=True, exist_ok=True)
         base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
                             random_state, _token(fn), _token(cache_key)))
         est_tok = {name: joblib_hash(_token(est)) for name, est in models.items()}
