@@ -66,11 +66,11 @@ _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsEr
                 ConnectionError, ImportError, UnicodeDecodeError)
 
 def _print_verdict(rep, out):
-    v = rep.verdict
-    for s in (v.verdict if len(v) else []): print(s)
+    for s in rep.tables['verdict_models'].sentence if 'verdict_models' in rep.tables else []: print(s)
     bad = [f"{k} ({s.message})" for k, s in rep.stages.items() if s.status == 'failed']
     if bad: print("failed stages: " + '; '.join(bad))
     print(f"\n{rep.dataset}: report in {Path(out).resolve()/'report.html'} ({rep.seconds:.0f} s)")
+    if rep.answer: print('\n' + '\n'.join(rep.answer))      # the headline, last
 
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
