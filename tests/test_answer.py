@@ -232,3 +232,18 @@ def test_page_answers_first_and_defines_every_term(page_report):
     assert {'κ', 'ELA', 'RLA'} <= {a for a, _ in abbrs}
     assert bars is not None and bars >= 2 * n_models, bars          # one horizontal and one vertical interval bar per model
     assert '−' in text and not re.search(r'\d\.\d+e-\d', text)
+
+
+def test_fold_bootstrap_covers_when_folds_are_correlated():
+    "With a fold effect (each fold's model right with its own probability) the instance bootstrap is too narrow; the two-stage one is not."
+    from robustdiff.answer import fold_bootstrap_weights
+    rng = np.random.default_rng(11)
+    n, k, sims = 200, 5, 300
+    folds = np.repeat(np.arange(k), n // k)
+    Wi, Wf = bootstrap_weights(np.zeros(n), 400, 1), fold_bootstrap_weights(folds, None, 400, 1)
+    hit_i = hit_f = 0
+    for _ in range(sims):
+        x = (rng.random(n) < np.clip(0.8 + rng.normal(0, 0.05, k), 0, 1)[folds]).astype(float)
+        lo, hi = percentile_interval((Wi @ x) / n, 0.9); hit_i += lo <= 0.8 <= hi
+        lo, hi = percentile_interval((Wf @ x) / n, 0.9); hit_f += lo <= 0.8 <= hi
+    assert hit_f / sims >= 0.88 and hit_f > hit_i, (hit_i / sims, hit_f / sims)
