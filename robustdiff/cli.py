@@ -70,13 +70,13 @@ _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsEr
 
 def _print_verdict(rep, out)->int:
     "Print the verdict, the warnings and the failed stages; the exit code: 1 if a selected stage failed, else 0."
-    v = rep.verdict
-    for s in (v.verdict if len(v) else []): print(s)
+    for s in rep.tables['verdict_models'].sentence if 'verdict_models' in rep.tables else []: print(s)
     for w in getattr(rep, 'warnings', []): print(f"robustdiff: warning: {w}", file=sys.stderr)
     bad = [f"{k} ({s.message})" for k, s in rep.stages.items() if s.status == 'failed']
     if bad: print("robustdiff: failed stages: " + '; '.join(bad), file=sys.stderr)
     print(f"\n{rep.dataset}: report in {Path(out).resolve()/'report.html'} ({rep.seconds:.0f} s)"
           f"{' — INCOMPLETE: ' + str(len(bad)) + ' stage(s) failed' if bad else ''}")
+    if rep.answer: print('\n' + '\n'.join(rep.answer))      # the headline, last
     return 1 if bad else 0
 
 # %% ../nbs/91_cli.ipynb #989f7a1f

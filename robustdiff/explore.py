@@ -17,7 +17,7 @@ __all__ = ['space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'ex
 def _color_encoding(df:pd.DataFrame, color:str, title:str|None=None):
     if color not in df.columns: raise ValueError(f"cannot colour by {color!r}; choose one of {list(df.columns)}")
     if pd.api.types.is_numeric_dtype(df[color]) and color != 'class':
-        return alt.Color(f'{color}:Q', scale=alt.Scale(scheme='viridis', reverse=color in ('IH',) or color.startswith('loss_') or color == 'IRT difficulty'),
+        return alt.Color(f'{color}:Q', scale=alt.Scale(scheme='viridis', reverse=color in ('IH',) or color.startswith('loss_') or color in ('IRT difficulty', 'difficulty')),
                          title=title or color)
     return alt.Color(f'{color}:N', title=title or color)
 

@@ -25,7 +25,7 @@ from .publish import check_out_dir, save_report, check_run, _write_csv, _MARKER
 from .leaks import leak_check, LeakWarning
 
 # %% auto #0
-__all__ = ['STAGES', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'render_html', 'check_out_dir']
+__all__ = ['STAGES', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'check_out_dir']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict')
@@ -540,86 +540,40 @@ def _stage_isa(ctx:_Ctx, st:Stage):
                     f"hard instances at the upper left. Explore it interactively with `robustdiff.explore.explore`.")
 
 # %% ../nbs/90_report.ipynb #ad0f46ab
-def _verdict_table(ctx:_Ctx)->pd.DataFrame:
-    c = ctx.cfg
-    acc = ctx.table('accuracy', 'accuracy')
-    v = acc[['model', 'accuracy']].copy()
-    ab = ctx.table('difficulty', 'abilities')
-    if ab is not None: v = v.merge(ab, on='model', how='left')
-    kl = ctx.table('scc', 'kappa_losses')
-    if kl is not None:
-        v = v.merge(kl.rename(columns={'delta_easy': 'kappa_loss_easy', 'delta_hard': 'kappa_loss_hard'})
-                      [['model', 'kappa_loss_easy', 'kappa_loss_hard']], on='model', how='left')
-    sa = ctx.table('scc', 'scc_accuracy')
-    if sa is not None and len(sa):    # the accuracy change on the same two bins as the κ losses
-        loss = sa.assign(loss=sa.acc_clean - sa.acc_noisy).pivot(index='model', columns='bin', values='loss')
-        b = np.sort(sa.bin.unique())
-        v = v.merge(pd.DataFrame({'model': loss.index, 'acc_loss_easy': loss[b[0]].to_numpy(),
-                                  'acc_loss_hard': loss[b[-1]].to_numpy()}), on='model', how='left')
-    ela = ctx.table('ela', 'ela')
-    if ela is not None: v = v.merge(ela[['model', 'rla', 'ela']], on='model', how='left')
-    pt = ctx.table('perturbation', 'perturbation')
-    if pt is not None:
-        g = pt.groupby(['model', 'subset', 'level']).value.mean().unstack('level')
-        lv0, lv1 = g.columns.min(), g.columns.max()
-        d = (g[lv0] - g[lv1]).unstack('subset')
-        d.columns = ['drop_' + ('all' if k == 'all' else k.split()[0]) for k in d.columns]
-        v = v.merge(d.reset_index(), on='model', how='left')
-    v['verdict'] = [_sentence(r, c) for r in v.to_dict('records')]
-    return v
-
-def _signed(x:float)->str:
-    "A change with its sign: '+0.02', '−0.45', '±0.00'."
-    x = round(float(x), 2)
-    return f"{'+' if x > 0 else '−' if x < 0 else '±'}{abs(x):.2f}"
-
-def _easy_advice(acc_loss_easy:float|None)->str:
-    "Advice for a model whose κ falls on the easiest bin, read with its accuracy there (None: not measured)."
-    flip = 'on a bin whose clean predictions are almost all one class, κ falls from 1 to 0 with a single flip'
-    if acc_loss_easy is None: return f"its predictions flip even on easy instances ({flip}: compare the accuracy curves, chart scc_acc, before distrusting it)"
-    if acc_loss_easy < 0.05: return (f"κ overstates it: its accuracy on the easiest bin changes by only {_signed(-acc_loss_easy)} "
-                                     f"({flip}), so judge it there by accuracy")
-    return (f"its predictions flip even on easy instances and its accuracy there drops by {acc_loss_easy:.2f}: do not rely on it "
-            f"for easy instances under noise")
-
-def _sentence(r:dict, c:dict)->str:
-    "One plain sentence about a model from its verdict row."
-    parts, flags = [f"accuracy {r['accuracy']:.3f}"], []
-    e, h = r.get('kappa_loss_easy'), r.get('kappa_loss_hard')
-    ae, ah = r.get('acc_loss_easy'), r.get('acc_loss_hard')
-    lam = max(c['lambdas'])
-    isnum = lambda x: x is not None and not pd.isna(x)
-    known = isnum(e) and isnum(h)
-    def both(k, a, sep=' and '):    # "κ −0.45 and accuracy −0.07": the κ change with the accuracy change on the same bin
-        return f"κ {_signed(-k)}" + (f"{sep}accuracy {_signed(-a)}" if isnum(a) else '')
-    if known:
-        if max(e, h) >= 0.2:
-            where = 'hard' if h >= e else 'easy'
-            flags.append(where)
-            lo, hi = ('easiest', 'hardest') if where == 'hard' else ('hardest', 'easiest')
-            (k1, a1), (k0, a0) = ((h, ah), (e, ae)) if where == 'hard' else ((e, ae), (h, ah))
-            parts.append(f"fragile on {where} instances: {both(k1, a1)} on the {hi} bin (vs {both(k0, a0, ', ')} on the {lo}) "
-                         f"when {lam:.0%} of it gets feature noise ν = {c['nu']}")
-        elif h - e >= 0.1: parts.append(f"robust on easy instances, {both(h, ah)} on the hardest bin under feature noise ν = {c['nu']}")
-        else: parts.append(f"stable under feature noise ν = {c['nu']} ({both(e, ae, ', ')} on the easiest bin; "
-                           f"{both(h, ah, ', ')} on the hardest)")
-    if isnum(r.get('ela')):
-        parts.append(f"ELA {r['ela']:.2f} / RLA {r['rla']:.2f} at {c['class_noise']:.0%} label noise")
-    d = r.get('drop_worst')
-    if isnum(d):
-        if d > 0.1: flags.append('worst')
-        parts.append(f"{'degrades' if d > 0.1 else 'holds'} on its worst {c['alpha']:.0%} under feature perturbation "
-                     f"(accuracy −{d:.2f} at size {c['perturb_size'] * 4:g})")
-    advice = ('' if not known else
-              'use it where instances are easy, or check hard instances by hand' if 'hard' in flags else
-              _easy_advice(ae if isnum(ae) else None) if 'easy' in flags else
-              'reliable on typical instances, but its worst cases get much worse under noise' if 'worst' in flags else
-              'a safe choice under noise')
-    return f"{r['model']}: " + '; '.join(parts) + (f" — {advice}." if advice else '.')
+def _verdict_inputs(ctx:_Ctx)->tuple:
+    "Per-instance inputs of the verdict, from the one pass: bins, noisy, ELA and perturbation predictions (None where a stage did not run)."
+    bins = ctx.table('scc', 'bins')
+    ela = ctx.ela_predictions() if ctx.table('ela', 'ela') is not None else None
+    if bins is None:                                     # no difficulty: one bin, no feature-noise or perturbation verdict
+        bins = pd.DataFrame({'instance': np.sort(ctx.clean().instance.unique()), 'bin': 0, 'difficulty': 0.0})
+        return bins, None, ela, None
+    pp = ctx.perturbation_predictions() if ctx.table('perturbation', 'perturbation') is not None else None
+    if pp is not None and pp.level.nunique() > 2:         # the clean and the largest level
+        pp = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
+    return bins, ctx.noisy(), ela, pp
 
 def _stage_verdict(ctx:_Ctx, st:Stage):
-    v = _verdict_table(ctx)
-    st.tables['verdict'] = v
+    from robustdiff.answer import verdict, tradeoff_chart, accuracy_chart, bins_chart
+    c = ctx.cfg
+    bins, noisy, ela, pp = _verdict_inputs(ctx)
+    v = verdict(noisy, bins, clean=ctx.clean(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
+                alpha=c['alpha'], random_state=c['random_state'])
+    st.tables['verdict'] = v.table
+    st.tables['verdict_models'] = v.sentences
+    st.tables['headline'] = pd.DataFrame({'sentence': v.headline})
+    st.tables['findings'] = pd.DataFrame({'sentence': v.findings})
+    st.tables['verdict_pairs'] = v.pairwise
+    if len(v.bins): st.tables['verdict_bins'] = v.bins
+    if v.table.measure.isin(['flip_hard', 'rla', 'flip_perturbed']).any(): st.charts['tradeoff'] = tradeoff_chart(v)
+    st.charts['accuracy_baseline'] = accuracy_chart(v)
+    if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
+
+def _report_answer(self)->list:
+    "The headline: at most five sentences, each with its interval (empty if the verdict did not run)."
+    h = self.tables.get('headline')
+    return [] if h is None else h.sentence.tolist()
+
+Report.answer = property(_report_answer)
 
 # %% ../nbs/90_report.ipynb #785e075a
 def _measures_or_error(ds, n_jobs):
@@ -778,79 +732,7 @@ def _load(dataset, target, csv_kws)->Dataset:
     return load_dataset(dataset)
 
 # %% ../nbs/90_report.ipynb #9b23e263
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
-header{background:#24476b;color:#fff;padding:18px 32px}header h1{margin:0 0 4px;font-size:1.6em}
-header p{margin:0;opacity:.9}nav{padding:8px 32px;background:#eef2f6;position:sticky;top:0;font-size:.95em}
-nav a{margin-right:14px;color:#24476b;text-decoration:none}main{padding:8px 32px 40px;max-width:1400px}
-section{margin:28px 0;border-top:1px solid #d0d7de;padding-top:8px}h2{font-size:1.3em}
-.status{font-size:.75em;padding:2px 8px;border-radius:10px;margin-left:8px;vertical-align:middle}
-.ok{background:#dafbe1;color:#116329}.failed{background:#ffebe9;color:#a40e26}.off,.skipped{background:#eaeef2;color:#57606a}
-.error{background:#ffebe9;border:1px solid #ff818266;padding:8px 12px;border-radius:6px;font-family:monospace;white-space:pre-wrap}
-table.df{border-collapse:collapse;font-size:.85em;margin:8px 0}table.df th,table.df td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
-table.df th{background:#f6f8fa}table.df td.text{text-align:left}.chart{margin:10px 0;overflow-x:auto}
-.warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px;margin:12px 0}
-.verdicts li{margin:4px 0}.muted{color:#57606a;font-size:.9em}
-"""
-
-def _svg(chart)->str:
-    "An altair chart as inline SVG (vl-convert, offline)."
-    import vl_convert as vlc
-    svg = vlc.vegalite_to_svg(chart.to_dict())
-    return svg[svg.find('<svg'):] if '<svg' in svg else svg
-
-def _code(s:str)->str: return re.sub(r'`([^`]+)`', r'<code>\1</code>', s)
-
-def _fmt_table(df:pd.DataFrame, max_rows:int=25)->str:
-    d = df.head(max_rows).copy()
-    for c in d.columns:
-        if pd.api.types.is_float_dtype(d[c]): d[c] = d[c].map(lambda v: '' if pd.isna(v) else f'{v:.4g}')
-    h = d.to_html(index=False, classes='df', border=0, escape=True)
-    more = f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else ''
-    return h + more
-
-_TITLES = dict(data='Data', accuracy='Accuracy', difficulty='Instance difficulty (IRT)', scc='Robustness to feature noise by difficulty (SCCs)',
-               ela='Robustness to label noise (ELA)', perturbation='Perturbation tests', hardness='Instance hardness',
-               isa='Instance space', verdict='Verdict')
-_SHOWN = dict(scc_accuracy=200)   # tables shown open, with up to this many rows (the others: folded, 25 rows)
-
-def render_html(rep:Report)->str:
-    "The report as one self-contained HTML page (inline CSS and SVG, no script, no external resource)."
-    e = html.escape
-    c = rep.config
-    secs, nav = [], []
-    for w in getattr(rep, 'warnings', []):   # e.g. possible label leaks, above everything
-        secs.append(f'<div class="warning" role="alert">{e(w)}</div>')
-    v = rep.verdict
-    if len(v):
-        items = ''.join(f'<li>{e(s)}</li>' for s in v.verdict)
-        secs.append(f'<section id="answer"><h2>The answer</h2><ul class="verdicts">{items}</ul>'
-                    f'{_fmt_table(v.drop(columns="verdict"), 60)}</section>')
-        nav.append('<a href="#answer">Answer</a>')
-    for name, st in rep.stages.items():
-        if name == 'verdict' or st.status == 'off': continue
-        body = [f'<h2>{e(_TITLES[name])}<span class="status {st.status}">{st.status}'
-                f'{f" · {st.seconds:.1f} s" if st.status == "ok" else ""}</span></h2>']
-        if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
-        body += [f'<p>{_code(e(n))}</p>' for n in st.notes]
-        for k, ch in st.charts.items():
-            try: body.append(f'<div class="chart" id="chart-{e(k)}">{_svg(ch)}</div>')
-            except Exception as err: body.append(f'<div class="error">chart {e(k)} could not be rendered: {e(str(err))}</div>')
-        for k, t in st.tables.items():
-            body.append(f'<details{" open" if k in _SHOWN else ""}><summary>table <code>{e(k)}</code> ({len(t)} rows; '
-                        f'<code>{e(k)}.csv</code>)</summary>{_fmt_table(t, _SHOWN.get(k, 25))}</details>')
-        secs.append(f'<section id="{name}">{"".join(body)}</section>')
-        nav.append(f'<a href="#{name}">{e(_TITLES[name].split(" (")[0])}</a>')
-    ds = rep.tables.get('data_summary')
-    sub = (f"{int(ds.instances[0])} instances, {int(ds.features[0])} features, {int(ds.classes[0])} classes · " if ds is not None else '')
-    sub += f"models: {e(str(c.get('models')))} · respondents: {e(str(c.get('respondents')))} · ν = {c.get('nu')} · seed {c.get('random_state')}"
-    import robustdiff
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
-            f'<title>robustdiff report: {e(rep.dataset)}</title><style>{_CSS}</style></head><body>'
-            f'<header><h1>How robust are my classifiers? — {e(rep.dataset)}</h1><p>{sub}</p></header>'
-            f'<nav>{"".join(nav)}</nav><main>{"".join(secs)}'
-            f'<p class="muted">robustdiff {e(robustdiff.__version__)} · {rep.seconds:.0f} s · generated offline.</p>'
-            f'</main></body></html>')
+from .page import render_html
 
 # %% ../nbs/90_report.ipynb #0b311772
 Report.save = save_report   # robustdiff.publish: every file at once, only robustdiff's own files replaced

@@ -33,10 +33,10 @@ def test_every_stage_runs(full_report):
     status = {k: s.status for k, s in rep.stages.items()}
     assert status == {k: 'ok' for k in STAGES}, {k: (s.status, s.message) for k, s in rep.stages.items()}
     v = rep.verdict
-    assert sorted(v.model) == ['cart', 'knn3', 'logreg', 'nb']
-    for col in ('accuracy', 'kappa_loss_easy', 'kappa_loss_hard', 'ela', 'rla'):
-        assert col in v and v[col].notna().all(), col
-    assert any(c.startswith('drop_') for c in v.columns)
+    assert sorted(v.model.unique()) == ['cart', 'knn3', 'logreg', 'majority class', 'nb']
+    for m in ('accuracy', 'flip_hard', 'kappa_hard', 'acc_change_hard', 'ela', 'rla', 'flip_perturbed', 'drop_hardest'):
+        assert v[v.measure == m][['value', 'lo', 'hi']].notna().all().all(), m
+    assert 1 <= len(rep.answer) <= 5
     files = {p.name for p in out.iterdir()}
     assert {'report.html', 'summary.json', 'verdict.csv', 'scc.csv', 'ela.csv', 'perturbation.csv', 'hardness.csv'} <= files
     s = json.loads((out/'summary.json').read_text())
@@ -81,15 +81,12 @@ def test_accuracy_beside_kappa(tiny, full_report):
     assert chart['spec']['layer'][0]['encoding']['y']['field'] == 'acc' and chart['facet']['field'] == 'model'
     page = (out/'report.html').read_text()
     assert 'id="chart-scc_acc"><svg' in page and 'table <code>scc_accuracy</code>' in page
-    v = rep.verdict.set_index('model')
-    lo, hi = sa.bin.min(), sa.bin.max()
-    np.testing.assert_allclose(v.acc_loss_hard.loc[s.xs(hi, level='bin').index].to_numpy(),
-                               -s.xs(hi, level='bin').acc_change.to_numpy(), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(v.acc_loss_easy.loc[s.xs(lo, level='bin').index].to_numpy(),
-                               -s.xs(lo, level='bin').acc_change.to_numpy(), rtol=0, atol=1e-12)
-    for sentence in v.verdict:      # every κ change quoted comes with the accuracy change on the same bin
-        kappas = re.findall(r'κ [−+±]\d\.\d\d', sentence)
-        assert kappas and len(re.findall(r'κ [−+±]\d\.\d\d(?:,| and) accuracy [−+±]\d\.\d\d', sentence)) == len(kappas), sentence
+    vb = rep.table('verdict_bins')          # the verdict's per-bin figures are the table's (and the curves')
+    for meas, col in (('acc_change', 'acc_change'), ('kappa', 'kappa_noisy'), ('acc_clean', 'acc_clean')):
+        t = vb[vb.measure == meas].set_index(['model', 'bin'])
+        np.testing.assert_allclose(t.value.loc[s.index].to_numpy(), s[col].to_numpy(), rtol=0, atol=1e-12)
+    for sentence in rep.table('verdict_models').sentence:     # a flip rate quoted comes with the accuracy change beside it
+        assert re.search(r'\(\d+ % flip, \d+ % to \d+ %; accuracy [−+±]\d\.\d\d\)', sentence), sentence
 
 
 def test_gzip_outputs_are_byte_reproducible(tmp_path):
@@ -107,7 +104,7 @@ def test_a_failing_stage_does_not_stop_the_report(tiny, monkeypatch):
     monkeypatch.setitem(r._RUN, 'ela', boom)
     rep = build_report(tiny, stages='accuracy,ela,verdict', **QUICK)
     assert rep.stages['ela'].status == 'failed' and 'boom' in rep.stages['ela'].message
-    assert rep.stages['verdict'].status == 'ok' and 'ela' not in rep.verdict
+    assert rep.stages['verdict'].status == 'ok' and 'rla' not in set(rep.verdict.measure)
     assert 'RuntimeError: boom' in __import__('robustdiff.report', fromlist=['render_html']).render_html(rep)
 
 
@@ -242,22 +239,3 @@ def test_dask_cluster_gives_identical_tables(tiny, dask_cluster):
     for name in ('accuracy', 'difficulty', 'scc', 'verdict'):
         pd.testing.assert_frame_equal(local.table(name), remote.table(name))
 
-
-def test_verdict_sentences_follow_the_stated_thresholds():
-    from robustdiff.report import _sentence
-    c = dict(lambdas=(0.0, 0.5), nu=0.2, class_noise=0.1, alpha=0.3, perturb_size=0.1)
-    base = dict(model='m', accuracy=0.9, rla=0.01, ela=0.1)
-    s = _sentence(dict(base, kappa_loss_easy=0.02, kappa_loss_hard=0.3, drop_worst=0.0), c)
-    assert 'fragile on hard instances' in s and 'check hard instances' in s
-    s = _sentence(dict(base, kappa_loss_easy=1.0, kappa_loss_hard=0.1, drop_worst=0.0), c)
-    assert 'fragile on easy instances' in s and 'safe' not in s
-    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.05, drop_worst=0.3), c)
-    assert 'degrades on its worst 30%' in s and 'safe' not in s
-    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.05, drop_worst=0.02), c)
-    assert s.endswith('a safe choice under noise.') and 'stable under feature noise' in s
-    s = _sentence(dict(base, kappa_loss_easy=0.0, kappa_loss_hard=0.15, drop_worst=0.02), c)
-    assert 'robust on easy instances' in s
-    s = _sentence(dict(base, kappa_loss_easy=1.0, kappa_loss_hard=0.1, acc_loss_easy=0.01, acc_loss_hard=0.0, drop_worst=0.0), c)
-    assert 'fragile on easy instances: κ −1.00 and accuracy −0.01 on the easiest bin' in s and 'κ overstates it' in s
-    s = _sentence(dict(base, kappa_loss_easy=0.02, kappa_loss_hard=0.3, acc_loss_easy=0.0, acc_loss_hard=-0.05, drop_worst=0.0), c)
-    assert 'κ −0.30 and accuracy +0.05 on the hardest bin' in s
