@@ -109,6 +109,7 @@ section{margin:28px 0;border-top:1px solid #d0d7de;padding-top:8px}h2{font-size:
 .error{background:#ffebe9;border:1px solid #ff818266;padding:8px 12px;border-radius:6px;font-family:monospace;white-space:pre-wrap}
 table.df{border-collapse:collapse;font-size:.85em;margin:8px 0}table.df th,table.df td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
 table.df th{background:#f6f8fa}table.df td.text{text-align:left}.chart{margin:10px 0;overflow-x:auto}
+.table-wrap{overflow-x:auto;max-width:100%}
 .warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px;margin:12px 0}
 .verdicts li{margin:4px 0}.muted{color:#57606a;font-size:.9em}
 ol.headline{font-size:1.08em;line-height:1.5;background:#f6f8fa;border-left:4px solid #24476b;padding:10px 16px 10px 36px}
@@ -142,7 +143,7 @@ def _fmt_table(df:pd.DataFrame, max_rows:int=25, headers:dict|None=None)->str:
     if headers: d = d.rename(columns=headers)
     h = d.to_html(index=False, classes='df', border=0, escape=True)
     more = f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else ''
-    return h + more
+    return f'<div class="table-wrap">{h}</div>' + more     # a wide table scrolls inside its box, not the page
 
 _TITLES = dict(data='Data', accuracy='Accuracy', difficulty='Instance difficulty (IRT)', scc='Robustness to feature noise by difficulty (SCCs)',
                ela='Robustness to label noise (ELA)', perturbation='Perturbation tests', hardness='Instance hardness',
@@ -205,7 +206,8 @@ def _answer_section(rep, e, seen)->str:
 
 def _glossary_section(page_text:str)->str:
     used = used_terms(page_text)
-    items = ''.join(f'<dt id="g-{re.sub(r"[^A-Za-z0-9]+", "-", t) or "x"}">{html.escape(t)}</dt><dd>{html.escape(d)} '
+    term = lambda t: f'<code>{html.escape(t)}</code>' if '_' in t else html.escape(t)   # codes such as TD_P are names, not math
+    items = ''.join(f'<dt id="g-{re.sub(r"[^A-Za-z0-9]+", "-", t) or "x"}">{term(t)}</dt><dd>{html.escape(d)} '
                     f'<span class="muted">{html.escape(r)}</span></dd>' for t, (d, r) in GLOSSARY.items() if t in used)
     refs = ''.join(f'<li>{html.escape(k)} {html.escape(v)}</li>' for k, v in REFERENCES.items())
     return (f'<section id="glossary"><h2>Glossary</h2><dl class="glossary">{items}</dl>'

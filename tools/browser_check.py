@@ -109,7 +109,7 @@ _JS_FACTS = r"""() => {
     for (const n of el.childNodes) {
       if (n.nodeType === 3) prose.push(n.textContent);
       else if (n.nodeType === 1 && !skip.has(n.tagName) && !n.classList.contains('highlight')
-               && !n.classList.contains('dataframe') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg'
+               && !n.classList.contains('dataframe') && !n.classList.contains('df') && !n.classList.contains('vega-embed') && n.tagName.toLowerCase() !== 'svg'
                && !n.classList.contains('widget-subarea') && n.tagName !== 'SELECT'
                && !(n.tagName === 'TABLE' && n.closest('.cell_output'))) {   // widgets, output tables: data, not prose
         const st = getComputedStyle(n);
