@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import altair as alt
-from .data import Dataset, load_dataset
+from .data import Dataset, load_dataset, check_task, is_table_path
+from .charts import histogram, scatter, chart_problems
 from .portfolio import get_models
 from .responses import cv_predictions, response_matrix, accuracy_table, accuracy_chart
 from .irt import fit_irt
@@ -30,7 +31,7 @@ _NEEDS = {'scc': ('difficulty',), 'isa': ('hardness',), 'verdict': ('accuracy',)
 class Stage:
     "What one report stage produced."
     name:str                                   # one of `STAGES`
-    status:str = 'off'                         # 'ok', 'failed', 'off' (switched off) or 'skipped' (a needed stage did not run)
+    status:str = 'off'                         # 'ok', 'warn' (ran, but a chart could not be drawn), 'failed', 'off' (switched off) or 'skipped' (a needed stage did not run)
     seconds:float = 0.0                        # wall time
     message:str = ''                           # the error (failed), or why it was skipped
     tables:dict = field(default_factory=dict)  # name → tidy DataFrame
@@ -145,7 +146,7 @@ class _Ctx:
     def clean(self)->pd.DataFrame: return clean_predictions(self.noisy())
     def table(self, stage:str, name:str):
         s = self.stages.get(stage)
-        return s.tables.get(name) if s is not None and s.status == 'ok' else None
+        return s.tables.get(name) if s is not None and s.status in ('ok', 'warn') else None
 
 # %% ../nbs/90_report.ipynb #d39eac91
 def _stage_data(ctx:_Ctx, st:Stage):
@@ -156,6 +157,9 @@ def _stage_data(ctx:_Ctx, st:Stage):
     cls = ds.y.value_counts().rename_axis('class').reset_index(name='n')
     cls['class'] = cls['class'].astype(str); cls['share'] = cls.n / cls.n.sum()
     st.tables['classes'] = cls
+    st.notes.extend(ds.notes)       # what the intake did: imputation, dropped rows or columns, dates
+    if ctx.cfg['progress']:
+        for n in ds.notes: print(f"{ds.name}: {n}", file=sys.stderr, flush=True)
     st.charts['classes'] = alt.Chart(cls).mark_bar().encode(
         x=alt.X('n:Q', title='instances'), y=alt.Y('class:N', sort='-x', title='class'),
         tooltip=['class', 'n', alt.Tooltip('share:Q', format='.1%')]).properties(width=360, height=min(400, 18 * len(cls) + 20),
@@ -204,13 +208,11 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
                         f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
                         f"{items.difficulty_se.median():.2f}.")
     ok = items[items.status == 'ok']
-    base = alt.Chart(ok).mark_bar().encode(x=alt.X('difficulty:Q', bin=alt.Bin(maxbins=40), title='difficulty b (1PL)'),
-                                           y=alt.Y('count():Q', title='instances'))
-    st.charts['difficulty'] = base.properties(width=360, height=200, title='distribution of finite difficulties')
+    st.charts['difficulty'] = histogram(ok, 'difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
+                                        title='distribution of finite difficulties')
     if 'difficulty_se' in ok:
-        st.charts['difficulty_se'] = alt.Chart(ok).mark_circle(size=12, opacity=0.5).encode(
-            x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('difficulty_se:Q', title='standard error of b')
-        ).properties(width=300, height=200, title='reliability of each difficulty')
+        st.charts['difficulty_se'] = scatter(ok, 'difficulty', 'difficulty_se', x_title='difficulty b', y_title='standard error of b',
+                                             width=300, height=200, title='reliability of each difficulty')
     # abilities of the evaluated models on the respondents' scale
     from robustdiff.difficulty_model import estimate_ability
     clean = ctx.clean()
@@ -286,7 +288,7 @@ def _fit_split(ds, models, random_state, n_jobs):
 
 def _stage_perturbation(ctx:_Ctx, st:Stage):
     from robustdiff.robustness import robustness_test, robustness_chart
-    c, ds = ctx.cfg, ctx.ds
+    c, ds = ctx.cfg, ctx.ds.imputed()     # perturbations need complete rows: the whole-table imputed view
     fitted, tr, te = _fit_split(ds, c['models'], c['random_state'], c['n_jobs'])
     Xtr, Xte, yte = ds.X.iloc[tr], ds.X.iloc[te], ds.y.iloc[te]
     items = ctx.table('difficulty', 'difficulty')
@@ -309,6 +311,7 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
     st.tables['perturbation'] = tab
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110,
         title=f"accuracy under raw feature noise (sd = level × training sd): whole test set, worst and hardest {c['alpha']:.0%}")
+    if ds is not ctx.ds: st.notes.append(f"This stage needs complete rows: {ds.notes[-1]}.")
     st.notes.append(f"Each model fitted once on 70 % of the data; its test set perturbed {tab.repeat.max() + 1} times per level. "
                     f"'worst' = the {c['alpha']:.0%} of test rows with the largest residual (re-selected per repeat, as PiML); "
                     f"'hardest' = the {c['alpha']:.0%} with the highest IRT difficulty.")
@@ -317,8 +320,10 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
 def _stage_hardness(ctx:_Ctx, st:Stage):
     from robustdiff.hardness import hardness_measures, instance_hardness
     c = ctx.cfg
-    meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
-    ih = instance_hardness(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+    ds = ctx.ds.imputed()                 # the measures need complete rows: the whole-table imputed view
+    if ds is not ctx.ds: st.notes.append(f"This stage and the instance space need complete rows: {ds.notes[-1]}.")
+    meas = hardness_measures(ds, n_jobs=c['n_jobs'])
+    ih = instance_hardness(ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                            n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
     ctx.extra['measures'], ctx.extra['instance_hardness'] = meas, ih       # reused by the instance space
     st.tables['hardness'] = meas.rename_axis('instance').reset_index()
@@ -338,8 +343,8 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
             y=alt.Y('measure:N', sort='-x', title=None)).properties(width=300, height=280,
             title='which hardness measures track difficulty')
     st.tables['instance_hardness'] = tab
-    st.charts['ih'] = alt.Chart(tab).mark_bar().encode(x=alt.X('ih:Q', bin=alt.Bin(maxbins=30), title='instance hardness IH'),
-        y=alt.Y('count():Q', title='instances')).properties(width=300, height=200, title='instance hardness (eq. 7)')
+    st.charts['ih'] = histogram(tab, 'ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
+                                title='instance hardness (eq. 7)')
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
 
 # %% ../nbs/90_report.ipynb #7a1da5d6
@@ -347,7 +352,7 @@ def _stage_isa(ctx:_Ctx, st:Stage):
     from robustdiff.isa import instance_space
     from robustdiff.explore import space_chart, footprint_chart
     c = ctx.cfg
-    space = instance_space(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+    space = instance_space(ctx.ds.imputed(), models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                            n_jobs=c['n_jobs'], measures=ctx.extra.get('measures'), hardness=ctx.extra.get('instance_hardness'))
     frame = space.frame()
     items = ctx.table('difficulty', 'difficulty')
@@ -450,13 +455,17 @@ _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_diffic
 def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
     st = Stage(name)
     if not on: return st
-    missing = [n for n in _NEEDS.get(name, ()) if ctx.stages.get(n) is None or ctx.stages[n].status != 'ok']
+    missing = [n for n in _NEEDS.get(name, ()) if ctx.stages.get(n) is None or ctx.stages[n].status not in ('ok', 'warn')]
     if missing:
         st.status, st.message = 'skipped', f"needs the stage(s) {', '.join(missing)}, which did not run"
         return st
     t0 = time.perf_counter()
     try:
         _RUN[name](ctx, st); st.status = 'ok'
+        bad = chart_problems(st.charts)          # a chart that cannot be drawn: the stage ran, but says so
+        if bad:
+            for k in bad: st.charts.pop(k)
+            st.status, st.message = 'warn', '; '.join(f"chart {k} could not be drawn: {m}" for k, m in bad.items())
     except Exception as e:
         st.status, st.message = 'failed', f"{type(e).__name__}: {e}"
         st.tables.clear(); st.charts.clear()
@@ -486,7 +495,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  hardness_models='pyhard7',# pool for instance hardness and the instance space
                  force:bool=False,         # write into a folder that holds other files
                  progress:bool=True,       # progress bars and a line per stage
-                 csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, ...)
+                 csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, missing, ...)
+                 task:str='auto',          # 'auto': refuse a target that looks continuous (`check_task`); 'classification': accept it
                 )->Report:
     "Run every selected stage of the robustness analysis of `dataset` × `models` and (with `out`) write the report."
     t0 = time.perf_counter()
@@ -500,6 +510,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if not perturb_size > 0: raise ValueError(f"perturb_size must be > 0, got {perturb_size!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
     ds = _load(dataset, target, csv_kws)
+    check_task(ds.y, task, f'target {target!r}' if target else 'target')
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
     if 'difficulty' in names: _respondent_models(respondents, random_state)
@@ -534,11 +545,11 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
 
 def _load(dataset, target, csv_kws)->Dataset:
     if isinstance(dataset, Dataset): return dataset
-    if isinstance(dataset, (str, Path)) and str(dataset).endswith(('.csv', '.csv.gz', '.tsv', '.tsv.gz', '.txt')):
-        from robustdiff.data import from_csv
+    if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
+        from robustdiff.data import from_file
         p = Path(dataset)
-        if not p.is_file(): raise FileNotFoundError(f"no such CSV file: {str(p)!r}")
-        try: return from_csv(p, target or 'target', **(csv_kws or {}))
+        if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
+        try: return from_file(p, target or 'target', **(csv_kws or {}))
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
             raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                              f" (try --sep, --na-values, or save it as UTF-8)") from e
@@ -552,7 +563,7 @@ header p{margin:0;opacity:.9}nav{padding:8px 32px;background:#eef2f6;position:st
 nav a{margin-right:14px;color:#24476b;text-decoration:none}main{padding:8px 32px 40px;max-width:1400px}
 section{margin:28px 0;border-top:1px solid #d0d7de;padding-top:8px}h2{font-size:1.3em}
 .status{font-size:.75em;padding:2px 8px;border-radius:10px;margin-left:8px;vertical-align:middle}
-.ok{background:#dafbe1;color:#116329}.failed{background:#ffebe9;color:#a40e26}.off,.skipped{background:#eaeef2;color:#57606a}
+.ok{background:#dafbe1;color:#116329}.warn{background:#fff8c5;color:#7d4e00}.failed{background:#ffebe9;color:#a40e26}.off,.skipped{background:#eaeef2;color:#57606a}
 .error{background:#ffebe9;border:1px solid #ff818266;padding:8px 12px;border-radius:6px;font-family:monospace;white-space:pre-wrap}
 table.df{border-collapse:collapse;font-size:.85em;margin:8px 0}table.df th,table.df td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
 table.df th{background:#f6f8fa}table.df td.text{text-align:left}.chart{margin:10px 0;overflow-x:auto}
@@ -594,7 +605,7 @@ def render_html(rep:Report)->str:
     for name, st in rep.stages.items():
         if name == 'verdict' or st.status == 'off': continue
         body = [f'<h2>{e(_TITLES[name])}<span class="status {st.status}">{st.status}'
-                f'{f" · {st.seconds:.1f} s" if st.status == "ok" else ""}</span></h2>']
+                f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
         body += [f'<p>{_code(e(n))}</p>' for n in st.notes]
         for k, ch in st.charts.items():
