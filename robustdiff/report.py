@@ -12,6 +12,7 @@ import pandas as pd
 import altair as alt
 from .data import Dataset, load_dataset, check_task, is_table_path
 from .charts import histogram, scatter, chart_problems
+from .fitwarnings import collected, summarise
 from .portfolio import get_models
 from .responses import cv_predictions, response_matrix, accuracy_table, accuracy_chart
 from .irt import fit_irt
@@ -461,7 +462,9 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
         return st
     t0 = time.perf_counter()
     try:
-        _RUN[name](ctx, st); st.status = 'ok'
+        with collected() as fit_warnings: _RUN[name](ctx, st)    # library warnings of the fits: counted, not printed
+        st.status = 'ok'
+        for s in summarise(fit_warnings): st.notes.append(f"Warnings during the fits — {s}."); log(f"  {s}")
         bad = chart_problems(st.charts)          # a chart that cannot be drawn: the stage ran, but says so
         if bad:
             for k in bad: st.charts.pop(k)
