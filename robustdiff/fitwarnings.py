@@ -68,10 +68,10 @@ def summarise(rows:list)->list:
     "One sentence per model and kind of warning: 'mlp: 6 fits did not converge in 500 iterations'."
     if not rows: return []
     df = pd.DataFrame(rows)
-    df['max_iter'] = df['max_iter'].astype(object).where(df['max_iter'].notna(), None)
+    df['max_iter'] = pd.to_numeric(df['max_iter'], errors='coerce').fillna(-1).astype(int)   # -1: no budget known
     out = []
     conv = df.kind == 'ConvergenceWarning'
-    for (model, it), g in df[conv].groupby(['model', df[conv].max_iter.fillna(-1)], sort=False):
+    for (model, it), g in df[conv].groupby(['model', 'max_iter'], sort=False):
         n = int(g['count'].sum())
         out.append(f"{model}: {n} fit{'s' if n != 1 else ''} did not converge{f' in {int(it)} iterations' if it != -1 else ''}")
     for (model, kind, msg), g in df[~conv].groupby(['model', 'kind', 'message'], sort=False):
