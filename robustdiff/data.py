@@ -221,14 +221,15 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
             if getattr(col.dt, 'tz', None) is not None: col = col.dt.tz_convert(None)
             conv[c] = (col - pd.Timestamp('1970-01-01')) / pd.Timedelta(days=1)
             notes.append(f"column {str(c)!r} holds dates: used as a number (days since 1970-01-01)"); continue
-        n = int(col.notna().sum())
-        if n >= 20 and n == len(col) and col.is_unique:
-            if _is_text(col) and _text_column_problem(str(c), col) is None:   # not numbers stored as text
-                drop.append(c); notes.append(f"column {str(c)!r} is text with a different value in every row (an identifier "
-                                              f"or free text): dropped"); continue
-            integral = pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)
-            if integral and re.fullmatch(_ID_NAME, str(c)) and not _is_index_like(col):
-                drop.append(c); notes.append(f"column {str(c)!r} is an identifier (a different integer in every row): dropped")
+        text = _is_text(col)
+        idlike = (not text and pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)
+                  and re.fullmatch(_ID_NAME, str(c)) is not None)
+        if not (text or idlike) or len(col) < 20 or col.hasnans or not col.is_unique: continue   # (uniqueness: costly, last)
+        if text and _text_column_problem(str(c), col) is None:   # not numbers stored as text
+            drop.append(c); notes.append(f"column {str(c)!r} is text with a different value in every row (an identifier "
+                                          f"or free text): dropped")
+        elif idlike and not _is_index_like(col):
+            drop.append(c); notes.append(f"column {str(c)!r} is an identifier (a different integer in every row): dropped")
     if conv or drop:
         df = df.drop(columns=drop)      # a new frame: the caller's is never changed
         for k, v in conv.items(): df[k] = v
