@@ -43,14 +43,14 @@ def _intake_child(path:str):
         with open('/proc/self/status') as f:
             return next(int(l.split()[1]) for l in f if l.startswith('VmRSS:')) * 1024
     base = rss_now()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ds = from_file(path, 'target')
-    secs = time.perf_counter() - t0
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     data = int(ds.X.memory_usage(deep=True).sum() + ds.y.memory_usage(deep=True))
     raw = read_table(path)
     raw_bytes = int(raw.memory_usage(deep=True).sum())
-    print(json.dumps(dict(seconds=round(secs, 2), rss_base_mb=round(base / 2**20), peak_rss_mb=round(peak / 2**20),
+    print(json.dumps(dict(seconds=round(secs, 2), cpu_seconds=round(cpu, 2), rss_base_mb=round(base / 2**20), peak_rss_mb=round(peak / 2**20),
                           extra_peak_mb=round((peak - base) / 2**20), dataset_mb=round(data / 2**20),
                           read_frame_mb=round(raw_bytes / 2**20), ratio_to_read_frame=round((peak - base) / raw_bytes, 2),
                           ratio_to_dataset=round((peak - base) / data, 2), shape=list(raw.shape),

@@ -237,8 +237,8 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
 
 def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
     "Refuse index columns, copies of the target, numbers read as text, and auto-nominal columns with too many levels."
-    X = df.drop(columns=[target])
-    for c in X.columns:
+    X = {c: df[c] for c in df.columns if c != target}      # the columns, without a copy of the table
+    for c in X:
         s = str(c)
         if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
             raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
@@ -250,8 +250,8 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         if X[c].equals(df[target]):
             raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it (drop=[{s!r}])")
     auto = nominal is None
-    nominal = _nominal_from_dtypes(X) if auto else [str(c) for c in nominal]
-    for c in X.columns:
+    nominal = [str(c) for c in (_nominal_from_dtypes(df.iloc[:0].drop(columns=[target])) if auto else nominal)]
+    for c in X:
         s = str(c)
         if s not in nominal: continue
         if auto and _is_text(X[c]):
@@ -272,12 +272,12 @@ def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
         if missing == 'error':
             raise ValueError(f"the target {target!r} has {ny} missing values: pass missing='drop' or 'impute' (both drop those rows)")
         df = df[df[target].notna()]; notes.append(f"{ny} rows without a label (missing {target!r}) dropped")
-    gaps = _missing_counts(df.drop(columns=[target]))
+    gaps = _missing_counts(df).drop(target, errors='ignore')
     if not len(gaps): return df, notes
     if missing == 'error':
         raise ValueError(f"{_missing_message(gaps)}: pass missing='impute' (each model imputes them from its training fold "
                          f"only) or missing='drop' (drops those rows)")
-    where = ', '.join(f"{c} {k}" for c, k in gaps.items())
+    where = ', '.join(f"{c} {k}" for c, k in gaps.head(12).items()) + (f", and {len(gaps) - 12} more" if len(gaps) > 12 else '')
     if missing == 'drop':
         n = len(df); df = df.dropna()
         if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use missing='impute'")
@@ -319,10 +319,11 @@ def from_frame(df:pd.DataFrame,        # features and target
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
-    X = df.drop(columns=[target])
+    X, y = df.drop(columns=[target]), df[target]
+    del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]
     if nominal is None: nominal = _nominal_from_dtypes(X)
-    return Dataset(name, X, df[target], tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
+    return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
                    tuple(notes + more))
 
 # %% ../nbs/00_data.ipynb #99fe2143
@@ -426,8 +427,7 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
     _check_missing_mode(missing)
-    df = read_table(path, sep, encoding, na_values, index_col, **read_kwargs)
-    return from_frame(df, target, nominal, name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
+    return from_frame(read_table(path, sep, encoding, na_values, index_col, **read_kwargs), target, nominal, name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
 
 from_csv = from_file   # the older name: reads every format `read_table` reads
 
