@@ -311,7 +311,9 @@ def from_frame(df:pd.DataFrame,        # features and target
         if miss: raise ValueError(f"drop: columns {miss} not in the data; columns are {list(df.columns)[:20]}")
         if target in drop: raise ValueError(f"drop: {target!r} is the target column")
         df = df.drop(columns=drop)
-    if target not in df.columns: raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}")
+    if target not in df.columns:
+        raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}: name the class "
+                         f"column (target=... in Python, --target on the command line)")
     if nominal is not None:
         nominal = [nominal] if isinstance(nominal, str) else list(nominal)
         miss = [c for c in nominal if c not in df.columns or c == target]
