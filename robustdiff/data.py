@@ -157,8 +157,7 @@ def _dataset_imputed(self:Dataset)->Dataset:
     if '_imputed' not in self.__dict__:
         X = self.X.fillna(_impute_values(self.X, self.nominal))
         n = int(self.missing_counts.sum())
-        note = (f"{n} missing cells filled from the whole table (numeric: median, nominal: most frequent value) for the "
-                f"methods that need complete rows")
+        note = f"{n} missing cells filled from the whole table (numeric: median, nominal: most frequent value)"
         out = object.__new__(Dataset)
         for k, v in dict(name=self.name, X=X, y=self.y, nominal=self.nominal, missing='error', notes=self.notes + (note,)).items():
             object.__setattr__(out, k, v)
