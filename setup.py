@@ -36,7 +36,9 @@ setuptools.setup(
     packages = setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path']+'.*']),
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements },
+    extras_require={ 'dev': dev_requirements,
+                     'parquet': shlex.split(cfg.get('parquet_requirements', '')),   # read_table of .parquet files
+                     'excel': shlex.split(cfg.get('excel_requirements', '')) },     # read_table of .xlsx files
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

@@ -24,15 +24,19 @@ def _parser()->argparse.ArgumentParser:
     for name, help_ in (('report', 'the robustness report of a dataset'), ('demo', f'the report of {DEFAULT_DATASET} with every default')):
         s = sub.add_parser(name, help=help_, description=help_)
         if name == 'report':
-            s.add_argument('data', nargs='?', default=None, help="a CSV file, or sklearn:NAME, synthetic:NAME, pmlb:NAME, "
+            s.add_argument('data', nargs='?', default=None, help="a table file (CSV, TSV, Parquet, Excel), or sklearn:NAME, synthetic:NAME, pmlb:NAME, "
                            f"keel:NAME, openml:NAME_OR_ID (default: {DEFAULT_DATASET})")
             s.add_argument('--dataset', dest='dataset_opt', default=None, help=argparse.SUPPRESS)  # the old spelling
             s.add_argument('--target', default=None, help="target column of a CSV file (default: 'target')")
-            s.add_argument('--sep', default=None, help="CSV field separator (default ',')")
+            s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
             s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
             s.add_argument('--nominal', default=None, help="comma-separated nominal (categorical) columns")
             s.add_argument('--drop', default=None, help="comma-separated columns to ignore (ids, leaks)")
             s.add_argument('--index-col', default=None, help="a column holding the row index, not a feature")
+            s.add_argument('--missing', choices=('impute', 'drop', 'error'), default='impute',
+                           help="missing feature values: impute them inside each model's training fold (default), drop those rows, or stop")
+            s.add_argument('--task', choices=('auto', 'classification'), default='auto',
+                           help="auto (default): refuse a target that looks continuous; classification: treat its values as classes")
             s.add_argument('--models', default='fabra18', help="evaluated models: fabra18, pyhard7, ela2, quick")
             s.add_argument('--respondents', default='ladder', help="population defining difficulty ('ladder', a portfolio, or 'models')")
             s.add_argument('--stages', default=None, help=f"comma-separated subset of: {','.join(STAGES)} (default: all)")
@@ -59,6 +63,7 @@ def _csv_kws(a)->dict:
     if a.na_values: kw['na_values'] = _split(a.na_values)
     if a.nominal: kw['nominal'] = _split(a.nominal)
     if a.index_col: kw['index_col'] = a.index_col
+    if a.missing != 'impute': kw['missing'] = a.missing
     if a.drop:
         drop = _split(a.drop)
         if (a.target or 'target') in drop: raise ValueError(f"--drop names the target column {a.target or 'target'!r}")
@@ -92,7 +97,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             data = a.data or a.dataset_opt or DEFAULT_DATASET
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
-                      nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a))
+                      nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,

@@ -4,15 +4,16 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import os, gzip, math, numbers, re, warnings
+import os, gzip, importlib, math, numbers, re, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['Dataset', 'DataWarning', 'from_frame', 'from_csv', 'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb',
-           'keel_names', 'load_keel', 'load_openml', 'load_dataset']
+__all__ = ['from_csv', 'Dataset', 'DataWarning', 'from_frame', 'is_table_path', 'read_table', 'from_file', 'check_task',
+           'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel', 'load_openml',
+           'load_dataset']
 
 # %% ../nbs/00_data.ipynb #c44f0422
 def _check_unique_columns(columns, what:str='the data'):
@@ -21,20 +22,36 @@ def _check_unique_columns(columns, what:str='the data'):
     dup = sorted(set(names[names.duplicated()]))
     if dup: raise ValueError(f"duplicate column names in {what}: {dup}; rename or drop them so that each name is unique")
 
-def _check_features(X:pd.DataFrame, nominal:tuple):
-    "Raise a clear error for empty, non-numeric or non-finite features."
+_MISSING = ('impute', 'drop', 'error')
+
+def _check_missing_mode(missing):
+    if missing not in _MISSING: raise ValueError(f"missing must be one of {list(_MISSING)}, got {missing!r}")
+
+def _missing_counts(X:pd.DataFrame)->pd.Series:
+    "Number of missing (NaN) cells of each column that has some, in column order."
+    n = X.isna().sum()
+    return n[n > 0].astype(int)
+
+def _missing_message(counts:pd.Series)->str:
+    "'feature column 'a' has 1 missing; feature column 'b' has 3 missing (NaN) values' — every column, with its count."
+    return '; '.join(f"feature column {c!r} has {k} missing" for c, k in counts.items()) + " (NaN) values"
+
+def _check_features(X:pd.DataFrame, nominal:tuple, missing:str='error'):
+    "Raise a clear error for empty, non-numeric or non-finite features (and missing ones unless `missing='impute'`)."
     if X.shape[0] == 0: raise ValueError("empty data: the dataset has no rows")
     if X.shape[1] == 0: raise ValueError("empty data: the dataset has no feature columns")
-    missing = [c for c in nominal if c not in X.columns]
-    if missing: raise ValueError(f"nominal columns not in the data: {missing}")
+    absent = [c for c in nominal if c not in X.columns]
+    if absent: raise ValueError(f"nominal columns not in the data: {absent}")
     bad = [c for c in X.columns if c not in nominal and not pd.api.types.is_numeric_dtype(X[c])]
     if bad: raise TypeError(f"non-numeric feature columns {bad}: declare them nominal or encode them as numbers")
+    gaps = _missing_counts(X)
+    if len(gaps) and missing != 'impute':
+        raise ValueError(f"{_missing_message(gaps)}: pass missing='impute' (each model imputes them from its training "
+                         f"fold only) or missing='drop' (drops those rows) to from_frame/from_csv, or --missing on the command line")
+    empty = [c for c, k in gaps.items() if k == len(X)]
+    if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them (drop={empty})")
     for c in X.columns:
-        col = X[c]
-        if col.isna().any():
-            raise ValueError(f"feature column {c!r} has {int(col.isna().sum())} missing (NaN) values: drop those rows "
-                             f"(dropna=True in from_frame/from_csv) or impute them")
-        if c not in nominal and not np.isfinite(col.to_numpy(dtype=float)).all():
+        if c not in nominal and np.isinf(X[c].to_numpy(dtype=float)).any():
             raise ValueError(f"feature column {c!r} has infinite values")
 
 # %% ../nbs/00_data.ipynb #1c58d93a
@@ -69,9 +86,13 @@ class Dataset:
     X:pd.DataFrame        # features, one row per instance
     y:pd.Series           # class label of each instance
     nominal:tuple = ()    # names of the nominal (categorical) columns; the others are numeric
+    missing:str = 'error' # missing (NaN) features: 'error' refuses them, 'impute' keeps them for the models' in-fold imputation
+    notes:tuple = ()      # what the intake did to the table (imputation, dropped columns or rows), one sentence each
 
     def __post_init__(self):
         if not isinstance(self.X, pd.DataFrame): raise TypeError(f"X must be a pandas DataFrame, got {type(self.X).__name__}")
+        if self.missing not in ('impute', 'error'):
+            raise ValueError(f"Dataset(missing=...) must be 'impute' or 'error', got {self.missing!r} (from_frame also accepts 'drop')")
         nominal = tuple(self.nominal)
         _check_unique_columns(self.X.columns, 'X')
         y = _target(self.y, self.X)
@@ -79,12 +100,16 @@ class Dataset:
         X.columns = [str(c) for c in X.columns]
         nominal = tuple(str(c) for c in nominal)
         if len(y) != len(X): raise ValueError(f"mismatched lengths: X has {len(X)} rows but y has {len(y)} labels")
-        _check_features(X, nominal)
+        _check_features(X, nominal, self.missing)
         if y.isna().any(): raise ValueError(f"the target has {int(y.isna().sum())} missing values")
         if y.nunique() < 2: raise ValueError(f"only one class ({y.iloc[0]!r}): classification needs at least two")
         for c in X.columns:
             X[c] = X[c].astype('category') if c in nominal else X[c].astype('float64')
         object.__setattr__(self, 'X', X); object.__setattr__(self, 'y', y); object.__setattr__(self, 'nominal', nominal)
+        object.__setattr__(self, 'notes', tuple(self.notes))
+
+    def __getstate__(self):   # the cached imputed view is not shipped to worker processes
+        return {k: v for k, v in self.__dict__.items() if k != '_imputed'}
 
     @property
     def numeric(self)->tuple: return tuple(c for c in self.X.columns if c not in self.nominal)
@@ -100,25 +125,54 @@ class Dataset:
     def complexity(self)->float:
         "Dataset complexity of [FB24] eq. 12: #attributes · #classes / #instances."
         return self.n_features * self.n_classes / self.n_instances
+    @property
+    def missing_counts(self)->pd.Series:
+        "Missing (NaN) cells per feature column that has some (empty when the table is complete)."
+        if '_gaps' not in self.__dict__: object.__setattr__(self, '_gaps', _missing_counts(self.X))
+        return self.__dict__['_gaps']
 
     def subset(self, idx)->Dataset:
         "The instances at positions `idx`, as a new `Dataset`."
         idx = np.asarray(idx)
         sub = object.__new__(Dataset)  # already validated: a subset may hold a single class (e.g. a test fold)
-        for k, v in dict(name=self.name, X=self.X.iloc[idx].reset_index(drop=True),
-                         y=self.y.iloc[idx].reset_index(drop=True), nominal=self.nominal).items():
+        for k, v in dict(name=self.name, X=self.X.iloc[idx].reset_index(drop=True), y=self.y.iloc[idx].reset_index(drop=True),
+                         nominal=self.nominal, missing=self.missing, notes=self.notes).items():
             object.__setattr__(sub, k, v)
         return sub
 
     def __repr__(self):
+        gaps = self.missing_counts
         return (f"Dataset({self.name!r}: {self.n_instances} instances, {len(self.numeric)} numeric + "
-                f"{len(self.nominal)} nominal features, {self.n_classes} classes)")
+                f"{len(self.nominal)} nominal features, {self.n_classes} classes"
+                f"{f', {int(gaps.sum())} missing cells' if len(gaps) else ''})")
+
+# %% ../nbs/00_data.ipynb #11b7fc47
+def _impute_values(X:pd.DataFrame, nominal:tuple)->dict:
+    "Fill value of each column with gaps: the median of a numeric column, the most frequent value of a nominal one."
+    return {c: (X[c].mode(dropna=True).iloc[0] if c in nominal else X[c].median()) for c in _missing_counts(X).index}
+
+def _dataset_imputed(self:Dataset)->Dataset:
+    "This dataset with every missing cell filled from the whole table (numeric: median, nominal: most frequent value)."
+    if not len(self.missing_counts): return self
+    if '_imputed' not in self.__dict__:
+        X = self.X.fillna(_impute_values(self.X, self.nominal))
+        n = int(self.missing_counts.sum())
+        note = f"{n} missing cells filled from the whole table (numeric: median, nominal: most frequent value)"
+        out = object.__new__(Dataset)
+        for k, v in dict(name=self.name, X=X, y=self.y, nominal=self.nominal, missing='error', notes=self.notes + (note,)).items():
+            object.__setattr__(out, k, v)
+        object.__setattr__(self, '_imputed', out)
+    return self.__dict__['_imputed']
+
+Dataset.imputed = _dataset_imputed
+
 
 # %% ../nbs/00_data.ipynb #5f7e707f
 class DataWarning(UserWarning):
     "Something in the input data looks suspicious but was accepted."
 
 _DATE = r'^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\s*$'
+_ID_NAME = r'(?i:(.*[_\s.-])?(id|uuid|guid|identifier))|.*[a-z](Id|ID)'   # id, ID, customer_id, userId, uuid
 
 def _nominal_from_dtypes(X:pd.DataFrame)->list:
     return [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])]
@@ -130,8 +184,10 @@ def _is_index_like(col:pd.Series)->bool:
     v = col.to_numpy(dtype=float)
     return bool(np.array_equal(v, np.arange(n)) or np.array_equal(v, np.arange(1, n + 1)))
 
+def _is_text(col:pd.Series)->bool: return col.dtype == object or isinstance(col.dtype, pd.StringDtype)
+
 def _text_column_problem(c:str, col:pd.Series)->str|None:
-    "Why a text column should not become a nominal feature (numbers as text, '?' placeholders, dates), or None."
+    "Why a text column should not become a nominal feature (numbers as text, '?' placeholders), or None."
     vals = col.dropna().astype(str)
     if vals.empty: return None
     num = pd.to_numeric(vals, errors='coerce')
@@ -142,16 +198,46 @@ def _text_column_problem(c:str, col:pd.Series)->str|None:
     if ok.mean() >= 0.5:
         odd = list(dict.fromkeys(vals[~ok]))[:5]
         return (f"column {c!r} is numeric except for the values {odd} ({int((~ok).sum())} rows): pass "
-                f"na_values={odd} (with dropna=True to drop those rows), or nominal=[..., {c!r}] if it is categorical")
-    if vals.str.match(_DATE).mean() >= 0.9:
-        return (f"column {c!r} holds dates/times: derive numeric features from it (e.g. the day of the year) "
-                f"or drop it (drop=[{c!r}])")
+                f"na_values={odd} (they become missing values), or nominal=[..., {c!r}] if it is categorical")
     return None
 
+def _is_date_text(col:pd.Series)->bool:
+    vals = col.dropna().astype(str)
+    return len(vals) > 0 and vals.head(1000).str.match(_DATE).mean() >= 0.9
+
+def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
+    "Dates → days since 1970-01-01; text or ID columns unique per row dropped: (new frame, notes)."
+    notes, drop, conv = [], [], {}
+    declared = set() if nominal is None else {str(c) for c in nominal}
+    for c in df.columns:
+        if c == target or str(c) in declared: continue
+        col = df[c]
+        if isinstance(col.dtype, pd.PeriodDtype): col = col.dt.to_timestamp()
+        date = pd.api.types.is_datetime64_any_dtype(col)
+        if not date and _is_text(col) and _is_date_text(col):
+            col = pd.to_datetime(col, errors='coerce', format='mixed'); date = True
+        if date:
+            if getattr(col.dt, 'tz', None) is not None: col = col.dt.tz_convert(None)
+            conv[c] = (col - pd.Timestamp('1970-01-01')) / pd.Timedelta(days=1)
+            notes.append(f"column {str(c)!r} holds dates: used as a number (days since 1970-01-01)"); continue
+        text = _is_text(col)
+        idlike = (not text and pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)
+                  and re.fullmatch(_ID_NAME, str(c)) is not None)
+        if not (text or idlike) or len(col) < 20 or col.hasnans or not col.is_unique: continue   # (uniqueness: costly, last)
+        if text and _text_column_problem(str(c), col) is None:   # not numbers stored as text
+            drop.append(c); notes.append(f"column {str(c)!r} is text with a different value in every row (an identifier "
+                                          f"or free text): dropped")
+        elif idlike and not _is_index_like(col):
+            drop.append(c); notes.append(f"column {str(c)!r} is an identifier (a different integer in every row): dropped")
+    if conv or drop:
+        df = df.drop(columns=drop)      # a new frame: the caller's is never changed
+        for k, v in conv.items(): df[k] = v
+    return df, notes
+
 def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
-    "Refuse index columns, copies of the target, numbers/dates read as text, and auto-nominal columns with too many levels."
-    X = df.drop(columns=[target])
-    for c in X.columns:
+    "Refuse index columns, copies of the target, numbers read as text, and auto-nominal columns with too many levels."
+    X = {c: df[c] for c in df.columns if c != target}      # the columns, without a copy of the table
+    for c in X:
         s = str(c)
         if len(X) and X[c].isna().all():     # e.g. a separator at the end of every line: an empty column, not an index
             raise ValueError(f"column {s!r} is empty (no value in any row{'; every line of the file probably ends with a separator' if s.startswith('Unnamed: ') else ''}): "
@@ -165,15 +251,12 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
                              f"drop it (drop=[{s!r}]) or rename it")
         if X[c].equals(df[target]):
             raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it (drop=[{s!r}])")
-        if pd.api.types.is_datetime64_any_dtype(X[c]) or isinstance(X[c].dtype, pd.PeriodDtype):
-            raise ValueError(f"column {s!r} holds dates/times: derive numeric features from it (e.g. the day of the year) "
-                             f"or drop it (drop=[{s!r}])")
     auto = nominal is None
-    nominal = _nominal_from_dtypes(X) if auto else [str(c) for c in nominal]
-    for c in X.columns:
+    nominal = [str(c) for c in (_nominal_from_dtypes(df.iloc[:0].drop(columns=[target])) if auto else nominal)]
+    for c in X:
         s = str(c)
         if s not in nominal: continue
-        if auto and (X[c].dtype == object or isinstance(X[c].dtype, pd.StringDtype)):
+        if auto and _is_text(X[c]):
             why = _text_column_problem(s, X[c])
             if why: raise ValueError(why)
         k = X[c].nunique()
@@ -183,17 +266,46 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
             if auto: raise ValueError(msg + f"; or raise max_levels (now {max_levels})")
             warnings.warn(msg, DataWarning, stacklevel=3)
 
+def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
+    "Apply the missing-value policy: (frame, notes). Rows without a label are dropped unless missing='error'."
+    notes = []
+    ny = int(df[target].isna().sum())
+    if ny:
+        if missing == 'error':
+            raise ValueError(f"the target {target!r} has {ny} missing values: pass missing='drop' or 'impute' (both drop those rows)")
+        df = df[df[target].notna()]; notes.append(f"{ny} rows without a label (missing {target!r}) dropped")
+    gaps = _missing_counts(df).drop(target, errors='ignore')
+    if not len(gaps): return df, notes
+    if missing == 'error':
+        raise ValueError(f"{_missing_message(gaps)}: pass missing='impute' (each model imputes them from its training fold "
+                         f"only) or missing='drop' (drops those rows)")
+    where = ', '.join(f"{c} {k}" for c, k in gaps.head(12).items()) + (f", and {len(gaps) - 12} more" if len(gaps) > 12 else '')
+    if missing == 'drop':
+        n = len(df); df = df.dropna()
+        if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use missing='impute'")
+        notes.append(f"{n - len(df)} rows with missing values dropped (missing cells per column: {where})")
+    else:
+        empty = [c for c, k in gaps.items() if k == len(df)]
+        if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them (drop={empty})")
+        notes.append(f"{int(gaps.sum())} missing cells in {len(gaps)} column{'s' if len(gaps) > 1 else ''} ({where}) imputed inside "
+                     f"each model's pipeline from its training fold (numeric: median, nominal: most frequent value; plus a "
+                     f"missing-value indicator)")
+    return df, notes
+
 def from_frame(df:pd.DataFrame,        # features and target
                target:str,             # name of the target column
                nominal:list|None=None, # nominal columns; `None` detects them from the dtypes
                name:str='data',        # dataset name
-               dropna:bool=False,      # drop rows with missing values instead of failing
+               dropna:bool=False,      # the same as missing='drop' (kept for older code)
                drop:list|None=None,    # columns to leave out (e.g. an identifier)
-               checks:bool=True,       # refuse index columns, copies of the target, numbers or dates read as text, ...
+               checks:bool=True,       # refuse index columns, copies of the target, numbers read as text, ...
                max_levels:int=100,     # most levels an auto-detected nominal column may have
+               missing:str='impute',   # missing features: 'impute' (inside each model's training fold), 'drop' rows, or 'error'
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    _check_missing_mode(missing)
+    if dropna: missing = 'drop'
     _check_unique_columns(df.columns)
     if drop:
         drop = [drop] if isinstance(drop, str) else list(drop)
@@ -201,21 +313,55 @@ def from_frame(df:pd.DataFrame,        # features and target
         if miss: raise ValueError(f"drop: columns {miss} not in the data; columns are {list(df.columns)[:20]}")
         if target in drop: raise ValueError(f"drop: {target!r} is the target column")
         df = df.drop(columns=drop)
-    if target not in df.columns: raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}")
+    if target not in df.columns:
+        raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}: name the class "
+                         f"column (target=... in Python, --target on the command line)")
     if nominal is not None:
         nominal = [nominal] if isinstance(nominal, str) else list(nominal)
         miss = [c for c in nominal if c not in df.columns or c == target]
         if miss: raise ValueError(f"nominal: {miss} are not feature columns; columns are {list(df.columns)[:20]}")
+    df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
-    if dropna:
-        n = len(df); df = df.dropna()
-        if len(df) < n: print(f"{name}: dropped {n-len(df)} rows with missing values")
-    X = df.drop(columns=[target])
+    df, more = _handle_missing(df, target, missing, name)
+    X, y = df.drop(columns=[target]), df[target]
+    del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]
     if nominal is None: nominal = _nominal_from_dtypes(X)
-    return Dataset(name, X, df[target], tuple(str(c) for c in nominal))
+    return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
+                   tuple(notes + more))
 
 # %% ../nbs/00_data.ipynb #99fe2143
+_TEXT = ('.csv', '.tsv', '.tab', '.txt', '.dat')
+_PARQUET = ('.parquet', '.pq')
+_EXCEL = ('.xlsx', '.xlsm', '.xls')
+_KNOWN = "CSV or TSV (.csv, .tsv, .txt, also gzipped: .csv.gz), Parquet (.parquet) or Excel (.xlsx)"
+
+def _suffix(path:Path)->str:
+    "The table type of a file name: '.csv' for 'a.csv' and 'a.csv.gz'."
+    sfx = [s.lower() for s in path.suffixes]
+    if sfx and sfx[-1] in ('.gz', '.bz2', '.xz', '.zip'): sfx = sfx[:-1]
+    return sfx[-1] if sfx else ''
+
+def is_table_path(path)->bool:
+    "Whether `path` names a table file robustdiff can read (by its extension), whether or not it exists."
+    return isinstance(path, (str, Path)) and _suffix(Path(path)) in _TEXT + _PARQUET + _EXCEL
+
+def _sniff_sep(path:Path, encoding:str|None)->str:
+    "The field separator of a text table: the one among , ; tab | that splits its first lines into the same number (> 1) of fields."
+    import csv, io
+    opener = gzip.open if path.suffix.lower() == '.gz' else open
+    try:
+        with opener(path, 'rt', encoding=encoding or 'utf-8', errors='replace', newline='') as f: head = f.read(1 << 16)
+    except (OSError, EOFError): return ','
+    lines = [l for l in head.splitlines()[:51] if l.strip()]
+    if len(lines) > 1 and len(head) == 1 << 16: lines = lines[:-1]        # the last line may be cut
+    best, width = ',', 1
+    for s in (',', '\t', ';', '|'):
+        try: counts = {len(r) for r in csv.reader(io.StringIO('\n'.join(lines)), delimiter=s)}
+        except csv.Error: continue
+        if len(counts) == 1 and (k := counts.pop()) > width: best, width = s, k
+    return best
+
 def _read_csv(path:Path, **kw)->pd.DataFrame:
     "pandas.read_csv with clear errors for empty files, wrong encodings and a wrong separator."
     if path.stat().st_size == 0: raise ValueError(f"{path} is empty (0 bytes)")
@@ -225,33 +371,95 @@ def _read_csv(path:Path, **kw)->pd.DataFrame:
         raise ValueError(f"{path} is not {kw.get('encoding') or 'UTF-8'} text (byte {e.object[e.start:e.start+1]!r} at "
                          f"position {e.start}): pass encoding='latin-1' (or the file's encoding)") from None
     except pd.errors.ParserError as e: raise ValueError(f"{path} could not be parsed as CSV: {e}") from None
-    if df.shape[1] == 1 and kw.get('sep', ',') == ',':
+    if df.shape[1] == 1:
         head = str(df.columns[0])
-        for s in (';', '\t', '|'):
-            if s in head: raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass sep={s!r}")
+        for s in (',', ';', '\t', '|'):
+            if s != kw.get('sep') and s in head:
+                raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass sep={s!r}")
     return df
 
-def from_csv(path:str|Path,              # CSV file (may be gzipped)
-             target:str,                 # name of the target column
-             nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
-             name:str|None=None,         # dataset name (default: the file name)
-             dropna:bool=False,          # drop rows with missing values instead of failing
-             sep:str=',',                # field separator
-             na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
-             index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
-             drop:list|None=None,        # columns to leave out
-             encoding:str|None=None,     # text encoding (default UTF-8), e.g. 'latin-1'
-             checks:bool=True,           # the intake checks of `from_frame`
-             max_levels:int=100,         # most levels an auto-detected nominal column may have
-             **read_csv_kwargs)->Dataset:
-    "A `Dataset` from a CSV file with a target column, refusing files that would leak the label or be misread."
-    path = Path(path)
+def _need(module:str, extra:str, what:str):
+    try: return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"reading {what} files needs the package {module}: pip install 'robustdiff[{extra}]' "
+                          f"(or pip install {module})") from None
+
+def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
+               sep:str|None=None,          # field separator of a text file (None: detected from the first lines)
+               encoding:str|None=None,     # text encoding (default UTF-8)
+               na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
+               index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
+               sheet:int|str=0,            # the sheet of an Excel file
+               **read_kwargs)->pd.DataFrame:
+    "A file as a DataFrame, its type from its extension; a clear error for folders, unknown types and missing extras."
+    path = Path(path).expanduser()
     if not path.exists(): raise FileNotFoundError(f"no such file: {path}")
-    if path.is_dir(): raise ValueError(f"{path} is a folder, not a CSV file")
-    df = _read_csv(path, sep=sep, na_values=na_values, index_col=index_col, encoding=encoding, **read_csv_kwargs)
+    if path.is_dir():
+        inside = sorted(p.name for p in path.iterdir() if is_table_path(p))[:5]
+        raise ValueError(f"{path} is a folder, not a table file: pass one file ({_KNOWN})"
+                         + (f", e.g. {path/inside[0]}" if inside else ''))
+    kind = _suffix(path)
+    if kind in _TEXT:
+        if sep is None: sep = '\t' if kind in ('.tsv', '.tab') else _sniff_sep(path, encoding)
+        df = _read_csv(path, sep=sep, na_values=na_values, index_col=index_col, encoding=encoding, **read_kwargs)
+    elif kind in _PARQUET:
+        try: importlib.import_module('pyarrow')
+        except ImportError: _need('fastparquet', 'parquet', 'Parquet')
+        df = pd.read_parquet(path, **read_kwargs)
+    elif kind in _EXCEL:
+        _need('xlrd' if kind == '.xls' else 'openpyxl', 'excel', 'Excel')
+        df = pd.read_excel(path, sheet_name=sheet, na_values=na_values, index_col=index_col, **read_kwargs)
+    else: raise ValueError(f"{path}: unknown file type {''.join(path.suffixes) or '(no extension)'!r}; robustdiff reads {_KNOWN}")
+    if na_values and kind in _PARQUET: df = df.replace(list(na_values), np.nan)
     if index_col is not None: df = df.reset_index(drop=True)
     if len(df) == 0: raise ValueError(f"{path} has a header but no rows")
-    return from_frame(df, target, nominal, name or path.name.split('.')[0], dropna, drop, checks, max_levels)
+    return df
+
+def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
+              target:str,                 # name of the target column
+              nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
+              name:str|None=None,         # dataset name (default: the file name)
+              dropna:bool=False,          # the same as missing='drop'
+              sep:str|None=None,          # field separator of a text file (None: detected)
+              na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
+              index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
+              drop:list|None=None,        # columns to leave out
+              encoding:str|None=None,     # text encoding (default UTF-8), e.g. 'latin-1'
+              checks:bool=True,           # the intake checks of `from_frame`
+              max_levels:int=100,         # most levels an auto-detected nominal column may have
+              missing:str='impute',       # missing features: 'impute' (in each model's training fold), 'drop' rows, or 'error'
+              **read_kwargs)->Dataset:
+    "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
+    _check_missing_mode(missing)
+    return from_frame(read_table(path, sep, encoding, na_values, index_col, **read_kwargs), target, nominal, name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
+
+from_csv = from_file   # the older name: reads every format `read_table` reads
+
+# %% ../nbs/00_data.ipynb #1445c67c
+_TASKS = ('auto', 'classification')
+
+def check_task(y,                   # the target: a Series, array or a `Dataset`
+               task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
+               name:str='target',   # what to call the target in the message
+               max_classes:int=30,  # more distinct numeric values than this (and than 5 % of the rows) look continuous
+              )->None:
+    "Refuse, before any work, a numeric target that looks like a regression target, saying why and what to do."
+    if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
+    if isinstance(y, Dataset): y = y.y
+    y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y)
+    if task == 'classification' or pd.api.types.is_bool_dtype(y): return
+    v = pd.to_numeric(y.dropna(), errors='coerce') if y.dtype == object else y.dropna()
+    if not pd.api.types.is_numeric_dtype(v) or v.isna().any() or len(v) == 0: return
+    v = v.to_numpy(dtype=float)
+    k, n = len(np.unique(v)), len(v)
+    whole = bool(np.all(np.isfinite(v)) and np.all(v == np.round(v)))
+    if whole and not (k > max_classes and k > 0.05 * n): return
+    why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
+           f"{k} distinct whole numbers in {n} rows")
+    raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
+                     f"(e.g. pd.qcut(y, 4)), pass task='classification' (--task classification) if these values are "
+                     f"classes, or use robustdiff.robustness.robustness_test, which supports regressors")
+
 
 # %% ../nbs/00_data.ipynb #43a47086
 _SKLEARN = {'iris':'load_iris', 'wine':'load_wine', 'breast_cancer':'load_breast_cancer', 'digits':'load_digits'}
@@ -377,19 +585,23 @@ def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
     return from_frame(df, target, None, str(b.details.get('name', name_or_id)), dropna=dropna, checks=False)
 
 # %% ../nbs/00_data.ipynb #a51e3627
-def load_dataset(spec:str|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pmlb:letter', 'keel:banana', 'openml:61', a CSV path, or a Dataset
+def load_dataset(spec:str|Path|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pmlb:letter', 'keel:banana', 'openml:61', a table file, or a Dataset
                  **kwargs)->Dataset:
-    "Load a dataset from a `source:name` string (a bare name is tried as a bundled, then synthetic set)."
+    "Load a dataset from a `source:name` string or a file path (a bare name is tried as a bundled, then synthetic set)."
     if isinstance(spec, Dataset): return spec
-    if not isinstance(spec, str): raise TypeError(f"expected a dataset name or Dataset, got {type(spec).__name__}")
+    if isinstance(spec, Path): spec = str(spec)
+    if not isinstance(spec, str): raise TypeError(f"expected a dataset name, a file path or a Dataset, got {type(spec).__name__}")
     source, _, name = spec.partition(':') if ':' in spec else ('', '', spec)
+    if len(source) == 1 and os.name == 'nt': source, name = '', spec          # C:\... on Windows
     if not source:
         if name in _SKLEARN: source = 'sklearn'
         elif name in _SYNTHETIC: source = 'synthetic'
-        elif name.endswith(('.csv', '.csv.gz')): source = 'csv'
+        elif is_table_path(name) or Path(name).exists(): source = 'file'
         else: raise ValueError(f"unknown dataset {spec!r}: use 'sklearn:NAME' ({', '.join(_SKLEARN)}), 'synthetic:NAME' "
-                               f"({', '.join(_SYNTHETIC)}), 'pmlb:NAME', 'keel:NAME', 'openml:NAME_OR_ID' or a CSV path")
+                               f"({', '.join(_SYNTHETIC)}), 'pmlb:NAME', 'keel:NAME', 'openml:NAME_OR_ID' or a table file "
+                               f"({_KNOWN})")
+    file = lambda n, **kw: from_file(n, kw.pop('target', None) or 'target', **kw)
     loaders = {'sklearn':load_sklearn, 'synthetic':make_synthetic, 'pmlb':load_pmlb, 'keel':load_keel,
-               'openml':load_openml, 'csv':lambda n, **kw: from_csv(n, kw.pop('target', 'target'), **kw)}
+               'openml':load_openml, 'csv':file, 'file':file}
     if source not in loaders: raise ValueError(f"unknown data source {source!r}; choose one of {sorted(loaders)}")
     return loaders[source](name, **kwargs)

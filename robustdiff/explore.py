@@ -9,6 +9,7 @@ import pandas as pd
 import altair as alt
 from .isa import InstanceSpace
 from .footprints import footprint_edges
+from .charts import MAX_POINTS, grid_summary, stratified_sample, quantile_summary
 
 # %% auto #0
 __all__ = ['space_chart', 'footprint_chart', 'projection_chart', 'Explorer', 'explore']
@@ -21,6 +22,16 @@ def _color_encoding(df:pd.DataFrame, color:str, title:str|None=None):
                          title=title or color)
     return alt.Color(f'{color}:N', title=title or color)
 
+def _grid_layers(df:pd.DataFrame, color:str, enc:alt.Color)->list:
+    "A large space as cells of a 60 × 45 grid coloured by the mean of `color` (cells where it is always NaN: grey)."
+    g = grid_summary(df, 'z1', 'z2', color).round(5)
+    x, y = alt.X('z1:Q', title='z₁'), alt.Y('z2:Q', title='z₂')
+    tip = ['n:Q', alt.Tooltip(f'{color}:Q', format='.3g', title=f'mean {color}')]
+    rect = alt.Chart(g[g[color].notna()]).mark_rect(aria=False).encode(x=x, x2='z1_end:Q', y=y, y2='z2_end:Q', color=enc, tooltip=tip)
+    if g[color].notna().all(): return [rect]
+    grey = alt.Chart(g[g[color].isna()]).mark_rect(color='#bbbbbb', aria=False).encode(x=x, x2='z1_end:Q', y=y, y2='z2_end:Q', tooltip=['n:Q'])
+    return [grey, rect]
+
 def space_chart(space:InstanceSpace,    # an instance space
                 color:str='IH',          # a column of `space.frame()`
                 footprint:str|None='good', # 'good', 'best', 'easy' or None
@@ -28,6 +39,7 @@ def space_chart(space:InstanceSpace,    # an instance space
                 selection=None,          # ((z1_lo, z1_hi), (z2_lo, z2_hi)) drawn as a rectangle
                 width:int=360, height:int=320, size:int=18,
                 frame:pd.DataFrame|None=None,  # precomputed `space.frame()`
+                max_points:int=MAX_POINTS,     # above this many instances: a grid of mean colours (or a stratified sample)
                )->alt.Chart:
     "The instance space coloured by a column, with footprint outlines and an optional selection rectangle."
     if models is not None:
@@ -37,15 +49,22 @@ def space_chart(space:InstanceSpace,    # an instance space
     df = space.frame() if frame is None else frame
     enc = _color_encoding(df, color)
     cols = ['z1', 'z2', color] + [c for c in ('instance', 'class', 'IH') if c != color]
-    df = df.round({'z1': 4, 'z2': 4})                  # small SVG / JSON
-    pts = alt.Chart(df[list(dict.fromkeys(cols))]).mark_circle(size=size, opacity=0.75, aria=False).encode(
-        x=alt.X('z1:Q', title='z₁'), y=alt.Y('z2:Q', title='z₂'), color=enc,
-        tooltip=[alt.Tooltip(c) for c in dict.fromkeys(['instance', 'class', 'IH', color])])
-    layers = [pts]
-    if df[color].isna().any():       # e.g. IRT difficulty of all-right instances: grey, not dropped
-        nan = alt.Chart(df.loc[df[color].isna(), ['z1', 'z2', 'instance']]).mark_circle(size=size, color='#bbbbbb', opacity=0.6, aria=False).encode(
-            x='z1:Q', y='z2:Q', tooltip=['instance'])
-        layers = [nan, pts]
+    n, note = len(df), None
+    if n > max_points and isinstance(enc, alt.Color) and enc.shorthand.endswith(':Q'):
+        layers, note = _grid_layers(df, color, enc), f"{n:,} instances in a 60 × 45 grid; colour: mean {color} per cell"
+    else:
+        if n > max_points:
+            df = stratified_sample(df, max_points, by=color)
+            note = f"a stratified random sample of {len(df):,} of {n:,} instances (each {color} keeps its share)"
+        df = df.round({'z1': 4, 'z2': 4})                  # small SVG / JSON
+        pts = alt.Chart(df[list(dict.fromkeys(cols))]).mark_circle(size=size, opacity=0.75, aria=False).encode(
+            x=alt.X('z1:Q', title='z₁'), y=alt.Y('z2:Q', title='z₂'), color=enc,
+            tooltip=[alt.Tooltip(c) for c in dict.fromkeys(['instance', 'class', 'IH', color])])
+        layers = [pts]
+        if df[color].isna().any():       # e.g. IRT difficulty of all-right instances: grey, not dropped
+            nan = alt.Chart(df.loc[df[color].isna(), ['z1', 'z2', 'instance']]).mark_circle(size=size, color='#bbbbbb', opacity=0.6, aria=False).encode(
+                x='z1:Q', y='z2:Q', tooltip=['instance'])
+            layers = [nan, pts]
     if footprint is not None:
         E = footprint_edges(space.footprints, footprint, models).round(4)
         if len(E):
@@ -56,7 +75,9 @@ def space_chart(space:InstanceSpace,    # an instance space
         (a, b), (c, d) = selection
         layers.append(alt.Chart(pd.DataFrame({'x': [a], 'x2': [b], 'y': [c], 'y2': [d]})).mark_rect(
             fill='none', stroke='black', strokeDash=[4, 3], strokeWidth=1.5).encode(x='x:Q', x2='x2:Q', y='y:Q', y2='y2:Q'))
-    ch = alt.layer(*layers).properties(width=width, height=height, title=f'{space.name}: coloured by {color}')
+    title = f'{space.name}: coloured by {color}'
+    ch = alt.layer(*layers).properties(width=width, height=height,
+                                       title=title if note is None else alt.TitleParams(text=title, subtitle=note))
     return ch.resolve_scale(color='independent') if len(layers) > 1 else ch
 
 def footprint_chart(space:InstanceSpace, # an instance space
@@ -130,11 +151,15 @@ class Explorer:
                 'log-losses': [f'loss_{m}' for m in self.space.losses.columns]}[self.dist_by.value]
         sel = self.selected.index
         d = self.df[cols].assign(group=np.where(self.df.index.isin(sel), 'selected', 'rest'))
-        d = d.melt(id_vars='group', var_name='column')
-        return alt.Chart(d).mark_boxplot(extent='min-max', size=8).encode(
-            y=alt.Y('column:N', sort=cols, title=None), x=alt.X('value:Q'), yOffset='group:N',
-            color=alt.Color('group:N', scale=alt.Scale(domain=['selected', 'rest'], range=['#d62728', '#7f7f7f']))
-        ).properties(width=self.width, height=22 * len(cols) + 10, title='selected vs rest')
+        q = quantile_summary(d.melt(id_vars='group', var_name='column'), 'value', ['column', 'group'])   # 5 numbers per box
+        base = alt.Chart(q).encode(y=alt.Y('column:N', sort=cols, title=None), yOffset='group:N',
+            color=alt.Color('group:N', scale=alt.Scale(domain=['selected', 'rest'], range=['#d62728', '#7f7f7f'])),
+            tooltip=['column', 'group', 'n', alt.Tooltip('min:Q', format='.3g'), alt.Tooltip('q1:Q', format='.3g'),
+                     alt.Tooltip('median:Q', format='.3g'), alt.Tooltip('q3:Q', format='.3g'), alt.Tooltip('max:Q', format='.3g')])
+        box = alt.layer(base.mark_rule().encode(x=alt.X('min:Q', title='value'), x2='max:Q'),
+                        base.mark_bar(size=7).encode(x='q1:Q', x2='q3:Q'),
+                        base.mark_tick(color='white', thickness=2, size=7).encode(x='median:Q'))
+        return box.properties(width=self.width, height=22 * len(cols) + 10, title='selected vs rest (min, quartiles, max)')
 
     def _update(self, change=None):
         from IPython.display import display

@@ -105,7 +105,7 @@ header p{margin:0;opacity:.9}nav{padding:8px 32px;background:#eef2f6;position:st
 nav a{margin-right:14px;color:#24476b;text-decoration:none}main{padding:8px 32px 40px;max-width:1400px}
 section{margin:28px 0;border-top:1px solid #d0d7de;padding-top:8px}h2{font-size:1.3em}
 .status{font-size:.75em;padding:2px 8px;border-radius:10px;margin-left:8px;vertical-align:middle}
-.ok{background:#dafbe1;color:#116329}.failed{background:#ffebe9;color:#a40e26}.off,.skipped{background:#eaeef2;color:#57606a}
+.ok{background:#dafbe1;color:#116329}.warn{background:#fff8c5;color:#7d4e00}.failed{background:#ffebe9;color:#a40e26}.off,.skipped{background:#eaeef2;color:#57606a}
 .error{background:#ffebe9;border:1px solid #ff818266;padding:8px 12px;border-radius:6px;font-family:monospace;white-space:pre-wrap}
 table.df{border-collapse:collapse;font-size:.85em;margin:8px 0}table.df th,table.df td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
 table.df th{background:#f6f8fa}table.df td.text{text-align:left}.chart{margin:10px 0;overflow-x:auto}
@@ -226,7 +226,7 @@ def render_html(rep)->str:
     for name, st in rep.stages.items():
         if name == 'verdict' or st.status == 'off': continue
         body = [f'<h2>{_abbr_html(e(_TITLES[name]))}<span class="status {st.status}">{st.status}'
-                f'{f" · {st.seconds:.1f} s" if st.status == "ok" else ""}</span></h2>']
+                f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
         body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
         if name in ('hardness', 'isa'): body.append(f'<p class="muted">{_abbr_html(e(_pool_note(c)), seen)}</p>')

@@ -115,14 +115,14 @@ class FB24Noise(Perturbation):
     def _fit(self, X, y):
         if self.numeric_:
             V = X[self.numeric_].to_numpy(dtype=float)
-            if not np.isfinite(V).all(): raise ValueError("X_train has missing or infinite numeric values")
+            if np.isinf(V).any(): raise ValueError("X_train has infinite numeric values")
             if len(X) <= self.ddof: raise ValueError(f"need more than {self.ddof} training rows to estimate σ")
-            self.sigma_ = pd.Series(V.std(axis=0, ddof=self.ddof), index=self.numeric_)
+            gaps = np.isnan(V).any()     # missing cells (imputed later by the model's pipeline): σ of the observed values
+            self.sigma_ = pd.Series(np.nanstd(V, axis=0, ddof=self.ddof) if gaps else V.std(axis=0, ddof=self.ddof), index=self.numeric_)
         else: self.sigma_ = pd.Series(dtype=float)
         self.categories_, self.p_ = {}, {}
         for c in self.nominal_:
             col = X[c]
-            if col.isna().any(): raise ValueError(f"X_train column {c!r} has missing values")
             counts = col.value_counts(sort=False).reindex(col.cat.categories, fill_value=0)
             self.categories_[c] = col.cat.categories
             self.p_[c] = (counts / counts.sum()).to_numpy(dtype=float)
@@ -131,13 +131,12 @@ class FB24Noise(Perturbation):
         n, out = len(X), X.copy()
         if self.numeric_:
             V = X[self.numeric_].to_numpy(dtype=float)
-            if not np.isfinite(V).all(): raise ValueError("X has missing or infinite numeric values: the noise would be NaN")
+            if np.isinf(V).any(): raise ValueError("X has infinite numeric values: the noise would be NaN")   # a missing cell stays missing
             V = V + rng.standard_normal(V.shape) * (self.sigma_.to_numpy() * self.nu)
             out[self.numeric_] = V
         a = self.alpha
         for c in self.nominal_:
-            col = X[c]
-            if col.isna().any(): raise ValueError(f"X column {c!r} has missing values")
+            col = X[c]                   # a missing cell stays missing unless it is replaced by a draw
             train_cats = self.categories_[c]
             test_cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else pd.Index(pd.unique(col))
             cats = test_cats.append(train_cats.difference(test_cats, sort=False)) if len(train_cats.difference(test_cats)) else test_cats

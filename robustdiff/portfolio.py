@@ -8,6 +8,7 @@ import importlib, numbers
 from typing import Callable, Mapping
 from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.calibration import CalibratedClassifierCV
@@ -35,18 +36,31 @@ def _check_classifier(name, est):
         raise TypeError(f"model {name!r} ({type(est).__name__}) is not a classifier")
 
 # %% ../nbs/01_portfolio.ipynb #68967cb2
+def _has_gaps(dataset)->bool:
+    "Whether the dataset's features have a missing cell (True when it has no `X` to look at: imputing is then safe)."
+    counts = getattr(dataset, 'missing_counts', None)
+    if counts is not None: return bool(len(counts))
+    X = getattr(dataset, 'X', None)
+    return X is None or bool(X.isna().to_numpy().any())
+
 def make_pipeline(estimator, # an unfitted scikit-learn classifier
                   dataset,   # a `robustdiff.data.Dataset` (anything with `.numeric` and `.nominal` column-name tuples)
                  ) -> Pipeline: # unfitted `Pipeline([('prep', ColumnTransformer), ('model', clone(estimator))])`
-    "Wrap a clone of `estimator` after scaling of the numeric and one-hot encoding of the nominal columns of `dataset`."
+    "Wrap a clone of `estimator` after scaling of the numeric and one-hot encoding of the nominal columns of `dataset` (imputing their gaps first, if any)."
     _check_classifier('estimator', estimator)
     if not hasattr(dataset, 'numeric') or not hasattr(dataset, 'nominal'):
         raise TypeError(f"dataset must have `.numeric` and `.nominal` column names, got {type(dataset).__name__}")
     numeric, nominal = list(dataset.numeric), list(dataset.nominal)
     if not numeric and not nominal: raise ValueError("dataset has no feature columns (numeric and nominal are both empty)")
+    gaps = _has_gaps(dataset)
+    scale = StandardScaler()
+    onehot = OneHotEncoder(handle_unknown='ignore', sparse_output=False)
+    if gaps:   # fitted on the training fold only, like the scaler: medians / most frequent levels + a missing indicator
+        scale = Pipeline([('impute', SimpleImputer(strategy='median', add_indicator=True)), ('scale', scale)])
+        onehot = Pipeline([('impute', SimpleImputer(strategy='most_frequent', add_indicator=True)), ('onehot', onehot)])
     parts = []
-    if numeric: parts.append(('numeric', StandardScaler(), numeric))
-    if nominal: parts.append(('nominal', OneHotEncoder(handle_unknown='ignore', sparse_output=False), nominal))
+    if numeric: parts.append(('numeric', scale, numeric))
+    if nominal: parts.append(('nominal', onehot, nominal))
     prep = ColumnTransformer(parts, remainder='drop', verbose_feature_names_out=False)
     return Pipeline([('prep', prep), ('model', clone(estimator))])
 

@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import altair as alt
 from sklearn.base import clone
-from .data import Dataset, load_dataset
+from .data import Dataset, load_dataset, check_task, is_table_path
+from .charts import histogram, scatter, chart_problems
+from .fitwarnings import collected, summarise
 from .portfolio import get_models
 from .responses import (cv_predictions, response_matrix, accuracy_table, accuracy_chart, map_folds,
                                   predict_labels_proba, FoldContext)
@@ -35,7 +37,7 @@ _NEEDS = {'scc': ('difficulty',), 'isa': ('hardness',), 'verdict': ('accuracy',)
 class Stage:
     "What one report stage produced."
     name:str                                   # one of `STAGES`
-    status:str = 'off'                         # 'ok', 'failed', 'off' (switched off) or 'skipped' (a needed stage did not run)
+    status:str = 'off'                         # 'ok', 'warn' (ran, but a chart could not be drawn), 'failed', 'off' (switched off) or 'skipped' (a needed stage did not run)
     seconds:float = 0.0                        # wall time
     message:str = ''                           # the error (failed), or why it was skipped
     tables:dict = field(default_factory=dict)  # name → tidy DataFrame
@@ -283,7 +285,7 @@ class _Ctx:
 
     def table(self, stage:str, name:str):
         s = self.stages.get(stage)
-        return s.tables.get(name) if s is not None and s.status == 'ok' else None
+        return s.tables.get(name) if s is not None and s.status in ('ok', 'warn') else None
 
 # %% ../nbs/90_report.ipynb #d39eac91
 def _stage_data(ctx:_Ctx, st:Stage):
@@ -294,6 +296,9 @@ def _stage_data(ctx:_Ctx, st:Stage):
     cls = ds.y.value_counts().rename_axis('class').reset_index(name='n')
     cls['class'] = cls['class'].astype(str); cls['share'] = cls.n / cls.n.sum()
     st.tables['classes'] = cls
+    st.notes.extend(ds.notes)       # what the intake did: imputation, dropped rows or columns, dates
+    if ctx.cfg['progress']:
+        for n in ds.notes: print(f"{ds.name}: {n}", file=sys.stderr, flush=True)
     st.charts['classes'] = alt.Chart(cls).mark_bar().encode(
         x=alt.X('n:Q', title='instances'), y=alt.Y('class:N', sort='-x', title='class'),
         tooltip=['class', 'n', alt.Tooltip('share:Q', format='.1%')]).properties(width=360, height=min(400, 18 * len(cls) + 20),
@@ -345,13 +350,11 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
                         f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
                         f"{items.difficulty_se.median():.2f}.")
     ok = items[items.status == 'ok']
-    base = alt.Chart(ok).mark_bar().encode(x=alt.X('difficulty:Q', bin=alt.Bin(maxbins=40), title='difficulty b (1PL)'),
-                                           y=alt.Y('count():Q', title='instances'))
-    st.charts['difficulty'] = base.properties(width=360, height=200, title='distribution of finite difficulties')
+    st.charts['difficulty'] = histogram(ok, 'difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
+                                        title='distribution of finite difficulties')
     if 'difficulty_se' in ok:
-        st.charts['difficulty_se'] = alt.Chart(ok).mark_circle(size=12, opacity=0.5).encode(
-            x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('difficulty_se:Q', title='standard error of b')
-        ).properties(width=300, height=200, title='reliability of each difficulty')
+        st.charts['difficulty_se'] = scatter(ok, 'difficulty', 'difficulty_se', x_title='difficulty b', y_title='standard error of b',
+                                             width=300, height=200, title='reliability of each difficulty')
     # abilities of the evaluated models on the respondents' scale
     from robustdiff.difficulty_model import estimate_ability
     clean = ctx.clean()
@@ -466,6 +469,8 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
                     f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
                     f"copy, as PiML); 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
                     f"PiML instead perturbs one test split of one fit (`robustness_test`).")
+    if ctx.ds.missing_counts.sum(): st.notes.append("Missing cells stay missing in the perturbed copies; each model's pipeline imputes "
+                                                    "them from its training fold, as for the clean predictions.")
 
 # %% ../nbs/90_report.ipynb #88582b19
 def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predictions with p_true
@@ -487,14 +492,16 @@ def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predict
 def _stage_hardness(ctx:_Ctx, st:Stage):
     from robustdiff.hardness import hardness_measures, instance_hardness
     c = ctx.cfg
+    ds = ctx.ds.imputed()                 # the measures need complete rows: the whole-table imputed view
+    if ds is not ctx.ds: st.notes.append(f"This stage and the instance space need complete rows: {ds.notes[-1]}.")
     meas = ctx.extra.get('measures')
     if isinstance(meas, Exception): raise meas                # computed in the one schedule, and failed there
-    if meas is None: meas = hardness_measures(ctx.ds, n_jobs=c['n_jobs'])
+    if meas is None: meas = hardness_measures(ds, n_jobs=c['n_jobs'])
     if c['ih_pool'] == 'models':
         ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
         pool = f"the {ih.losses.model.nunique()} evaluated models (uncalibrated out-of-fold probabilities, ih_pool='models')"
     else:
-        ih = instance_hardness(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+        ih = instance_hardness(ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                                n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
         pool = f"[PLM22]'s pool of {ih.losses.model.nunique()} Platt-calibrated models (ih_pool='pyhard7')"
     ctx.extra['measures'], ctx.extra['instance_hardness'] = meas, ih       # reused by the instance space
@@ -515,8 +522,8 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
             y=alt.Y('measure:N', sort='-x', title=None)).properties(width=300, height=280,
             title='which hardness measures track difficulty')
     st.tables['instance_hardness'] = tab
-    st.charts['ih'] = alt.Chart(tab).mark_bar().encode(x=alt.X('ih:Q', bin=alt.Bin(maxbins=30), title='instance hardness IH'),
-        y=alt.Y('count():Q', title='instances')).properties(width=300, height=200, title='instance hardness (eq. 7)')
+    st.charts['ih'] = histogram(tab, 'ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
+                                title='instance hardness (eq. 7)')
     st.notes.append(f"IH (eq. 7) from {pool}.")
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
 
@@ -525,7 +532,7 @@ def _stage_isa(ctx:_Ctx, st:Stage):
     from robustdiff.isa import instance_space
     from robustdiff.explore import space_chart, footprint_chart
     c = ctx.cfg
-    space = instance_space(ctx.ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
+    space = instance_space(ctx.ds.imputed(), models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
                            n_jobs=c['n_jobs'], measures=ctx.extra.get('measures'), hardness=ctx.extra.get('instance_hardness'))
     frame = space.frame()
     items = ctx.table('difficulty', 'difficulty')
@@ -602,7 +609,7 @@ def _schedule(ctx:_Ctx)->float:
                                            'respondents', batch=batch)
     side = None
     if ('hardness' in names or 'isa' in names) and 'measures' not in ctx.extra:
-        side = partial(_measures_or_error, ctx.ds, c['n_jobs'])
+        side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
     if not plans and side is None: return 0.0
     try: meas = _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits", side)
     finally: _PASS_INPUTS.clear()
@@ -618,13 +625,19 @@ _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_diffic
 def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
     st = Stage(name)
     if not on: return st
-    missing = [n for n in _NEEDS.get(name, ()) if ctx.stages.get(n) is None or ctx.stages[n].status != 'ok']
+    missing = [n for n in _NEEDS.get(name, ()) if ctx.stages.get(n) is None or ctx.stages[n].status not in ('ok', 'warn')]
     if missing:
         st.status, st.message = 'skipped', f"needs the stage(s) {', '.join(missing)}, which did not run"
         return st
     t0 = time.perf_counter()
     try:
-        _RUN[name](ctx, st); st.status = 'ok'
+        with collected() as fit_warnings: _RUN[name](ctx, st)    # library warnings of the fits: counted, not printed
+        st.status = 'ok'
+        for s in summarise(fit_warnings): st.notes.append(f"Warnings during the fits — {s}."); log(f"  {s}")
+        bad = chart_problems(st.charts)          # a chart that cannot be drawn: the stage ran, but says so
+        if bad:
+            for k in bad: st.charts.pop(k)
+            st.status, st.message = 'warn', '; '.join(f"chart {k} could not be drawn: {m}" for k, m in bad.items())
     except Exception as e:
         st.status, st.message = 'failed', f"{type(e).__name__}: {e}"
         st.tables.clear(); st.charts.clear()
@@ -656,7 +669,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  hardness_models='pyhard7',# [PLM22]'s calibrated pool for IH when ih_pool='pyhard7'
                  force:bool=False,         # write into a folder that holds other files
                  progress:bool=True,       # progress bars and a line per stage
-                 csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, ...)
+                 csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, missing, ...)
+                 task:str='auto',          # 'auto': refuse a target that looks continuous (`check_task`); 'classification': accept it
                 )->Report:
     "Run every selected stage of the robustness analysis of `dataset` × `models` and (with `out`) write the report."
     t0 = time.perf_counter()
@@ -673,6 +687,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
     ds = _load(dataset, target, csv_kws)
+    check_task(ds.y, task, f'target {target!r}' if target else 'target')
     check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
@@ -694,8 +709,9 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
     try:
         try:
-            fits = _schedule(ctx)
+            with collected() as fit_warnings: fits = _schedule(ctx)   # library warnings of the fits: counted, not printed
             if fits: log(f"[0/{len(STAGES)}] fits of every stage in one schedule: {fits:.1f} s")
+            for s in summarise(fit_warnings): log(f"  {s}"); ctx.extra.setdefault('fit_warnings', []).append(s)
         except Exception as e:   # each stage then computes what it needs itself, and fails on its own
             fits = float('nan')
             log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
@@ -708,6 +724,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
     finally:
         if client is not None: client.close()
+    first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)
+    if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.extra.get('fit_warnings', [])]
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('models', 'respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
@@ -721,11 +739,11 @@ def _inputs(dataset)->list:
 
 def _load(dataset, target, csv_kws)->Dataset:
     if isinstance(dataset, Dataset): return dataset
-    if isinstance(dataset, (str, Path)) and str(dataset).endswith(('.csv', '.csv.gz', '.tsv', '.tsv.gz', '.txt')):
-        from robustdiff.data import from_csv
+    if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
+        from robustdiff.data import from_file
         p = Path(dataset)
-        if not p.is_file(): raise FileNotFoundError(f"no such CSV file: {str(p)!r}")
-        try: return from_csv(p, target or 'target', **(csv_kws or {}))
+        if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
+        try: return from_file(p, target or 'target', **(csv_kws or {}))
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
             raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                              f" (try --sep, --na-values, or save it as UTF-8)") from e

@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 from .data import Dataset, load_dataset, data_dir, _need_dir
 from .portfolio import get_models, make_pipeline
 from .estimators import _quiet_many_classes
+from .fitwarnings import capture, tally
 
 # %% auto #0
 __all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'map_folds', 'predict_is_argmax', 'predict_labels_proba', 'cv_predictions',
@@ -304,7 +305,8 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
-    with _one_thread(), _quiet_many_classes():
+    # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
+    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
         try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
         except Exception as e:
             raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
@@ -313,6 +315,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     out = out.copy()
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
+    if caught.rows: out.attrs['fit_warnings'] = caught.rows
     return idx, out
 
 # %% ../nbs/02_responses.ipynb #wd4d5e6f
@@ -421,7 +424,9 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, side=None):
             if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
                 list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
             for i, outs in parallel(plans[i].task(i, ks) for _, i, ks in batches):
-                for k, out in outs: plans[i].store(k, out)
+                for k, out in outs:
+                    tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
+                    plans[i].store(k, out)
                 bar.update(len(outs))
     finally:
         if th is not None: th.join()

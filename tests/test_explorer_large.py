@@ -1,0 +1,98 @@
+"""The instance-space explorer at 20 000 instances in JupyterLab (Playwright + Chromium), as test_isa_explorer.py at 150.
+
+Above 5 000 instances the chart is a 60 × 45 grid of mean colours (or a stratified sample for the class colour): the
+test checks that the widget renders with no error, that colouring by class switches to the sample, that moving the
+z₁ selection updates the summary and the box plots, and that `explorer.selected` in the kernel has the rows the
+summary reports. Skips when Chromium or Playwright is absent.
+"""
+import json, os, re, subprocess, sys, time, urllib.request
+from pathlib import Path
+import pytest
+from test_isa_explorer import CHROMIUM, _free_port, _HAS_TITLE, _summary
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed (apt-get install chromium); CI installs it')
+N = 20_000
+CELLS = [
+    "import altair as alt, numpy as np, pandas as pd\nalt.renderers.enable('svg')\n"
+    "from sklearn.datasets import make_classification\nfrom robustdiff.data import Dataset\n"
+    "from robustdiff.isa import instance_space\nfrom robustdiff.explore import explore\n"
+    f"X, y = make_classification({N}, n_features=6, n_informative=4, n_redundant=0, flip_y=0.05, random_state=0)\n"
+    "ds = Dataset('large', pd.DataFrame(X, columns=[f'f{i}' for i in range(6)]), np.array(['a', 'b'])[y])\n"
+    "space = instance_space(ds, models='quick', n_features=6, random_state=0, n_jobs=2)\n"
+    "explorer = explore(space, color='IH', footprint='good')\nexplorer",
+    f"print('SELECTED', len(explorer.selected), 'OF', len(explorer.df))",
+]
+
+
+@pytest.fixture(scope='module')
+def lab(tmp_path_factory):
+    pytest.importorskip('playwright.sync_api', reason='playwright not installed (pip install playwright)')
+    root = tmp_path_factory.mktemp('lab')
+    nb = {'cells': [{'cell_type': 'code', 'metadata': {}, 'source': c, 'outputs': [], 'execution_count': None} for c in CELLS],
+          'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}},
+          'nbformat': 4, 'nbformat_minor': 5}
+    (root/'large.ipynb').write_text(json.dumps(nb))
+    port, token = _free_port(), 'explorer-large-test'
+    env = {**os.environ, 'PYTHONPATH': str(REPO), 'JUPYTER_CONFIG_DIR': str(root/'.jupyter'),
+           'JUPYTERLAB_WORKSPACES_DIR': str(root/'.ws'), 'OMP_NUM_THREADS': '1'}
+    proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--allow-root', '--no-browser', f'--port={port}',
+                             '--ip=127.0.0.1', f'--ServerApp.token={token}', f'--ServerApp.root_dir={root}',
+                             '--LabApp.news_url=', '--ServerApp.open_browser=False'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f'http://127.0.0.1:{port}'
+    for _ in range(240):
+        try: urllib.request.urlopen(f'{url}/api/status?token={token}', timeout=2); break
+        except Exception: time.sleep(0.5)
+    else:
+        proc.kill(); pytest.fail('JupyterLab did not start')
+    yield url, token
+    proc.terminate()
+    try: proc.wait(20)
+    except subprocess.TimeoutExpired: proc.kill()
+
+
+def test_explorer_20000_in_jupyterlab(lab, tmp_path):
+    from playwright.sync_api import sync_playwright
+    url, token = lab
+    shots = Path(os.environ.get('ISA_SCREENSHOTS', tmp_path)); shots.mkdir(parents=True, exist_ok=True)
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=['--headless', '--no-sandbox', '--disable-gpu',
+                                    '--disable-background-networking', '--no-first-run'])
+        page = browser.new_page(viewport={'width': 1500, 'height': 1100})
+        page.on('pageerror', lambda e: errors.append(str(e)))
+        page.goto(f'{url}/lab/tree/large.ipynb?token={token}', timeout=120_000)
+        page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=120_000)
+        page.wait_for_function("() => /\\| Idle/.test(document.body.innerText)", timeout=120_000)
+        try:
+            page.locator('.jp-Cell').first.click()
+            page.keyboard.press('Shift+Enter')
+            page.wait_for_selector('.jp-OutputArea .widget-dropdown select', timeout=600_000)
+            page.wait_for_function(_HAS_TITLE % 'grid; colour: mean IH per cell', timeout=120_000)
+        except Exception:
+            page.screenshot(path=str(shots/'explorer_large_failed.png'), full_page=True); raise
+        assert _summary(page) == (N, N)
+        body = page.inner_text('body')
+        assert 'Traceback' not in body and 'MaxRowsError' not in body
+        page.screenshot(path=str(shots/'explorer_large_before.png'), full_page=True)
+        page.locator('.jp-OutputArea .widget-dropdown select').first.select_option('class')
+        page.wait_for_function(_HAS_TITLE % 'stratified random sample of 5,000 of 20,000', timeout=120_000)
+        handle = page.locator('.jp-OutputArea .widget-hslider').filter(has_text='select z₁').locator('.noUi-handle').first
+        handle.focus()
+        for _ in range(80): page.keyboard.press('ArrowRight')
+        page.wait_for_function(f"() => !/\\b{N} of {N} instances/.test(document.body.innerText)", timeout=120_000)
+        time.sleep(2)
+        n_sel, _ = _summary(page)
+        assert 0 < n_sel < N
+        assert 'Traceback' not in page.inner_text('body')
+        page.screenshot(path=str(shots/'explorer_large_after.png'), full_page=True)
+        page.locator('.jp-Cell').nth(1).click()
+        page.keyboard.press('Shift+Enter')
+        page.wait_for_function(f"() => /SELECTED \\d+ OF {N}/.test(document.body.innerText)", timeout=120_000)
+        # the kernel handles the slider's updates before this cell: the summary now shows the final selection
+        n_final, _ = _summary(page)
+        assert 0 < n_final < N
+        assert int(re.search(rf'SELECTED (\d+) OF {N}', page.inner_text('body')).group(1)) == n_final
+        browser.close()
+    assert not errors, errors
