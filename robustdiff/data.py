@@ -237,11 +237,15 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
 def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
     "Refuse index columns, copies of the target, numbers read as text, and auto-nominal columns with too many levels."
     X = {c: df[c] for c in df.columns if c != target}      # the columns, without a copy of the table
+    empty = [str(c) for c in X if len(df) and X[c].isna().all()]   # e.g. a separator at the end of every line: not an index
+    if empty:
+        trailing = any(s.startswith('Unnamed: ') for s in empty)
+        raise ValueError(f"feature column{'s' if len(empty) > 1 else ''} {', '.join(map(repr, empty))} "
+                         f"{'are' if len(empty) > 1 else 'is'} empty (no value in any row"
+                         f"{'; every line of the file probably ends with a separator' if trailing else ''}): "
+                         f"drop {'them' if len(empty) > 1 else 'it'} (drop={empty}, --drop {','.join(empty)})")
     for c in X:
         s = str(c)
-        if len(X) and X[c].isna().all():     # e.g. a separator at the end of every line: an empty column, not an index
-            raise ValueError(f"column {s!r} is empty (no value in any row{'; every line of the file probably ends with a separator' if s.startswith('Unnamed: ') else ''}): "
-                             f"drop it (drop=[{s!r}], --drop {s!r})")
         if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
             raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
                              f"would leak the row order into the model: read it as the index (index_col=0) or drop it "

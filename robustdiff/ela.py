@@ -219,7 +219,7 @@ def ela_experiment(datasets,                 # a Dataset / `load_dataset` name, 
                    cache_dir=None,           # reuse per-fold results stored here
                    progress:bool=True,       # progress bars
                   )->pd.DataFrame:           # dataset, model, noise, acc_clean, acc_noisy, rla, ela (+ fold sds)
-    "[SLH16]'s experiment: A_0 and A_x with x % class noise in the training folds, RLA and ELA per dataset and model."
+    "[SLH16]'s experiment: A₀ and Aₓ with x % class noise in the training folds, RLA and ELA per dataset and model."
     items = datasets if isinstance(datasets, (list, tuple)) else [datasets]
     if not items: raise ValueError("datasets is empty")
     levels = _noise_levels(noise)                     # fail on bad noise before loading or fitting anything
@@ -248,7 +248,7 @@ def winners(tab:pd.DataFrame, # output of `ela_experiment`
 
 def best_counts(tab:pd.DataFrame, # output of `ela_experiment`
                )->pd.DataFrame:   # noise, model, measure, wins (ties share a win)
-    "How often each model is best (lowest value) under A_0, A_x, ELA and RLA, per noise level."
+    "How often each model is best (lowest value) under A₀, Aₓ, ELA and RLA, per noise level."
     _check_table(tab)
     rows = []
     for measure, sign in [('acc_clean', -1), ('acc_noisy', -1), ('ela', 1), ('rla', 1)]:

@@ -55,7 +55,7 @@ CASES = [
     ('missing-unknown-mode', lambda t: from_frame(NOISE, 'target', missing='mean'), ValueError,
      "missing must be one of ['impute', 'drop', 'error']"),
     ('missing-empty-column', lambda t: from_frame(NOISE.assign(e=np.nan), 'target'), ValueError,
-     "feature columns ['e'] have no value at all"),
+     "feature column 'e' is empty (no value in any row)"),
     ('missing-every-row', lambda t: from_frame(NOISE.assign(e=[np.nan, 1.] * (N // 2), f=[1., np.nan] * (N // 2)), 'target',
      missing='drop'), ValueError, 'every row has a missing value'),
     ('dataset-missing-drop', lambda t: Dataset('d', NOISE[['x']], NOISE.target, missing='drop'), ValueError,

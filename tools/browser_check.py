@@ -103,7 +103,7 @@ _JS_FACTS = r"""() => {
   const CHARTS = 'CHARTS_PLACEHOLDER';
   const main = document.querySelector('article[role="main"]') || document.querySelector('article') || document.body;
   // visible text outside code, scripts and MathJax output
-  const skip = new Set(['PRE', 'CODE', 'SCRIPT', 'STYLE', 'MJX-CONTAINER', 'MJX-ASSISTIVE-MML', 'TEXTAREA', 'NOSCRIPT']);
+  const skip = new Set(['PRE', 'CODE', 'ABBR', 'SCRIPT', 'STYLE', 'MJX-CONTAINER', 'MJX-ASSISTIVE-MML', 'TEXTAREA', 'NOSCRIPT']);
   let prose = [];
   const walk = (el) => {
     for (const n of el.childNodes) {
