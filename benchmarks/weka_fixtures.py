@@ -26,6 +26,8 @@ DATASETS = {
     'page_blocks': ('pmlb', 1500), 'spambase': ('pmlb', 1500), 'mfeat_morphological': ('pmlb', 1500),
     'letter': ('pmlb', 2600), 'satimage': ('pmlb', 1500), 'texture': ('pmlb', 1500),
     'analcatdata_dmft': ('pmlb', 797), 'nursery': ('pmlb', 2000), 'compas': ('compas', 1500),
+    # class noise as in [SLH16] (where pruning matters most): 10 % of the labels changed to another class (seed 0)
+    'spambase_noise10': ('pmlb', 1500), 'segmentation_noise10': ('pmlb', 1500),
 }
 
 
@@ -40,19 +42,24 @@ def load_compas(path=ROOT/'data'/'compas'/'compas-scores-two-years.csv.gz'):
 def load(name):
     "Features (DataFrame; nominal columns as str), class codes 0..K-1, nominal column names."
     src, n = DATASETS[name]
+    base = name.removesuffix('_noise10')
     if src == 'compas': X, y, nominal = load_compas()
     else:
         from robustdiff.data import load_pmlb, _pmlb_types
         folder = ROOT/'data'/'pmlb'   # nominal: PMLB's 'discrete' (<= 20 levels) and 'binary' features
-        types = _pmlb_types(folder/f'{name}.metadata.yaml')
-        df = pd.read_csv(folder/f'{name}.tsv.gz', sep='\t')
+        types = _pmlb_types(folder/f'{base}.metadata.yaml')
+        df = pd.read_csv(folder/f'{base}.tsv.gz', sep='\t')
         nom = [c for c, t in types.items() if (t == 'binary' or t == 'discrete' and df[c].nunique() <= 20) and c in df]
-        ds = load_pmlb(name, folder=folder, nominal=nom)
+        ds = load_pmlb(base, folder=folder, nominal=nom)
         X, y, nominal = ds.X.copy(), ds.y.to_numpy(), list(ds.nominal)
     rng = np.random.default_rng(0)
     keep = np.sort(rng.permutation(len(y))[:n]) if n < len(y) else np.arange(len(y))
     X, y = X.iloc[keep].reset_index(drop=True), y[keep]
     _, y = np.unique(y, return_inverse=True)
+    if name.endswith('_noise10'):
+        K = int(y.max()) + 1; r = np.random.default_rng(0)
+        flip = r.permutation(len(y))[:round(0.1 * len(y))]
+        y = y.copy(); y[flip] = (y[flip] + r.integers(1, K, len(flip))) % K
     for c in X.columns:
         if c in nominal:   # levels as their rank among the sorted distinct values (numerically if they are numbers)
             v = X[c].to_numpy()
