@@ -104,3 +104,19 @@ def test_structure_parser_catches_a_changed_threshold():
     a = structure('a0 <= 0.5: c1 (3.0/1.0)\na0 > 0.5: c0 (2.0)')
     with pytest.raises(AssertionError): assert_same_structure(a, structure('a0 <= 0.500001: c1 (3.0/1.0)\na0 > 0.500001: c0 (2.0)'))
     with pytest.raises(AssertionError): assert_same_structure(a, structure('a0 <= 0.5: c1 (3.0)\na0 > 0.5: c0 (2.0)'))
+
+
+def test_near_equal_values_end_the_growth():
+    "Values within 1e-6 of each other: Weka's threshold choice can send every row of a node one way; that node is a leaf."
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        X = np.round(rng.uniform(size=(300, 3)), 1) + rng.integers(0, 2, (300, 3)) * 4e-7
+        y = rng.integers(0, 3, 300)
+        tree = C45Classifier(unpruned=True).fit(X, y)
+        stack = [tree.tree_]
+        while stack:
+            nd = stack.pop()
+            if nd.leaf: continue
+            assert sum(len(s.rows) > 0 for s in nd.sons) >= 2
+            stack.extend(nd.sons)
+        assert PARTClassifier().fit(X, y).rules_[-1][0] == []
