@@ -24,8 +24,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 # %% auto #0
 __all__ = ['toy_frame', 'check_contract', 'FDAClassifier', 'PLSDAClassifier', 'RDAClassifier', 'LVQClassifier',
-           'C45TreeClassifier', 'RPartClassifier', 'CITreeClassifier', 'PARTClassifier', 'RBFNetworkClassifier',
-           'RuleEnsembleClassifier', 'GaussianNBFloor', 'PukKernel', 'PukSVC']
+           'C45TreeClassifier', 'RPartClassifier', 'CITreeClassifier', 'RBFNetworkClassifier', 'RuleEnsembleClassifier',
+           'GaussianNBFloor', 'PukKernel', 'PukSVC']
 
 # %% ../nbs/01b_estimators.ipynb #d704e044
 def toy_frame(n:int=150, # rows (a multiple of 3)
@@ -449,75 +449,7 @@ def _quiet_many_classes(y=None):
         yield
 
 # %% ../nbs/01b_estimators.ipynb #50e54cac
-class PARTClassifier(_ProbaClassifier):
-    "PART-like decision list: repeatedly build a pruned C4.5-like tree, keep its largest leaf as a rule, drop the covered rows."
-    def __init__(self, cf:float=0.25,          # confidence factor of the C4.5 pruning
-                 min_samples_leaf:int=2,       # fewest rows per leaf
-                 max_rules:int|None=None,      # longest decision list (None: until every row is covered)
-                 rows_per_rule:int|None=None,  # None: one rule per tree (PART). N: a tree on m rows gives its ceil(m/N) largest leaves
-                 random_state=None,            # seed of the trees' tie-breaking
-                ):
-        self.cf, self.min_samples_leaf, self.max_rules, self.random_state = cf, min_samples_leaf, max_rules, random_state
-        self.rows_per_rule = rows_per_rule
-
-    @staticmethod
-    def _path(t, node):
-        "Conditions (feature, threshold, goes_left) from the root of scikit-learn tree `t` to `node`."
-        inner = np.flatnonzero(t.children_left >= 0)
-        parent = np.full(t.node_count, -1); parent[t.children_left[inner]] = inner; parent[t.children_right[inner]] = inner
-        conds = []
-        while parent[node] >= 0:
-            i = int(parent[node]); conds.append((int(t.feature[i]), float(t.threshold[i]), bool(t.children_left[i] == node))); node = i
-        return conds[::-1]
-
-    @staticmethod
-    def _covers(X, conds):
-        m = np.ones(len(X), bool)
-        for j, thr, is_left in conds: m &= (X[:, j] <= thr) if is_left else (X[:, j] > thr)
-        return m
-
-    def fit(self, X, y):
-        "Grow the decision list."
-        rpr = self.rows_per_rule
-        if rpr is not None and (isinstance(rpr, bool) or not isinstance(rpr, numbers.Integral) or rpr < 1):
-            raise ValueError(f"rows_per_rule must be None or an int >= 1, got {rpr!r}")
-        X, y = self._fit_xy(X, y)
-        K = len(self.classes_); rng = _rng(self.random_state)
-        rest, rules, dists = np.arange(len(X)), [], []
-        max_rules = np.inf if self.max_rules is None else self.max_rules
-        while len(rest) and len(rules) < max_rules:
-            if len(np.unique(y[rest])) < 2:            # one class left: a final rule with no condition
-                rules.append([]); dists.append(np.bincount(y[rest], minlength=K).astype(float)); break
-            Xr = X[rest]
-            tree = C45TreeClassifier(self.cf, self.min_samples_leaf, random_state=int(rng.integers(2**31)))
-            with _quiet_many_classes(y[rest]): tree.fit(Xr, y[rest])   # the last rows: few, of many classes
-            t = tree.tree_model_.tree_; leaf = t.children_left < 0   # training rows per pruned leaf, as `tree.apply` counts them
-            size = np.bincount(tree.effective_node_[leaf], t.n_node_samples[leaf], t.node_count)
-            k = 1 if self.rows_per_rule is None else -(-len(rest) // int(self.rows_per_rule))
-            bigs = np.argsort(-size, kind='stable')[:k]  # the largest leaf first (the lowest node index among equals)
-            covered, root = np.zeros(len(rest), bool), False
-            for big in bigs[size[bigs] > 0]:
-                if len(rules) >= max_rules: break
-                conds = self._path(t, big)
-                d = np.zeros(K); d[tree.classes_] = tree.node_counts_[big]
-                rules.append(conds); dists.append(d)
-                if not conds: root = True; break        # the tree was pruned to its root: a default rule
-                covered |= self._covers(Xr, conds)
-            if root: break
-            rest = rest[~covered]
-        self.rules_, self.rule_dists_ = rules, np.array(dists)
-        self.default_ = np.bincount(y, minlength=K) / len(y)
-        return self
-
-    def predict_proba(self, X):
-        "Class distribution of the first rule covering each row."
-        X = self._x(X)
-        out = np.tile(self.default_, (len(X), 1)); free = np.ones(len(X), bool)
-        for conds, d in zip(self.rules_, self.rule_dists_):
-            m = free & self._covers(X, conds)
-            out[m] = d / d.sum(); free &= ~m
-            if not free.any(): break
-        return out
+from .c45 import PARTClassifier   # Weka's PART, built on C45Classifier's tree code
 
 # %% ../nbs/01b_estimators.ipynb #c66ebdcd
 class RBFNetworkClassifier(_ProbaClassifier):

@@ -19,6 +19,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
+from .c45 import C45Classifier
 from .estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
     RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel, PukSVC)
 from .ripper import RipperClassifier
@@ -164,7 +165,7 @@ class _PlattSVMLabels(CalibratedClassifierCV):
         return self.calibrated_classifiers_[0].estimator.predict(X)
 
 def _ela2():
-    return {'C4.5': C45TreeClassifier(cf=0.25, min_samples_leaf=2),
+    return {'C4.5': C45Classifier(confidence=0.25, min_leaf=2),
             'SVM-Puk': _PlattSVMLabels(PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax'), method='sigmoid', cv=3, ensemble=False)}
 register_portfolio('ela2', _ela2, overwrite=True)
 

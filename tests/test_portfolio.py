@@ -19,8 +19,10 @@ from robustdiff.ripper import RipperClassifier
 from robustdiff.data import load_pmlb
 from robustdiff.responses import cv_predictions
 
+from robustdiff.c45 import C45Classifier
 CUSTOM = [FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier, RPartClassifier,
-          CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, RipperClassifier, GaussianNBFloor]
+          CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, RipperClassifier, GaussianNBFloor,
+          C45Classifier]
 
 
 def _frame(n=180, seed=0):
@@ -181,7 +183,8 @@ def test_custom_estimators_reject_bad_input(cls):
     (lambda: RipperClassifier(folds=1), 'folds'), (lambda: RipperClassifier(optimizations=-1), 'optimizations'),
     (lambda: GaussianNBFloor(floor=-0.1), 'floor'), (lambda: GaussianNBFloor(var_smoothing=np.inf), 'var_smoothing'),
     (lambda: GaussianNBFloor(alpha=0), 'alpha'), (lambda: GaussianNBFloor(binary='kernel'), 'binary'),
-    (lambda: PARTClassifier(rows_per_rule=0), 'rows_per_rule'), (lambda: PARTClassifier(rows_per_rule=2.5), 'rows_per_rule'),
+    (lambda: PARTClassifier(confidence=0.9), 'confidence'), (lambda: PARTClassifier(min_leaf=0), 'min_leaf'),
+    (lambda: C45Classifier(confidence=0), 'confidence'), (lambda: C45Classifier(min_leaf=1.5), 'min_leaf'),
 ])
 def test_custom_estimators_reject_bad_parameters(make, msg):
     X = np.random.default_rng(0).normal(size=(40, 3)); y = np.repeat([0, 1], 20)
@@ -236,13 +239,13 @@ def test_nb_floor_is_affine_invariant(seed, scale, shift, levels):
     np.testing.assert_allclose(p, q, atol=1e-6)
 
 
-def test_part_rows_per_rule_is_part_up_to_n_rows_and_fewer_trees_above():
-    "rows_per_rule=N: PART itself on <= N rows; above, several disjoint leaves per tree, every row still covered."
+def test_weka_members_are_the_weka_ports():
+    "fabra18's PART and ela2's C4.5 are the Weka ports (robustdiff.c45; identity with Weka in test_c45_weka.py)."
+    from robustdiff.c45 import PARTClassifier as WekaPART
+    part, c45 = get_models('fabra18', random_state=0)['PART'], get_models('ela2', random_state=0)['C4.5']
+    assert type(part) is WekaPART and PARTClassifier is WekaPART
+    assert type(c45) is C45Classifier and (c45.confidence, c45.min_leaf, c45.unpruned) == (0.25, 2, False)
     X = np.random.default_rng(3).normal(size=(600, 4)); y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1)
-    part = PARTClassifier(random_state=0).fit(X, y)
-    same = PARTClassifier(rows_per_rule=600, random_state=0).fit(X, y)
-    assert same.rules_ == part.rules_ and np.array_equal(same.predict_proba(X), part.predict_proba(X))
-    many = PARTClassifier(rows_per_rule=100, random_state=0).fit(X, y)
-    cov = np.zeros(len(X), bool)
-    for conds in many.rules_: cov |= PARTClassifier._covers(X, conds)
-    assert cov.all() and many.rules_[0] == part.rules_[0]        # the largest leaf of the first tree comes first
+    p = clone(part).fit(X, y)
+    assert p.rules_[-1][0] == [] and sum(c.sum() for _, c in p.rules_) == len(y)   # every row behind exactly one rule
+    assert (p.predict(X) == y).mean() > 0.9 and (clone(c45).fit(X, y).predict(X) == y).mean() > 0.9
