@@ -77,7 +77,8 @@ def _nearest(D, rows, selfc, perm, K):
     D[rows, selfc] = np.inf                                  # self excluded
     sub = np.linspace(0, n - 1, min(n, max(16 * (K + 1), 256, n // 16))).astype(np.intp)   # distinct columns
     bound = np.partition(D[:, sub], K - 1, axis=1)[:, K - 1] # ≥ the K-th smallest of the full row
-    r, c = np.nonzero(D <= bound[:, None])                   # candidates, row by row (at least K per row)
+    flat = np.flatnonzero(D <= bound[:, None])               # candidates, row by row (at least K per row)
+    r, c = flat // n, flat % n
     d, ids = D[r, c], perm[c]
     D[rows, selfc] = 0.0
     order = np.lexsort((ids, d, r))                          # by row, then distance, then instance id
@@ -418,6 +419,13 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
     y, _ = _codes(ds.y)
     n, out, seconds = len(y), {}, {}
     clock = time.perf_counter
+    trees = None
+    if any(m in measures for m in ('DCP', 'TD_P', 'TD_U')):  # the trees fit on their own thread, beside the distance pass
+        from concurrent.futures import ThreadPoolExecutor
+        pool = ThreadPoolExecutor(1)
+        def fit_trees():
+            t = clock(); res = _tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state); return res, clock() - t
+        trees = pool.submit(fit_trees) if n_jobs != 1 else None
     if any(m in measures for m in _NEIGHBOUR + ('N1',)):
         Z, scale = _distance_space(ds, metric)
         t = clock(); st = _neighbour_stats(Z, y, k, metric, scale, block_rows, n_jobs)
@@ -426,7 +434,8 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
             t = clock(); edges = _mst_boruvka(Z, metric, scale, st['nbr'], st['nbr_d'], n_jobs, block_rows)
             out['N1'] = _n1_from_edges(*edges, y, n); seconds['mst'] = clock() - t
     if any(m in measures for m in ('DCP', 'TD_P', 'TD_U')):
-        t = clock(); out.update(_tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state)); seconds['trees'] = clock() - t
+        res, seconds['trees'] = fit_trees() if trees is None else trees.result()
+        out.update(res); pool.shutdown()
     if 'CL' in measures or 'CLD' in measures:
         t = clock()
         P = _nb_posterior(ds, y) if cfg['likelihood'] == 'nb' else _calibrated_posterior(_design(ds), y)
