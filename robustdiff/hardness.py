@@ -399,7 +399,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
                       preset:str='paper',   # 'paper' ([PLM22]: k = 5, ...) or 'pyhard' (PyHard 2.2.4's choices)
                       k:int|None=None,      # neighbours for kDN (default: the preset's, 5 or 10)
                       metric:str|None=None, # 'gower' (L1 on range-scaled numeric + 0/1 nominal mismatch, averaged) or 'euclidean'
-                      n_jobs:int|None=1,    # threads for the blocked distance pass
+                      n_jobs:int|None=1,    # threads for the blocked distance pass (and one more for the trees when ≠ 1); -1: all cores
                       *,
                       ccp_alpha=None,       # pruned tree: a number, 'path' (pruning path + 3-fold CV) or 'grid' (PyHard's grid search)
                       likelihood:str|None=None, # CL/CLD model: 'nb' (in-sample naive Bayes) or 'calibrated' (PyHard's Platt-calibrated GaussianNB)
