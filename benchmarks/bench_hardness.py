@@ -1,15 +1,16 @@
-"""Benchmark: the 13 [PLM22] hardness measures on make_classification n × 20, wall time and peak memory (issue 12).
+"""Benchmark: the 13 [PLM22] hardness measures on make_classification n × 20, wall time, CPU time and peak memory.
 
-    nice -n 10 python benchmarks/bench_hardness.py [--sizes 5000 20000 100000] [--dense_max 5000] [--n_jobs 1]
-                                                   [--full_max 20000] [--timeout 1800]
+    nice -n 10 python benchmarks/bench_hardness.py [--sizes 5000 20000 50000 100000] [--dense_max 5000]
+                                                   [--n_jobs 1 2] [--full_max 200000] [--timeout 1800]
 
-Each (implementation, size) runs in its own child process so that its peak resident memory (ru_maxrss of the
-child, which includes the Python interpreter and the imports, ~150 MB) is its own. `hardness_measures` (paper preset,
-all 13 measures; also the pyhard preset up to 20 000 rows) runs at every size; the literal dense reference
-(`dense_reference`, the full n × n matrix, what the tests compare against) only where it fits (`--dense_max`).
-Targets: ≤ 10 s and ≤ 1 GB at 5 000 rows; ≤ 60 s and ≤ 2 GB at 20 000 rows; 100 000 rows within 4 GB.
-Sizes above `--full_max` run the same stages one by one (`STAGED`) with progress lines and a time box: on a
-loaded machine 100 000 rows (an O(n²) neighbour pass and MST, ~10¹⁰ distance evaluations) may not finish in it; the run then
+Each (implementation, size, n_jobs) runs in its own child process so that its peak resident memory (ru_maxrss of
+the child, which includes the Python interpreter and the imports, ~150 MB) is its own. `hardness_measures` (paper
+preset, all 13 measures; also the pyhard preset up to 20 000 rows) runs at every size and every `--n_jobs`; the
+literal dense reference (`dense_reference`, the full n × n matrix, what the tests compare against) only where it
+fits (`--dense_max`). With several `--n_jobs` the speed-up of the largest over 1 is reported per size (wall and
+CPU). Targets: ≤ 10 s and ≤ 1 GB at 5 000 rows; ≤ 60 s and ≤ 2 GB at 20 000 rows; at 50 000 rows ≤ 10 s with
+n_jobs = 2 and ≥ 1.7× faster than n_jobs = 1; 100 000 rows ≤ 60 s within 4 GB.
+Sizes above `--full_max` run the same stages one by one (`STAGED`) with progress lines and a time box; the run then
 reports its peak memory so far (polled from /proc) and how far the neighbour pass got, with an extrapolation.
 The time growth exponent is the least-squares slope of log(time) on log(n). The load average of the (shared)
 machine is recorded before and after. Results: benchmarks/results/hardness.json.
@@ -66,14 +67,17 @@ say(stage='trees+likelihood+F1', seconds=clock() - t0, stages=rest.attrs['second
 cfg = H.PRESETS[preset]
 Z, scale = H._distance_space(ds, cfg['metric']); yy, _ = H._codes(ds.y)
 layout = H._class_layout(yy); Zs = np.ascontiguousarray(Z[layout[0]])
-block = max(1, int(2_000_000 // n)); starts = list(range(0, n, block))
+K = min(n - 1, max(cfg['k'], 16))
+width, spans, _ = H._blocks(n, None, 1)
+buf = np.empty((width, n)); nbr, nbr_d = np.empty((n, K), np.intp), np.empty((n, K))
 t1 = clock()
-for i, s in enumerate(starts):
-    H._block_stats(Z, Zs, yy, layout, s, min(s + block, n), cfg['k'], cfg['metric'], scale)
-    if (i + 1) % max(1, len(starts) // 50) == 0:
-        say(stage='neighbours', done=(i + 1) / len(starts), seconds=clock() - t1)
+for i, (s, e) in enumerate(spans):
+    st, _ = H._block_stats(Z, Zs, yy, layout, s, e, cfg['k'], cfg['metric'], scale, K, buf)
+    nbr[s:e], nbr_d[s:e] = st['nbr'], st['nbr_d']
+    if (i + 1) % max(1, len(spans) // 50) == 0:
+        say(stage='neighbours', done=(i + 1) / len(spans), seconds=clock() - t1)
 say(stage='neighbours', done=1.0, seconds=clock() - t1)
-t2 = clock(); H._mst_prim(Z, cfg['metric'], scale); say(stage='mst', done=1.0, seconds=clock() - t2)
+t2 = clock(); H._mst_boruvka(Z, cfg['metric'], scale, nbr, nbr_d); say(stage='mst', done=1.0, seconds=clock() - t2)
 print('RESULT ' + json.dumps(dict(impl='staged', n=n, preset=preset, seconds=clock() - t0, cpu_seconds=cpu(),
       peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
 '''
@@ -116,7 +120,7 @@ def run_staged(n, preset, timeout):
         est_nb = nb[-1]['seconds'] / nb[-1]['done']
         r['extrapolated_seconds'] = dict(trees_likelihood_F1=first['seconds'], neighbours=est_nb,
                                          note='neighbour pass extrapolated linearly from the share of blocks done; the MST '
-                                              '(Prim, also O(n^2)) not started or not finished: take ~0.3-0.5 of the neighbour pass')
+                                              '(Borůvka on the neighbour lists) is a small fraction of it')
     if err and not res and not timed_out: r['error'] = err[-800:]
     return r
 
@@ -132,11 +136,11 @@ def run(impl, n, preset, n_jobs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--sizes', type=int, nargs='+', default=[5000, 20000, 100000])
+    ap.add_argument('--sizes', type=int, nargs='+', default=[5000, 20000, 50000, 100000])
     ap.add_argument('--dense_max', type=int, default=5000, help='largest n for the dense reference (n × n float64 ×~6)')
     ap.add_argument('--pyhard_max', type=int, default=20000, help='largest n for the pyhard preset')
-    ap.add_argument('--n_jobs', type=int, default=1)
-    ap.add_argument('--full_max', type=int, default=20000, help='above this n, run the staged child with a time box')
+    ap.add_argument('--n_jobs', type=int, nargs='+', default=[1, 2], help='threads; every size runs with each')
+    ap.add_argument('--full_max', type=int, default=200000, help='above this n, run the staged child with a time box')
     ap.add_argument('--timeout', type=float, default=1800, help='time box (s) for staged runs')
     ap.add_argument('--out', default=str(ROOT / 'benchmarks' / 'results' / 'hardness.json'))
     a = ap.parse_args()
@@ -146,18 +150,27 @@ def main():
         plan = [('blocked', 'paper')] + ([('blocked', 'pyhard')] if n <= a.pyhard_max else []) + \
                ([('dense', 'paper')] if n <= a.dense_max else [])
         if n > a.full_max: plan = [('staged', 'paper')]
-        for impl, preset in plan:
-            r = run_staged(n, preset, a.timeout) if impl == 'staged' else run(impl, n, preset, a.n_jobs)
-            r['load_after'] = os.getloadavg()[0]
+        plan = [(impl, preset, j) for impl, preset in plan for j in (a.n_jobs if (impl, preset) == ('blocked', 'paper') else a.n_jobs[-1:])]
+        for impl, preset, n_jobs in plan:
+            r = run_staged(n, preset, a.timeout) if impl == 'staged' else run(impl, n, preset, n_jobs)
+            r.update(n_jobs=n_jobs, load_after=os.getloadavg()[0])
             rows.append(r)
             Path(a.out + '.partial').write_text(json.dumps(rows, indent=1))     # survives an interrupted run
-            print(f"{impl:8s} {preset:7s} n={n:7d}: " + (f"{r['seconds']:8.1f} s (cpu {r.get('cpu_seconds', float('nan')):.1f} s)  peak {r['peak_rss_mb']:7.0f} MB  {r.get('stages', '')} {r.get('progress', '')} {r.get('extrapolated_seconds', '')}"
+            print(f"{impl:8s} {preset:7s} n={n:7d} n_jobs={n_jobs}: " + (f"{r['seconds']:8.1f} s (cpu {r.get('cpu_seconds', float('nan')):.1f} s)  peak {r['peak_rss_mb']:7.0f} MB  {r.get('stages', '')} {r.get('progress', '')} {r.get('extrapolated_seconds', '')}"
                   if 'error' not in r else f"FAILED {r['error'][-200:]}"), flush=True)
-    ok = [r for r in rows if r['impl'] in ('blocked', 'staged') and r['preset'] == 'paper' and 'error' not in r
-          and not r.get('timed_out')]
+    ok_all = [r for r in rows if r['impl'] in ('blocked', 'staged') and r['preset'] == 'paper' and 'error' not in r
+              and not r.get('timed_out')]
+    speedup = {}
+    for n in a.sizes:
+        one = [r for r in ok_all if r['n'] == n and r['n_jobs'] == 1]; most = [r for r in ok_all if r['n'] == n and r['n_jobs'] == max(a.n_jobs)]
+        if one and most and max(a.n_jobs) > 1:
+            speedup[n] = dict(n_jobs=max(a.n_jobs), wall_1=round(one[0]['seconds'], 1), wall_j=round(most[0]['seconds'], 1),
+                              speedup=round(one[0]['seconds'] / most[0]['seconds'], 2), cpu_1=round(one[0]['cpu_seconds'], 1),
+                              cpu_j=round(most[0]['cpu_seconds'], 1))
+    ok = [r for r in ok_all if r['n_jobs'] == max(a.n_jobs)]
     slope = float(np.polyfit(np.log([r['n'] for r in ok]), np.log([r['seconds'] for r in ok]), 1)[0]) if len(ok) >= 2 else None
     slope_cpu = float(np.polyfit(np.log([r['n'] for r in ok]), np.log([r['cpu_seconds'] for r in ok]), 1)[0]) if len(ok) >= 2 else None
-    targets = {5000: (10, 1024), 20000: (60, 2048), 100000: (None, 4096)}
+    targets = {5000: (10, 1024), 20000: (60, 2048), 50000: (10, 4096), 100000: (60, 4096)}
     checks = []
     for r in ok + [r for r in rows if r.get('timed_out')]:
         if r['n'] in targets:
@@ -168,12 +181,13 @@ def main():
                                meets_wall=(ts is None or r['seconds'] <= ts) and r['peak_rss_mb'] <= tm and not r.get('timed_out'),
                                meets_cpu=(ts is None or r.get('cpu_seconds', 1e9) <= ts) and r['peak_rss_mb'] <= tm and not r.get('timed_out')))
     res = dict(command='nice -n 10 python benchmarks/bench_hardness.py ' + ' '.join(sys.argv[1:]), cpu_count=os.cpu_count(),
-               load_before=load0, load_after=os.getloadavg(), growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks, runs=rows,
+               load_before=load0, load_after=os.getloadavg(), growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks,
+               speedup=speedup, runs=rows,
                note='peak_rss_mb is the child process peak (interpreter + imports + work); the machine is shared, so '
                     'wall times include contention (see load averages); cpu_seconds (user + system of the child) is '
                     'what the work costs')
     Path(a.out).write_text(json.dumps(res, indent=1))
-    print(json.dumps(dict(growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks, load_before=load0, load_after=os.getloadavg()), indent=1))
+    print(json.dumps(dict(growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks, speedup=speedup, load_before=load0, load_after=os.getloadavg()), indent=1))
 
 if __name__ == '__main__':
     main()

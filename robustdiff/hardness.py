@@ -59,8 +59,9 @@ def _design(ds:Dataset)->np.ndarray:
         parts.append(np.eye(codes.max() + 1)[codes])
     return np.hstack(parts)
 
-def _cdist(A, B, metric):
-    return cdist(A, B, 'cityblock' if metric == 'gower' else 'euclidean')
+def _cdist(A, B, metric, out=None):
+    "Distances between the rows of A and B (L1 or L2), written into `out` when given."
+    return cdist(A, B, 'cityblock' if metric == 'gower' else 'euclidean', out=out)
 
 # %% ../nbs/40_hardness.ipynb #ff002e20
 def _class_layout(y):
@@ -70,34 +71,28 @@ def _class_layout(y):
     bounds = np.searchsorted(y[perm], np.arange(y.max() + 2))
     return perm, pos, bounds
 
-def _knn_enemies(D, rows, selfc, perm, y_rows, y_cols, k):
-    "Enemies among the k nearest neighbours of each row (self excluded, ties broken by instance order)."
+def _nearest(D, rows, selfc, perm, K):
+    "The K nearest other instances of each row and their distances, in (distance, instance id) order."
     n, b = D.shape[1], len(rows)
-    D[rows, selfc] = -1.0                                    # self first, as in PyHard
-    sub = np.linspace(0, n - 1, min(n, max(16 * (k + 1), 256))).astype(np.intp)   # distinct columns
-    bound = np.partition(D[:, sub], k, axis=1)[:, k]         # ≥ the (k+1)-th smallest of the full row
-    r, c = np.nonzero(D <= bound[:, None])                   # candidates, row by row
-    d = D[r, c]
+    D[rows, selfc] = np.inf                                  # self excluded
+    sub = np.linspace(0, n - 1, min(n, max(16 * (K + 1), 256, n // 16))).astype(np.intp)   # distinct columns
+    bound = np.partition(D[:, sub], K - 1, axis=1)[:, K - 1] # ≥ the K-th smallest of the full row
+    flat = np.flatnonzero(D <= bound[:, None])               # candidates, row by row (at least K per row)
+    r, c = flat // n, flat % n
+    d, ids = D[r, c], perm[c]
     D[rows, selfc] = 0.0
-    pos = np.arange(len(r)) - np.searchsorted(r, rows)[r]
-    P = np.full((b, pos.max() + 1), np.inf); P[r, pos] = d
-    kth = np.partition(P, k, axis=1)[:, k]                   # the (k+1)-th smallest distance, self included
-    below, tie = d < kth[r], d == kth[r]
-    need = (k + 1) - np.bincount(r[below], minlength=b)      # how many of the tied candidates to take
-    enemy = y_cols[perm[c]] != y_rows[r]
-    out = np.bincount(r[below & enemy], minlength=b)
-    rt, ot = r[tie], perm[c[tie]]
-    order = np.lexsort((ot, rt))                             # ties by instance order
-    rt, et = rt[order], enemy[tie][order]
-    rank = np.arange(len(rt)) - np.searchsorted(rt, rows)[rt]
-    return out + np.bincount(rt[(rank < need[rt]) & et], minlength=b)
+    order = np.lexsort((ids, d, r))                          # by row, then distance, then instance id
+    r, d, ids = r[order], d[order], ids[order]
+    keep = np.arange(len(r)) - np.searchsorted(r, rows)[r] < K
+    return ids[keep].reshape(b, K), d[keep].reshape(b, K)
 
-def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale):
-    "Everything the neighbour measures need from the distance rows s..e (one block of the n × n matrix, columns by class)."
+def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale, K=None, buf=None):
+    "Everything the neighbour measures and the spanning tree need from the distance rows s..e (columns by class)."
     perm, pos, bounds = layout
     C, b = len(bounds) - 1, e - s
+    K = k if K is None else K
     rows, selfc, yb = np.arange(b), pos[s:e], y[s:e]
-    D = _cdist(Z[s:e], Zs, metric); D /= scale
+    D = _cdist(Z[s:e], Zs, metric, None if buf is None else buf[:b]); D /= scale
     mn, mx, am = np.empty((b, C)), np.empty((b, C)), np.empty((b, C), np.intp)
     for c in range(C):
         mx[:, c] = D[:, bounds[c]:bounds[c + 1]].max(1)      # farthest of class c (self included: 0)
@@ -111,27 +106,50 @@ def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale):
     mn[rows, yb] = np.inf
     ne_d = mn.min(1)
     ne_idx = np.where(mn == ne_d[:, None], am, len(y)).min(1)   # nearest enemy, lowest id among ties
-    knn_enemies = _knn_enemies(D, rows, selfc, perm, yb, y, k)
+    nbr, nbr_d = _nearest(D, rows, selfc, perm, K)
+    knn_enemies = np.count_nonzero(y[nbr[:, :k]] != yb[:, None], axis=1)   # the k nearest, ties by instance order
     local = D < ne_d[:, None]                                # local set of each row (self included when ne_d > 0)
     ls_count = np.count_nonzero(local, axis=1)
     local[rows, selfc] = False
-    useful = np.count_nonzero(local, axis=0)                                   # column j: how many local sets of these rows hold j
-    return dict(ne_idx=ne_idx, ne_d=ne_d, same_d=same_d, far_d=far_d, knn_enemies=knn_enemies, ls_count=ls_count), useful
+    useful = np.count_nonzero(local, axis=0)                 # column j: how many local sets of these rows hold j
+    return dict(ne_idx=ne_idx, ne_d=ne_d, same_d=same_d, far_d=far_d, knn_enemies=knn_enemies, ls_count=ls_count,
+                nbr=nbr, nbr_d=nbr_d), useful
 
-def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1):
-    "Per-instance neighbour statistics from the distance matrix computed a block of rows at a time (O(block · n) memory)."
-    from joblib import Parallel, delayed
+def _blocks(n, block_rows, n_jobs):
+    "Rows per block (default: about 4 million distances, 32 MB), the blocks of n rows, and the number of threads."
+    import os
+    if block_rows is None: block_rows = max(1, min(n, int(4_000_000 // n)))
+    cpus = os.cpu_count() or 1
+    threads = 1 if n_jobs is None else n_jobs if n_jobs > 0 else max(1, cpus + 1 + n_jobs)
+    return block_rows, [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)], threads
+
+def _threaded(fn, items, threads, width, n_cols):
+    "fn(item, buffer) over items on `threads` threads, each with its own reusable width × n_cols buffer; results in order."
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    local = threading.local()
+    def run(item):
+        if getattr(local, 'buf', None) is None: local.buf = np.empty((width, n_cols))
+        return fn(item, local.buf)
+    if threads == 1:
+        yield from map(run, items); return
+    with ThreadPoolExecutor(threads) as ex:                  # scipy's cdist and numpy's reductions release the GIL
+        yield from ex.map(run, items)
+
+def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1, K=None):
+    "Per-instance neighbour statistics (and each instance's K nearest) from the distance matrix, a block of rows at a time."
     n = len(Z)
+    K = min(n - 1, max(k, 16)) if K is None else K
     layout = _class_layout(y)
     Zs = np.ascontiguousarray(Z[layout[0]])
-    if block_rows is None: block_rows = max(1, min(n, int(2_000_000 // n)))   # ~16 MB per float64 block
-    starts = list(range(0, n, block_rows))
-    jobs = (delayed(_block_stats)(Z, Zs, y, layout, s, min(s + block_rows, n), k, metric, scale) for s in starts)
+    width, spans, threads = _blocks(n, block_rows, n_jobs)
     out = {key: np.empty(n, dtype) for key, dtype in
            dict(ne_idx=np.intp, ne_d=float, same_d=float, far_d=float, knn_enemies=np.intp, ls_count=np.intp).items()}
+    out['nbr'], out['nbr_d'] = np.empty((n, K), np.intp), np.empty((n, K))
     useful = np.zeros(n, np.int64)
-    for s, (st, u) in zip(starts, Parallel(n_jobs=n_jobs, backend='threading', return_as='generator')(jobs)):
-        for key, v in st.items(): out[key][s:s + len(v)] = v
+    work = lambda se, buf: _block_stats(Z, Zs, y, layout, se[0], se[1], k, metric, scale, K, buf)
+    for (s, e), (st, u) in zip(spans, _threaded(work, spans, threads, width, n)):
+        for key, v in st.items(): out[key][s:e] = v
         useful += u
     out['useful'] = useful[layout[1]]
     return out
@@ -177,6 +195,52 @@ def _mst_prim(Z, metric, scale=1.0):
         m -= 1
         Zp[j], order[j], key[j], parent[j] = Zp[m], order[m], key[m], parent[m]
     return u_edges, v_edges
+
+def _first_per_group(g, *keys):
+    "Index of the smallest element of each group g under the lexicographic order of keys (first key most significant)."
+    order = np.lexsort(tuple(reversed(keys)) + (g,))
+    gs = g[order]
+    return order[np.r_[True, gs[1:] != gs[:-1]]]
+
+def _nearest_outside(Z, comp, idx, metric, scale, n_jobs, block_rows):
+    "For the instances idx: the nearest instance of another component and its distance (ties: lowest id), exactly."
+    n = len(Z)
+    width, spans, threads = _blocks(n, block_rows, n_jobs)
+    spans = [(s, min(s + width, len(idx))) for s in range(0, len(idx), width)]
+    def work(se, buf):
+        rows = idx[se[0]:se[1]]
+        D = _cdist(Z[rows], Z, metric, buf[:len(rows)]); D /= scale
+        D[comp[rows][:, None] == comp[None, :]] = np.inf
+        q = D.argmin(1)
+        return q, D[np.arange(len(rows)), q]
+    res = list(_threaded(work, spans, threads, width, n))
+    return np.concatenate([r[0] for r in res]), np.concatenate([r[1] for r in res])
+
+def _mst_boruvka(Z, metric, scale, nbr, nbr_d, n_jobs=1, block_rows=None):
+    "Exact minimum spanning tree by Borůvka's algorithm on the K-nearest lists, with exact rows where the lists run out."
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    n = len(Z)
+    comp, pts = np.arange(n), np.arange(n)
+    u_all, v_all = np.empty(0, np.intp), np.empty(0, np.intp)
+    while len(u_all) < n - 1:
+        outside = comp[nbr] != comp[:, None]
+        has = outside.any(1)
+        j = outside.argmax(1)
+        q, w = np.where(has, nbr[pts, j], n), np.where(has, nbr_d[pts, j], np.inf)
+        best = _first_per_group(comp, w, np.minimum(pts, q), np.maximum(pts, q))
+        cw = np.full(comp.max() + 1, np.inf); cw[comp[best]] = w[best]
+        # an instance whose list lies inside its component has every outside instance at distance ≥ its K-th
+        need = np.flatnonzero(~has & (nbr_d[:, -1] <= cw[comp]))
+        if len(need):
+            q[need], w[need] = _nearest_outside(Z, comp, need, metric, scale, n_jobs, block_rows)
+            best = _first_per_group(comp, w, np.minimum(pts, q), np.maximum(pts, q))
+        lo, hi = np.minimum(best, q[best]), np.maximum(best, q[best])
+        e = np.unique(lo * n + hi)                             # both ends may pick the same edge
+        u_all, v_all = np.r_[u_all, e // n], np.r_[v_all, e % n]
+        G = coo_matrix((np.ones(len(u_all)), (u_all, v_all)), shape=(n, n))
+        comp = connected_components(G, directed=False)[1]
+    return u_all, v_all
 
 def _n1_from_edges(u, v, y, n):
     "N1 (eq. 14): share of an instance's MST neighbours with another label."
@@ -335,7 +399,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
                       preset:str='paper',   # 'paper' ([PLM22]: k = 5, ...) or 'pyhard' (PyHard 2.2.4's choices)
                       k:int|None=None,      # neighbours for kDN (default: the preset's, 5 or 10)
                       metric:str|None=None, # 'gower' (L1 on range-scaled numeric + 0/1 nominal mismatch, averaged) or 'euclidean'
-                      n_jobs:int|None=1,    # threads for the blocked distance pass
+                      n_jobs:int|None=1,    # threads for the blocked distance pass (and one more for the trees when ≠ 1); -1: all cores
                       *,
                       ccp_alpha=None,       # pruned tree: a number, 'path' (pruning path + 3-fold CV) or 'grid' (PyHard's grid search)
                       likelihood:str|None=None, # CL/CLD model: 'nb' (in-sample naive Bayes) or 'calibrated' (PyHard's Platt-calibrated GaussianNB)
@@ -355,15 +419,23 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
     y, _ = _codes(ds.y)
     n, out, seconds = len(y), {}, {}
     clock = time.perf_counter
+    trees = None
+    if any(m in measures for m in ('DCP', 'TD_P', 'TD_U')):  # the trees fit on their own thread, beside the distance pass
+        from concurrent.futures import ThreadPoolExecutor
+        pool = ThreadPoolExecutor(1)
+        def fit_trees():
+            t = clock(); res = _tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state); return res, clock() - t
+        trees = pool.submit(fit_trees) if n_jobs != 1 else None
     if any(m in measures for m in _NEIGHBOUR + ('N1',)):
         Z, scale = _distance_space(ds, metric)
-        if any(m in measures for m in _NEIGHBOUR):
-            t = clock(); st = _neighbour_stats(Z, y, k, metric, scale, block_rows, n_jobs)
-            out.update(_neighbour_measures(st, y, k, cfg['denominator'])); seconds['neighbours'] = clock() - t
+        t = clock(); st = _neighbour_stats(Z, y, k, metric, scale, block_rows, n_jobs)
+        out.update(_neighbour_measures(st, y, k, cfg['denominator'])); seconds['neighbours'] = clock() - t
         if 'N1' in measures:
-            t = clock(); out['N1'] = _n1_from_edges(*_mst_prim(Z, metric, scale), y, n); seconds['mst'] = clock() - t
+            t = clock(); edges = _mst_boruvka(Z, metric, scale, st['nbr'], st['nbr_d'], n_jobs, block_rows)
+            out['N1'] = _n1_from_edges(*edges, y, n); seconds['mst'] = clock() - t
     if any(m in measures for m in ('DCP', 'TD_P', 'TD_U')):
-        t = clock(); out.update(_tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state)); seconds['trees'] = clock() - t
+        res, seconds['trees'] = fit_trees() if trees is None else trees.result()
+        out.update(res); pool.shutdown()
     if 'CL' in measures or 'CLD' in measures:
         t = clock()
         P = _nb_posterior(ds, y) if cfg['likelihood'] == 'nb' else _calibrated_posterior(_design(ds), y)

@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import Dataset, make_synthetic
 from robustdiff.hardness import (MEASURES, PRESETS, hardness_measures, dense_reference, instance_hardness,
                                  InstanceHardness, good_threshold, hardness_correlations, _distance_space, _cdist,
-                                 _mst_prim, _codes)
+                                 _mst_prim, _mst_boruvka, _neighbour_stats, _n1_from_edges, _codes)
 
 
 def _random(n, p, C, nominal=0, seed=0, integer=False):
@@ -64,6 +64,54 @@ def test_ties_and_duplicates():
     import scipy.sparse as sp                                                  # and it spans: one component
     G = sp.coo_matrix((np.ones(len(u)), (u, v)), shape=(len(y), len(y)))
     assert sp.csgraph.connected_components(G, directed=False)[0] == 1
+
+
+def _kruskal(D):
+    "Kruskal on the dense matrix, edges ordered by (weight, lower id, higher id): the one MST under that total order."
+    n = len(D)
+    iu, ju = np.triu_indices(n, 1)
+    parent = np.arange(n)
+    def find(a):
+        while parent[a] != a: parent[a] = parent[parent[a]]; a = parent[a]
+        return a
+    edges = set()
+    for e in np.lexsort((ju, iu, D[iu, ju])):
+        a, b = find(iu[e]), find(ju[e])
+        if a != b: parent[a] = b; edges.add((int(iu[e]), int(ju[e])))
+    return edges
+
+
+def _boruvka(ds, K, n_jobs=1, block_rows=None, metric='gower'):
+    Z, s = _distance_space(ds, metric)
+    y, _ = _codes(ds.y)
+    st = _neighbour_stats(Z, y, 1, metric, s, block_rows, n_jobs, K=K)
+    u, v = _mst_boruvka(Z, metric, s, st['nbr'], st['nbr_d'], n_jobs, block_rows)
+    return set(zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist())), Z, s
+
+
+@pytest.mark.parametrize('K', [1, 3, 16])
+@pytest.mark.parametrize('integer', [False, True])
+@pytest.mark.parametrize('metric', ['gower', 'euclidean'])
+def test_boruvka_is_the_mst_under_weight_then_ids(K, integer, metric):
+    "Borůvka on short neighbour lists (K = 1 makes it fall back to exact rows) = Kruskal with ties by ids, any threads/blocks."
+    ds = _random(130, 3, 3, 1 if integer else 0, seed=5, integer=integer)
+    if integer: ds = Dataset('dup', pd.concat([ds.X, ds.X.iloc[:20]], ignore_index=True), np.r_[ds.y, ds.y[:20]], ds.nominal)
+    edges, Z, s = _boruvka(ds, K, metric=metric)
+    assert len(edges) == len(ds.y) - 1
+    assert edges == _kruskal(_cdist(Z, Z, metric) / s)
+    if not integer:                                            # no ties: the MST is unique, Prim finds the same tree
+        u, v = _mst_prim(Z, metric, s)
+        assert edges == set(zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist()))
+    for n_jobs, block_rows in ((2, 7), (3, 1)):
+        assert _boruvka(ds, K, n_jobs, block_rows, metric)[0] == edges
+
+
+def test_n1_uses_the_mst_with_ties_by_ids():
+    ds = _random(100, 2, 2, 1, seed=2, integer=True)
+    Z, s = _distance_space(ds, 'gower')
+    y, _ = _codes(ds.y)
+    u, v = np.array(sorted(_kruskal(_cdist(Z, Z, 'gower') / s))).T
+    np.testing.assert_array_equal(hardness_measures(ds, measures='N1', n_jobs=2, block_rows=9).N1, _n1_from_edges(u, v, y, len(y)))
 
 
 def test_block_size_and_threads_do_not_change_results():
