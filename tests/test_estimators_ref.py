@@ -6,14 +6,17 @@ Some stand-ins' numbers depend on the numerical libraries too (k-means and logis
 squares and LDA in `fda`): new numpy/scipy/scikit-learn releases changed them (2026-11-23: `rbf` by up to 1e-2 and
 `fda` on nursery by whole labels, with af743a7's own code). So the fixtures record the library versions they were
 written with (versions.json), `make test` installs those versions (constraints.txt), and a failure says when the
-versions differ. To regenerate after a deliberate upgrade, write them with af743a7's code, not the current one:
+versions differ. The numbers depend on the CPU's BLAS kernels as well: OpenBLAS chooses them at run time (on an
+AVX-512 machine its SkylakeX kernels move `rbf`'s probabilities by up to 4e-6 and `fda`'s labels on nursery), so the
+fixtures also record the kernels they were written with (versions.json: `openblas_coretype`, Haswell) and the
+comparison refits in a child process with `OPENBLAS_CORETYPE` set to them. To regenerate after a deliberate upgrade, write them with af743a7's code, not the current one:
     git archive af743a7 | tar -x -C /tmp/af && cp tests/test_estimators_ref.py /tmp/af/tests/ &&
-    (cd /tmp/af && PYTHONPATH=/tmp/af ROBUSTDIFF_DATA=<repo>/data python tests/test_estimators_ref.py --write --ref <repo>/tests/data/estimators_ref)
+    (cd /tmp/af && OPENBLAS_CORETYPE=Haswell PYTHONPATH=/tmp/af ROBUSTDIFF_DATA=<repo>/data python tests/test_estimators_ref.py --write --ref <repo>/tests/data/estimators_ref)
 
 PART is not compared any more: fabra18's PART is now Weka's PART itself (`robustdiff.c45`), a different algorithm
 from the stand-in these fixtures pinned (partial trees instead of full ones), and it is pinned against Weka 3.6.14's
 own rule lists and predictions by tests/test_c45_weka.py. The fixtures' PART entries are the old stand-in's."""
-import json, sys, warnings
+import json, os, subprocess, sys, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -101,10 +104,19 @@ def test_fixture_versions_are_installed():
     assert _drift_note() == '', _drift_note()
 
 
+def _run_pinned(case, tmp:Path)->tuple:
+    "`run_case` in a child process with the BLAS kernels the fixtures were written with (numpy reads them at import)."
+    core = json.loads((REF/'versions.json').read_text()).get('openblas_coretype')
+    env = dict(os.environ, **({'OPENBLAS_CORETYPE': core} if core else {}))
+    subprocess.run([sys.executable, __file__, '--dump', case, str(tmp/'out.npz')], env=env, check=True)
+    z = np.load(tmp/'out.npz')
+    return {k: z[k] for k in z.files}, json.loads((tmp/'out.json').read_text())
+
+
 @pytest.mark.parametrize('case', ['waveform_40', 'yeast', 'nursery', 'mixed', 'mixed6k'])
-def test_identical_to_reference(case):
+def test_identical_to_reference(case, tmp_path):
     ref = np.load(REF/f'{case}.npz'); ref_rules = json.loads((REF/f'{case}_rules.json').read_text())
-    out, rules = run_case(case)
+    out, rules = _run_pinned(case, tmp_path)
     note = _drift_note()
     for name in MODELS:
         np.testing.assert_array_equal(out[name + '_pred'], ref[name + '_pred'], err_msg=f'{case}/{name} predictions{note}')
@@ -112,10 +124,15 @@ def test_identical_to_reference(case):
         assert rules[name] == ref_rules[name], f'{case}/{name}: rules differ{note}'
 
 
+if __name__ == '__main__' and '--dump' in sys.argv:     # one case, for `_run_pinned`
+    case, path = sys.argv[sys.argv.index('--dump') + 1:][:2]
+    out, rules = run_case(case)
+    np.savez(path, **out); Path(path).with_suffix('.json').write_text(json.dumps(rules))
+
 if __name__ == '__main__' and '--write' in sys.argv:
     if '--ref' in sys.argv: REF = Path(sys.argv[sys.argv.index('--ref') + 1])
     REF.mkdir(parents=True, exist_ok=True)
-    (REF/'versions.json').write_text(json.dumps(_versions()))
+    (REF/'versions.json').write_text(json.dumps(_versions() | {'openblas_coretype': os.environ.get('OPENBLAS_CORETYPE', 'Haswell')}))
     for case in cases():
         out, rules = run_case(case)
         np.savez_compressed(REF/f'{case}.npz', **out)
