@@ -80,9 +80,11 @@ class _PiMLNoise(Perturbation):
         for c, v in self._values(X, rng, self.size).items(): out[c] = v
         return out, y
 
-def _numeric_block(X, feats, what='X')->np.ndarray:
+def _numeric_block(X, feats, what='X', missing:bool=False)->np.ndarray:
+    "The numeric features as floats; infinite values refused, missing ones too unless `missing` (they then stay missing)."
     V = X[feats].to_numpy(dtype=float)
-    if not np.isfinite(V).all(): raise ValueError(f"{what} has missing or infinite values in {feats}")
+    if np.isinf(V).any() or (not missing and np.isnan(V).any()):
+        raise ValueError(f"{what} has {'infinite' if missing else 'missing or infinite'} values in {feats}")
     return V
 
 # %% ../nbs/31_robustness.ipynb #cff46ac5
@@ -90,12 +92,14 @@ class RawNoise(_PiMLNoise):
     "[PiML] raw noise (eq. R1): x' = x + N(0, (size·σ)²), σ of each feature from the training (or test) data."
     _default_stats = 'train'
 
-    def _stats(self, X):
-        return _numeric_block(X, self.features_).std(axis=0) if self.features_ else np.zeros(0)
+    def _stats(self, X):            # σ of the observed values: a missing cell stays missing (the model's pipeline imputes it)
+        if not self.features_: return np.zeros(0)
+        V = _numeric_block(X, self.features_, missing=True)
+        return np.nanstd(V, axis=0) if np.isnan(V).any() else V.std(axis=0)
 
     def _values(self, X, rng, size)->dict:
         if not self.features_: return {}
-        V = _numeric_block(X, self.features_)
+        V = _numeric_block(X, self.features_, missing=True)
         V = V + rng.standard_normal(V.shape) * (size * self._ref(X))
         return {c: V[:, j] for j, c in enumerate(self.features_)}
 
@@ -133,8 +137,8 @@ class CategoricalResample(_PiMLNoise):
     def _stats(self, X):
         out = {}
         for c in self.features_:
-            col = X[c]
-            if col.isna().any(): raise ValueError(f"column {c!r} has missing values")
+            col = X[c].dropna()                        # frequencies of the observed values
+            if not len(col): raise ValueError(f"column {c!r} has no observed value")
             if isinstance(col.dtype, pd.CategoricalDtype):
                 counts = col.value_counts(sort=False).reindex(col.cat.categories, fill_value=0)
                 out[c] = (col.cat.categories, counts.to_numpy(dtype=float) / counts.sum())
@@ -148,8 +152,7 @@ class CategoricalResample(_PiMLNoise):
         for c in self.features_:
             values, p = ref[c]
             col = X[c]
-            if col.isna().any(): raise ValueError(f"X column {c!r} has missing values")
-            replace = rng.random(n) < size
+            replace = (rng.random(n) < size) & col.notna().to_numpy()   # a missing cell stays missing (the pipeline imputes it)
             fresh = rng.choice(len(values), size=n, p=p)
             if isinstance(values, pd.Index):           # a category column: work on codes over the union of categories
                 have = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else pd.Index(pd.unique(col))

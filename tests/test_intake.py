@@ -315,3 +315,19 @@ def test_stage_with_an_undrawable_chart_is_warn(monkeypatch):
     assert 'raw' not in st.charts and 'classes' in st.charts
     assert rep.stages['accuracy'].status == 'ok'
     assert '<span class="status warn">warn' in R.render_html(rep)
+
+
+def test_one_pass_report_runs_on_a_table_with_gaps(tmp_path):
+    "Every fitting stage of the one-pass report on a table with gaps: perturbed copies keep a missing cell missing, each pipeline imputes it."
+    from robustdiff.report import build_report
+    from robustdiff.robustness import RawNoise
+    ds = from_file(Path(__file__).parent/'data'/'penguins_like.csv', 'species')
+    assert ds.missing_counts.sum() > 0
+    rep = build_report(ds, models='quick', respondents='models', stages='accuracy,difficulty,scc,ela,perturbation,verdict',
+                       progress=False, n_jobs=1)
+    assert {k: s.status for k, s in rep.stages.items() if s.status != 'off'} == dict.fromkeys(
+        ['data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'verdict'], 'ok'), {k: s.message for k, s in rep.stages.items()}
+    num = [c for c in ds.numeric if ds.X[c].isna().any()][0]
+    X = ds.X[list(ds.numeric)]
+    noisy = RawNoise(size=0.4).fit(X).transform(X, random_state=0)
+    assert (noisy[num].isna() == ds.X[num].isna()).all() and not np.allclose(noisy[num].dropna(), ds.X[num].dropna())
