@@ -266,7 +266,7 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         k = X[c].nunique()
         if k > max_levels:
             msg = (f"column {s!r} would be a nominal feature with {k} levels (one-hot encoding makes {k} features): "
-                   f"if it is an identifier or free text, drop it (drop=[{s!r}]); if it is numeric, fix its values")
+                   f"if it is an identifier or free text, drop it (drop=[{s!r}], --drop {s!r}); if it is numeric, fix its values")
             if auto: raise ValueError(msg + f"; or raise max_levels (now {max_levels})")
             warnings.warn(msg, DataWarning, stacklevel=3)
 

@@ -8,7 +8,7 @@ summary reports. Skips when Chromium or Playwright is absent.
 import json, os, re, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
-from test_isa_explorer import CHROMIUM, _free_port, _HAS_TITLE, _summary
+from test_isa_explorer import CHROMIUM, _HAS_TITLE, _summary, jupyter_lab
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed (apt-get install chromium); CI installs it')
@@ -28,28 +28,7 @@ CELLS = [
 @pytest.fixture(scope='module')
 def lab(tmp_path_factory):
     pytest.importorskip('playwright.sync_api', reason='playwright not installed (pip install playwright)')
-    root = tmp_path_factory.mktemp('lab')
-    nb = {'cells': [{'cell_type': 'code', 'metadata': {}, 'source': c, 'outputs': [], 'execution_count': None} for c in CELLS],
-          'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}},
-          'nbformat': 4, 'nbformat_minor': 5}
-    (root/'large.ipynb').write_text(json.dumps(nb))
-    port, token = _free_port(), 'explorer-large-test'
-    env = {**os.environ, 'PYTHONPATH': str(REPO), 'JUPYTER_CONFIG_DIR': str(root/'.jupyter'),
-           'JUPYTERLAB_WORKSPACES_DIR': str(root/'.ws'), 'OMP_NUM_THREADS': '1'}
-    proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--allow-root', '--no-browser', f'--port={port}',
-                             '--ip=127.0.0.1', f'--ServerApp.token={token}', f'--ServerApp.root_dir={root}',
-                             '--LabApp.news_url=', '--ServerApp.open_browser=False'],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f'http://127.0.0.1:{port}'
-    for _ in range(240):
-        try: urllib.request.urlopen(f'{url}/api/status?token={token}', timeout=2); break
-        except Exception: time.sleep(0.5)
-    else:
-        proc.kill(); pytest.fail('JupyterLab did not start')
-    yield url, token
-    proc.terminate()
-    try: proc.wait(20)
-    except subprocess.TimeoutExpired: proc.kill()
+    yield from jupyter_lab(tmp_path_factory.mktemp('lab'), CELLS, 'large.ipynb', 'explorer-large-test')
 
 
 def test_explorer_20000_in_jupyterlab(lab, tmp_path):

@@ -32,17 +32,15 @@ def _free_port():
         s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 
-@pytest.fixture(scope='module')
-def lab(tmp_path_factory):
-    pytest.importorskip('playwright.sync_api', reason='playwright not installed (pip install playwright)')
-    root = tmp_path_factory.mktemp('lab')
-    nb = {'cells': [{'cell_type': 'code', 'metadata': {}, 'source': c, 'outputs': [], 'execution_count': None} for c in CELLS],
+def jupyter_lab(root:Path, cells:list, name:str, token:str):
+    "A JupyterLab server on 127.0.0.1 serving one notebook made of `cells` (in `root`): yields (url, token), then stops it."
+    nb = {'cells': [{'cell_type': 'code', 'metadata': {}, 'source': c, 'outputs': [], 'execution_count': None} for c in cells],
           'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}},
           'nbformat': 4, 'nbformat_minor': 5}
-    (root / 'explorer.ipynb').write_text(json.dumps(nb))
-    port, token = _free_port(), 'isa-explorer-test'
-    env = {**os.environ, 'PYTHONPATH': str(REPO), 'JUPYTER_CONFIG_DIR': str(root / '.jupyter'),
-           'JUPYTERLAB_WORKSPACES_DIR': str(root / '.ws'), 'OMP_NUM_THREADS': '1'}
+    (root/name).write_text(json.dumps(nb))
+    port = _free_port()
+    env = {**os.environ, 'PYTHONPATH': str(REPO), 'JUPYTER_CONFIG_DIR': str(root/'.jupyter'),
+           'JUPYTERLAB_WORKSPACES_DIR': str(root/'.ws'), 'OMP_NUM_THREADS': '1'}
     proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--allow-root', '--no-browser', f'--port={port}',
                              '--ip=127.0.0.1', f'--ServerApp.token={token}', f'--ServerApp.root_dir={root}',
                              '--LabApp.news_url=', '--ServerApp.open_browser=False'],
@@ -59,6 +57,12 @@ def lab(tmp_path_factory):
     proc.terminate()
     try: proc.wait(20)
     except subprocess.TimeoutExpired: proc.kill()
+
+
+@pytest.fixture(scope='module')
+def lab(tmp_path_factory):
+    pytest.importorskip('playwright.sync_api', reason='playwright not installed (pip install playwright)')
+    yield from jupyter_lab(tmp_path_factory.mktemp('lab'), CELLS, 'explorer.ipynb', 'isa-explorer-test')
 
 
 _HAS_TITLE = ("() => [...document.querySelectorAll('.jp-OutputArea img, .jp-OutputArea svg')].some(e => "
