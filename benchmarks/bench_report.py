@@ -56,6 +56,7 @@ if side == 'report':
     from robustdiff.report import build_report
     rep = build_report(ds, models=models, respondents=respondents, n_jobs=n_jobs, progress=False)
     out['stages'] = {k: dict(status=s.status, seconds=round(s.seconds, 1), message=s.message[:200]) for k, s in rep.stages.items()}
+    out['fits_seconds'] = rep.config.get('fits_seconds')     # the one schedule of every stage's fits (before the stages)
 else:
     from sklearn.model_selection import cross_val_predict
     from robustdiff.portfolio import get_models, make_pipeline
@@ -82,6 +83,7 @@ def run(side, tree, a):
 def show(label, r):
     print(f"{label:>14}: wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  utilisation {r['utilisation']:.0%}  "
           f"peak {r['peak_rss_sum_mib']} MiB", flush=True)
+    if r.get('fits_seconds') is not None: print(f"{'':>16}{'(one schedule)':<13} {'':<7} {r['fits_seconds']:7.1f} s", flush=True)
     for k, s in r.get('stages', {}).items():
         if s['status'] != 'off': print(f"{'':>16}{k:<13} {s['status']:<7} {s['seconds']:7.1f} s {s['message']}", flush=True)
 
