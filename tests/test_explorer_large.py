@@ -8,7 +8,7 @@ summary reports. Skips when Chromium or Playwright is absent.
 import json, os, re, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
-from test_isa_explorer import CHROMIUM, _HAS_TITLE, _summary, jupyter_lab
+from test_isa_explorer import CHROMIUM, _HAS_TITLE, _summary, jupyter_lab, open_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed (apt-get install chromium); CI installs it')
@@ -37,13 +37,7 @@ def test_explorer_20000_in_jupyterlab(lab, tmp_path):
     shots = Path(os.environ.get('ISA_SCREENSHOTS', tmp_path)); shots.mkdir(parents=True, exist_ok=True)
     errors = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=['--headless', '--no-sandbox', '--disable-gpu',
-                                    '--disable-background-networking', '--no-first-run'])
-        page = browser.new_page(viewport={'width': 1500, 'height': 1100})
-        page.on('pageerror', lambda e: errors.append(str(e)))
-        page.goto(f'{url}/lab/tree/large.ipynb?token={token}', timeout=120_000)
-        page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=120_000)
-        page.wait_for_function("() => /\\| Idle/.test(document.body.innerText)", timeout=120_000)
+        browser, page = open_notebook(p, url, token, 'large.ipynb', errors)
         try:
             page.locator('.jp-Cell').first.click()
             page.keyboard.press('Shift+Enter')

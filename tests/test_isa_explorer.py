@@ -65,6 +65,18 @@ def lab(tmp_path_factory):
     yield from jupyter_lab(tmp_path_factory.mktemp('lab'), CELLS, 'explorer.ipynb', 'isa-explorer-test')
 
 
+def open_notebook(p, url:str, token:str, name:str, errors:list):
+    "Chromium (Playwright `p`) on the JupyterLab notebook `name`, its kernel idle: (browser, page); page errors go to `errors`."
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=['--headless', '--no-sandbox', '--disable-gpu',
+                                '--disable-background-networking', '--no-first-run'])
+    page = browser.new_page(viewport={'width': 1500, 'height': 1100})
+    page.on('pageerror', lambda e: errors.append(str(e)))
+    page.goto(f'{url}/lab/tree/{name}?token={token}', timeout=120_000)
+    page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=120_000)
+    page.wait_for_function("() => /\\| Idle/.test(document.body.innerText)", timeout=120_000)   # kernel started
+    return browser, page
+
+
 _HAS_TITLE = ("() => [...document.querySelectorAll('.jp-OutputArea img, .jp-OutputArea svg')].some(e => "
               "(e.tagName === 'IMG' ? decodeURIComponent(e.src.startsWith('data:image/svg+xml;base64,') ? "
               "atob(e.src.split(',')[1]) : e.src) : e.textContent).includes('%s'))")
@@ -83,13 +95,7 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
     shots.mkdir(parents=True, exist_ok=True)
     errors = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=['--headless', '--no-sandbox', '--disable-gpu',
-                                    '--disable-background-networking', '--no-first-run'])
-        page = browser.new_page(viewport={'width': 1500, 'height': 1100})
-        page.on('pageerror', lambda e: errors.append(str(e)))
-        page.goto(f'{url}/lab/tree/explorer.ipynb?token={token}', timeout=120_000)
-        page.wait_for_selector('.jp-NotebookPanel .jp-Cell', timeout=120_000)
-        page.wait_for_function("() => /\\| Idle/.test(document.body.innerText)", timeout=120_000)   # kernel started
+        browser, page = open_notebook(p, url, token, 'explorer.ipynb', errors)
         try:
             page.locator('.jp-Cell').first.click()
             page.keyboard.press('Shift+Enter')                     # run the explorer cell
