@@ -260,7 +260,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state)->tuple:
     m['flip'] = (m.y_pred.astype(str).to_numpy() != m.y_clean.astype(str).to_numpy()).astype(float)
     fl = _per_instance(m, 'flip', models, inst)
     reps = dict(drop_all=_wmean(Wa, c0 - c1), drop_hardest=_wmean(Wa[:, top], c0[top] - c1[top]),
-                flip_perturbed=_wmean(Wa[:, top], fl[top]))
+                flip_perturbed=_wmean(Wa[:, top], fl[top]), acc_perturbed_hardest=_wmean(Wa[:, top], c1[top]))
     return models, reps, float(lv1)
 
 # %% ../nbs/92_answer.ipynb #e026bdb4
@@ -482,6 +482,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                       'lower', beats, _WORDS['flip_perturbed'])
         pairs.append(compare_pairs(pr['flip_perturbed'], models, 'lower', level, beats).assign(measure='flip_perturbed'))
         rows += _rows(models, pr['drop_hardest'], 'drop_hardest', level) + _rows(models, pr['drop_all'], 'drop_all', level)
+        rows += _rows(models, pr['acc_perturbed_hardest'], 'acc_perturbed_hardest', level)
     tab = pd.DataFrame(rows)
     tab['beats_baseline'] = tab.model.map(dict(zip(models, beats)))
     reps = cfg.pop('_reps', None)
@@ -600,28 +601,44 @@ def _headline(tab, pw, models, cfg)->list:
     if f:
         winners['flip_hard'] = f['model']
         ch = _get(tab, f['model'], 'acc_change_hard')
-        out.append(f"Most robust to {_noise_words(cfg)} on {hard}: {f['model']}, {_pct(f['value'])} of its predictions flip "
+        out.append(f"Most robust to {_noise_words(cfg)} on {hard}: {_who(f['model'], b, tab)}, {_pct(f['value'])} of its predictions flip "
                    f"{_iv(f['lo'], f['hi'], _pct)} and its accuracy changes by {_signed(ch['value'])} {_iv(ch['lo'], ch['hi'], _signed)}; "
                    f"{_lead(pw, 'flip_hard', f, tab)} (judged by the flip rate).")
     r = _best(tab, 'rla', 'lower', good)
     if r:
         winners['rla'] = r['model']
-        out.append(f"Most robust to label noise ({_pct(cfg['class_noise'])} of training labels wrong): {r['model']}, relative loss of "
+        out.append(f"Most robust to label noise ({_pct(cfg['class_noise'])} of training labels wrong): {_who(r['model'], b, tab)}, relative loss of "
                    f"accuracy {_num(r['value'])} {_iv(r['lo'], r['hi'])}; {_lead(pw, 'rla', r, tab)}.")
     d = _best(tab, 'flip_perturbed', 'lower', good)
     if d:
         winners['flip_perturbed'] = d['model']
         dr = _get(tab, d['model'], 'drop_hardest')
         out.append(f"Most robust to perturbation of the hardest {_pct(cfg['alpha'])} (Gaussian noise of {_num(cfg['perturb_level'], 1)} "
-                   f"feature sd): {d['model']}, {_pct(d['value'])} of its predictions change {_iv(d['lo'], d['hi'], _pct)}, accuracy drop "
+                   f"feature sd): {_who(d['model'], b, tab)}, {_pct(d['value'])} of its predictions change {_iv(d['lo'], d['hi'], _pct)}, accuracy drop "
                    f"{_num(dr['value'])} {_iv(dr['lo'], dr['hi'])}; {_lead(pw, 'flip_perturbed', d, tab)}.")
     out.append(_tradeoff(tab, pw, b, winners))
     return out[:5]
 
+def _who(m, b, tab)->str:
+    "A model's name, with its accuracy when it is not the most accurate (a robust but inaccurate model is no recommendation)."
+    if m == b['model']: return m
+    return f"{m} (accuracy {_num(_get(tab, m, 'accuracy')['value'], 3)})"
+
+def _noisy_accuracy(tab, m, meas)->tuple:
+    "A model's accuracy under the noise a robustness measure tests, and where: what the user gets from it on noisy inputs."
+    if meas == 'flip_hard':
+        a, c = _get(tab, m, 'acc_hard'), _get(tab, m, 'acc_change_hard')
+        return (None if a is None or c is None else a['value'] + c['value']), 'on the hardest bin under that noise'
+    if meas == 'rla':
+        a = _get(tab, m, 'acc_noisy_ela')
+        return (None if a is None else a['value']), 'when trained on the noisy labels'
+    a = _get(tab, m, 'acc_perturbed_hardest')
+    return (None if a is None else a['value']), 'on the perturbed hardest cases'
+
 def _tradeoff(tab, pw, b, winners)->str:
-    "The trade-off sentence: is the most accurate model also (statistically) among the most robust?"
+    "The trade-off sentence: is the most accurate model also (statistically) among the most robust, and if not, is the more robust one still worse under that noise?"
     name = dict(flip_hard='feature noise', rla='label noise', flip_perturbed='perturbation')
-    lost = []
+    lost, kept = [], []
     for meas, w in winners.items():
         if w == b['model']: continue
         p = pw[(pw.measure == meas) & (((pw.a == w) & (pw.b == b['model'])) | ((pw.b == w) & (pw.a == b['model'])))]
@@ -630,13 +647,21 @@ def _tradeoff(tab, pw, b, winners)->str:
             d, lo, hi = (r['diff'], r.lo, r.hi) if r.a == w else (-r['diff'], -r.hi, -r.lo)    # w − the most accurate
             f, what = (_num, 'RLA') if meas == 'rla' else (_pct, 'predictions changing')
             g = _signed if meas == 'rla' else (lambda z: _signed(100 * z, 0) + ' points')
+            (aw, where), (ab, _) = _noisy_accuracy(tab, w, meas), _noisy_accuracy(tab, b['model'], meas)
+            if aw is not None and ab is not None and aw <= ab:     # more stable, but still less accurate under that noise
+                kept.append(f"{name[meas]} ({w} changes fewer predictions, but its accuracy {where} is no higher: {_num(aw)} against "
+                            f"{_num(ab)} for {b['model']})")
+                continue
             lost.append(f"{w} under {name[meas]} ({what} {f(x['value'])} against {f(y['value'])} for {b['model']}, difference "
-                        f"{g(d)} {_iv(lo, hi, g)})")
-    if not lost:
+                        f"{g(d)} {_iv(lo, hi, g)}" + (f"; accuracy {where} {_num(aw)} against {_num(ab)})" if aw is not None else ")"))
+    if not lost and not kept:
         return (f"No trade-off is supported by the data: {b['model']} is the most accurate and no model is clearly more robust "
                 f"than it on any of these tests.")
+    if not lost:
+        return (f"No real trade-off: {b['model']} is the most accurate and stays at least as accurate under " + '; '.join(kept) + ".")
     return (f"The trade-off: {b['model']} is the most accurate, but clearly less robust than " + '; '.join(lost) +
-            f" — prefer {b['model']} for clean inputs, the others where inputs are noisy.")
+            f" — prefer {b['model']} for clean inputs, " + ('the others' if len(lost) > 1 else lost[0].split(' ')[0]) +
+            " where inputs are noisy that way" + (f"; under {'; '.join(kept)}, {b['model']} stays at least as accurate." if kept else "."))
 
 # %% ../nbs/92_answer.ipynb #e879a7c6
 def accuracy_chart(v:Verdict,              # a `verdict` result

@@ -156,7 +156,8 @@ PLAIN = {'accuracy': 'accuracy', 'flip_hard': 'predictions that flip, hardest bi
          'rla': 'relative accuracy loss under label noise (RLA)', 'ela': 'ELA (lower = accurate and robust)',
          'acc_clean_ela': 'accuracy, clean training labels', 'acc_noisy_ela': 'accuracy, noisy training labels',
          'flip_perturbed': 'predictions that change under perturbation, hardest cases',
-         'drop_hardest': 'accuracy drop under perturbation, hardest cases', 'drop_all': 'accuracy drop under perturbation, all'}
+         'drop_hardest': 'accuracy drop under perturbation, hardest cases', 'drop_all': 'accuracy drop under perturbation, all',
+         'acc_perturbed_hardest': 'accuracy under perturbation, hardest cases'}
 
 def verdict_wide(v:pd.DataFrame)->pd.DataFrame:
     "The tidy verdict as one row per model, one plain-language column per measure, each cell 'value (lo to hi)'."
