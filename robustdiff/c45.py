@@ -182,12 +182,12 @@ class _Grower:
         for i in np.flatnonzero(ok): out[int(cols[i])] = (gb[i], ratio[i], mid[i])
         return out
 
-    def select(self, rows, counts, order=None):
-        "The test C4.5 chooses for these rows (attribute, kind, threshold or level; None: a leaf) and their sorted order."
+    def select(self, rows, counts, order=None, parent=None):
+        "The test C4.5 chooses for these rows (attribute, kind, threshold or level; None: a leaf) and their sorted order (sorted only when searched, from `parent`'s if given)."
         n = len(rows)
         if n < 2 * self.m - _SMALL or counts.max() >= n - _SMALL: return None, order
         yr = self.y[rows]; ent0 = _ent_before(counts); self._tot = counts
-        if len(self.num_cols) and order is None: order = self.sort(rows)
+        if len(self.num_cols) and order is None: order = self.sort(rows, parent)
         num = self._numeric_all(rows, counts, ent0, order)
         found, total, count = [], 0.0, 0
         for j in range(self.X.shape[1]):
@@ -232,8 +232,7 @@ class _Grower:
         stack = [(node, None)]
         while stack:
             nd, parent = stack.pop()
-            order = self.sort(nd.rows, parent) if parent is not None and len(self.num_cols) else None
-            t, order = self.select(nd.rows, nd.counts, order)
+            t, order = self.select(nd.rows, nd.counts, None, parent)
             if t is None: continue
             nd.attr, nd.kind, nd.value = t
             parts = self.split(nd, nd.rows)
@@ -618,11 +617,11 @@ class _PartialTree:
             if e < best - _SMALL: best, arg = e, i
         return arg
 
-    def build(self, rows, order=None):
-        "A partial tree on `rows` (`order`: their sorted order, or None)."
+    def build(self, rows, order=None, parent=None):
+        "A partial tree on `rows` (`order`: their sorted order, or None; `parent`: a superset's sorted order to filter from)."
         g = self.g
         node = _Node(rows, g.counts(rows))
-        t, order = g.select(rows, node.counts, order)
+        t, order = g.select(rows, node.counts, order, parent)
         if t is None: return node
         node.attr, node.kind, node.value = t
         parts = g.split(node, rows)
@@ -641,7 +640,7 @@ class _PartialTree:
                 for j, r in enumerate(parts):
                     if sons[j] is None: sons[j] = _Node(r, counts[j])
                 break
-            sons[i] = self.build(parts[i], g.sort(parts[i], order) if order is not None else None)
+            sons[i] = self.build(parts[i], None, order)
             first = False
             if not sons[i].leaf or all(s is not None for s in sons): break
         if all(s is not None and s.leaf for s in sons):
