@@ -7,7 +7,7 @@ For each data set (from the repository's `data/` folder, subsampled deterministi
 - `train.arff.gz`, `test.arff.gz`: a 2/3 : 1/3 split (seed 0) of the raw features (numbers rounded to 6 decimals so
   that Weka's printed thresholds are exact; nominal features as ARFF nominal attributes, levels sorted), class codes c0..;
 - `<model>.txt` for each model in MODELS: the model as Weka prints it, then the per-instance predictions on the test
-  split (`-p 0`), each preceded by a `# command:` line; `versions.txt`: Weka and Java versions;
+  split (`-p 0`, with `-distribution` for reduced-error pruning), each preceded by a `# command:` line; `versions.txt`: Weka and Java versions;
 - for the data sets of FOLD_SETS, `folds_S<seed>_N<folds>.txt`: the pruning set of reduced-error pruning as Weka's
   `StratifiedRemoveFolds` writes the last of `<folds>` stratified folds after shuffling with `<seed>` (0: no shuffling,
   J48 -R's own split), after its `# command:` line.
@@ -139,7 +139,8 @@ def main():
             for model in a.models.split(','):
                 cmd = MODELS[model]
                 c1, out1 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-no-cv'])
-                c2, out2 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-p', '0'])
+                dist = ['-distribution'] if model.startswith('J48_R') else []   # and the class distributions
+                c2, out2 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-p', '0'] + dist)
                 (d/f'{model}.txt').write_text(f"# command: {c1}\n{out1}\n# command: {c2}\n{out2}")
             if name in FOLD_SETS and 'J48_R' in a.models.split(','):
                 for seed, k in FOLDS:

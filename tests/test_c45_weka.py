@@ -224,3 +224,19 @@ def test_reduced_error_pruning_bad_options():
         with pytest.raises(ValueError, match=msg): C45Classifier(reduced_error_pruning=True, **kw).fit(X, y)
     # tiny data: two rows, three folds: the pruning fold is empty and the tree is its root
     assert C45Classifier(reduced_error_pruning=True).fit(np.array([[0.], [1.]]), [0, 1]).n_leaves_ == 1
+
+
+@pytest.mark.parametrize('model', ['J48_R', 'J48_R_N5_B'])
+@pytest.mark.parametrize('name', DATASETS)
+def test_reduced_error_pruning_distributions_are_wekas(name, model):
+    "Each test row's class distribution (its leaf's growing-set counts, an empty leaf's parent's) as Weka prints it, to 3 decimals."
+    d = FIXTURES/name
+    Xtr, ytr = read_arff(d/'train.arff.gz'); Xte, _ = read_arff(d/'test.arff.gz')
+    cls, opts = OPTIONS[model]
+    preds = (d/f'{model}.txt').read_text().split('# command:')[2]
+    assert '-distribution' in preds.splitlines()[0]
+    weka = np.array([[float(v.lstrip('*')) for v in m.split(',')]
+                     for m in re.findall(r'^\s*\d+\s+\d+:\S+\s+\d+:\S+\s+\+?\s*(\S+)\s*$', preds, re.M)])
+    ours = cls(**opts).fit(Xtr, ytr).predict_proba(Xte)
+    assert weka.shape == ours.shape
+    np.testing.assert_allclose(ours, weka, atol=5e-4 + 1e-9)
