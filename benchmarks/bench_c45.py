@@ -33,7 +33,7 @@ def part(X, y):
     "Fit PART, counting the rows each partial tree starts on and the rows every split search examines."
     started, examined = [], []
     build, select = C._PartialTree.build, C._Grower.select
-    def counting_select(self, rows, counts, order=None): examined.append(len(rows)); return select(self, rows, counts, order)
+    def counting_select(self, rows, counts, order=None, parent=None): examined.append(len(rows)); return select(self, rows, counts, order, parent)
     C._Grower.select = counting_select
     try:
         c = time.process_time(); p = C.PARTClassifier().fit(X, y); cpu = time.process_time() - c

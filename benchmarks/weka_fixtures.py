@@ -1,13 +1,16 @@
 """Write the Weka fixtures that `tests/test_c45_weka.py` replays without Java: J48 and PART as Weka 3.6.14 builds them.
 
-    python benchmarks/weka_fixtures.py [--weka /usr/share/java/weka.jar] [--datasets yeast,vowel,...]
+    python benchmarks/weka_fixtures.py [--weka /usr/share/java/weka.jar] [--datasets yeast,vowel,...] [--models J48_R,...]
 
 For each data set (from the repository's `data/` folder, subsampled deterministically where large) this writes
 `tests/data/weka/<name>/`:
 - `train.arff.gz`, `test.arff.gz`: a 2/3 : 1/3 split (seed 0) of the raw features (numbers rounded to 6 decimals so
   that Weka's printed thresholds are exact; nominal features as ARFF nominal attributes, levels sorted), class codes c0..;
 - `<model>.txt` for each model in MODELS: the model as Weka prints it, then the per-instance predictions on the test
-  split (`-p 0`), each preceded by a `# command:` line; `versions.txt`: Weka and Java versions.
+  split (`-p 0`, with `-distribution` for reduced-error pruning), each preceded by a `# command:` line; `versions.txt`: Weka and Java versions;
+- for the data sets of FOLD_SETS, `folds_S<seed>_N<folds>.txt`: the pruning set of reduced-error pruning as Weka's
+  `StratifiedRemoveFolds` writes the last of `<folds>` stratified folds after shuffling with `<seed>` (0: no shuffling,
+  J48 -R's own split), after its `# command:` line.
 Weka here: Debian's `apt-get install weka` (3.6.14) with a headless OpenJDK 17.
 """
 import argparse, gzip, subprocess, sys
@@ -19,7 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT/'tests'/'data'/'weka'
 MODELS = {'J48': 'weka.classifiers.trees.J48', 'J48_U': 'weka.classifiers.trees.J48 -U',
           'J48_B': 'weka.classifiers.trees.J48 -B', 'J48_S': 'weka.classifiers.trees.J48 -S',
-          'PART': 'weka.classifiers.rules.PART'}
+          'PART': 'weka.classifiers.rules.PART',
+          # reduced-error pruning: its defaults (3 folds, seed 1), and 5 folds with binary nominal splits
+          'J48_R': 'weka.classifiers.trees.J48 -R', 'J48_R_N5_B': 'weka.classifiers.trees.J48 -R -N 5 -B'}
+FOLD_SETS, FOLDS = ('yeast', 'nursery', 'compas'), ((0, 3), (42, 3), (7, 5))   # (seed, number of folds)
 # name: (source, rows kept, nominal columns or 'metadata')
 DATASETS = {
     'yeast': ('pmlb', 1479), 'vowel': ('pmlb', 990), 'segmentation': ('pmlb', 1500), 'waveform_21': ('pmlb', 1500),
@@ -98,10 +104,21 @@ def run(jar, cmd, train, test, extra):
     return ' '.join(['java', '-cp', 'weka.jar'] + cmd.split() + ['-t', train.name, '-T', test.name] + extra), r.stdout
 
 
+def folds(jar, train, seed, k):
+    "The command and the data rows of the last of k stratified folds, as Weka's StratifiedRemoveFolds writes them."
+    out = train.parent/'fold.arff'
+    cmd = f'weka.filters.supervised.instance.StratifiedRemoveFolds -c last -N {k} -F {k} -S {seed}'
+    subprocess.run(['java', '-Xmx1g', '-cp', jar] + cmd.split() + ['-i', str(train), '-o', str(out)], check=True)
+    lines = out.read_text().splitlines()
+    rows = [l for l in lines[[l.strip().lower() for l in lines].index('@data') + 1:] if l.strip()]
+    return f"java -cp weka.jar {cmd} -i {train.name}", rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--weka', default='/usr/share/java/weka.jar')
     ap.add_argument('--datasets', default=','.join(DATASETS))
+    ap.add_argument('--models', default=','.join(MODELS), help='models to (re)write; the fold files come with J48_R')
     a = ap.parse_args()
     java = subprocess.run(['java', '-version'], capture_output=True, text=True).stderr.splitlines()[0]
     OUT.mkdir(parents=True, exist_ok=True)
@@ -119,10 +136,16 @@ def main():
                 text = arff(X.iloc[idx].reset_index(drop=True), y[idx], K, nominal, levels)
                 (tmp/f'{part}.arff').write_text(text)
                 with gzip.GzipFile(d/f'{part}.arff.gz', 'wb', mtime=0) as f: f.write(text.encode())
-            for model, cmd in MODELS.items():
+            for model in a.models.split(','):
+                cmd = MODELS[model]
                 c1, out1 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-no-cv'])
-                c2, out2 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-p', '0'])
+                dist = ['-distribution'] if model.startswith('J48_R') else []   # and the class distributions
+                c2, out2 = run(a.weka, cmd, tmp/'train.arff', tmp/'test.arff', ['-p', '0'] + dist)
                 (d/f'{model}.txt').write_text(f"# command: {c1}\n{out1}\n# command: {c2}\n{out2}")
+            if name in FOLD_SETS and 'J48_R' in a.models.split(','):
+                for seed, k in FOLDS:
+                    cmd, rows = folds(a.weka, tmp/'train.arff', seed, k)
+                    (d/f'folds_S{seed}_N{k}.txt').write_text(f"# command: {cmd}\n" + '\n'.join(rows) + '\n')
         print(name, len(y), 'rows', K, 'classes', len(nominal), 'nominal', flush=True)
 
 

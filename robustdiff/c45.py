@@ -83,12 +83,14 @@ class _Node:
 
 class _Grower:
     "C4.5's tree growing (Quinlan 1993) with J48's choices: gain-ratio tests among those of at least average gain, MDL-corrected thresholds."
-    def __init__(self, X, y, K, n_levels, min_leaf=2, binary_splits=False):
+    def __init__(self, X, y, K, n_levels, min_leaf=2, binary_splits=False, all_X=None):
+        "`all_X`: every training row (default `X`), whose values the thresholds snap to and whose count the many-level rule uses."
         self.X, self.y, self.K, self.L = X, y, K, np.asarray(n_levels)
         self.m, self.binary = float(min_leaf), binary_splits
-        self.n_all = len(y)
+        self.all_X = X if all_X is None else all_X
+        self.n_all = len(self.all_X)
         self.nominal = self.L > 0
-        self.values = [None if self.nominal[j] else np.unique(X[:, j]) for j in range(X.shape[1])]
+        self.values = [None if self.nominal[j] else np.unique(self.all_X[:, j]) for j in range(X.shape[1])]
         self.avg_ok = self.nominal.all() and (self.L >= 0.3 * self.n_all).all()   # every test counts in the average
         self.num_cols = np.flatnonzero(~self.nominal)
         self.XT = np.ascontiguousarray(X.T)
@@ -180,12 +182,12 @@ class _Grower:
         for i in np.flatnonzero(ok): out[int(cols[i])] = (gb[i], ratio[i], mid[i])
         return out
 
-    def select(self, rows, counts, order=None):
-        "The test C4.5 chooses for these rows (attribute, kind, threshold or level; None: a leaf) and their sorted order."
+    def select(self, rows, counts, order=None, parent=None):
+        "The test C4.5 chooses for these rows (attribute, kind, threshold or level; None: a leaf) and their sorted order (sorted only when searched, from `parent`'s if given)."
         n = len(rows)
         if n < 2 * self.m - _SMALL or counts.max() >= n - _SMALL: return None, order
         yr = self.y[rows]; ent0 = _ent_before(counts); self._tot = counts
-        if len(self.num_cols) and order is None: order = self.sort(rows)
+        if len(self.num_cols) and order is None: order = self.sort(rows, parent)
         num = self._numeric_all(rows, counts, ent0, order)
         found, total, count = [], 0.0, 0
         for j in range(self.X.shape[1]):
@@ -212,7 +214,7 @@ class _Grower:
         vals = self.values[j]
         k = np.searchsorted(vals, mid + _SMALL, side='left') - 1
         if k == 0 or vals[k] - vals[k - 1] > 2 * _SMALL: return vals[k]
-        x = self.X[:, j]
+        x = self.all_X[:, j]
         x = x[(x - mid < _SMALL) | (x <= mid)]
         best, i = -np.inf, 0
         while True:
@@ -230,8 +232,7 @@ class _Grower:
         stack = [(node, None)]
         while stack:
             nd, parent = stack.pop()
-            order = self.sort(nd.rows, parent) if parent is not None and len(self.num_cols) else None
-            t, order = self.select(nd.rows, nd.counts, order)
+            t, order = self.select(nd.rows, nd.counts, None, parent)
             if t is None: continue
             nd.attr, nd.kind, nd.value = t
             parts = self.split(nd, nd.rows)
@@ -318,6 +319,57 @@ class _Pruner:
             self.redistribute(node, node.rows)
             self.prune(node)
 
+# %% ../nbs/01d_c45.ipynb #16faa518
+_MASK48 = (1 << 48) - 1
+
+class _JavaRandom:
+    "java.util.Random as its API documentation specifies it: a 48-bit linear congruential generator."
+    def __init__(self, seed:int): self.s = (seed ^ 0x5DEECE66D) & _MASK48
+    def next(self, bits:int)->int:
+        self.s = (self.s * 0x5DEECE66D + 0xB) & _MASK48
+        r = self.s >> (48 - bits)
+        return r - (1 << 32) if bits == 32 and r >= 1 << 31 else r
+    def next_int(self, bound:int)->int:
+        "Uniform in [0, bound) by rejection, as `Random.nextInt(int)`."
+        if bound & (bound - 1) == 0: return (bound * self.next(31)) >> 31
+        while True:
+            bits = self.next(31); val = bits % bound
+            if bits - val + (bound - 1) < 1 << 31: return val
+
+def _java_shuffle(n, seed):
+    "0..n-1 shuffled by swapping each position, from the last down, with one drawn uniformly at or before it."
+    r, idx = _JavaRandom(seed), list(range(n))
+    for j in range(n - 1, 0, -1):
+        k = r.next_int(j + 1); idx[j], idx[k] = idx[k], idx[j]
+    return np.array(idx, dtype=np.intp)
+
+def _group_classes(y):
+    "Positions grouped by class in place, as Weka stratifies: each later row of the class before the cursor is swapped to it."
+    idx, i, n = np.arange(len(y)), 1, len(y)
+    while i < n:
+        c = y[idx[i - 1]]
+        for j in i + np.flatnonzero(y[idx[i:]] == c):   # swaps only move other classes behind: the matches stay put
+            idx[i], idx[j] = idx[j], idx[i]; i += 1
+        i += 1
+    return idx
+
+def _rep_folds(y, num_folds=3, seed=None):
+    "Growing and pruning rows (sorted positions) of reduced-error pruning: the pruning set is the last stratified fold."
+    order = np.arange(len(y)) if seed is None else _java_shuffle(len(y), seed)
+    grouped = order[_group_classes(np.asarray(y)[order])]
+    prune = np.zeros(len(y), bool); prune[grouped[num_folds - 1::num_folds]] = True
+    return np.flatnonzero(~prune), np.flatnonzero(prune)
+
+def _rep_prune(node, X, y, rows, parent):
+    "Reduced-error pruning of the subtree `node` on pruning rows `rows` (bottom-up); returns their errors after pruning."
+    c = node.counts if node.counts.sum() > 0 else parent
+    e_leaf = int(np.count_nonzero(y[rows] != np.argmax(c)))
+    if node.leaf: return e_leaf
+    s = _route(node, X[rows, node.attr])
+    e_tree = sum(_rep_prune(son, X, y, rows[s == k], c) for k, son in enumerate(node.sons))
+    if e_leaf <= e_tree: node.make_leaf(); return e_leaf
+    return e_tree
+
 # %% ../nbs/01d_c45.ipynb #a540fcff
 def _check_options(est):
     cf, m = est.confidence, est.min_leaf
@@ -325,6 +377,14 @@ def _check_options(est):
         raise ValueError(f"confidence must be a number in (0, 0.5], got {cf!r}")
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise ValueError(f"min_leaf must be an int >= 1, got {m!r}")
+    if not hasattr(est, 'num_folds'): return
+    nf, seed = est.num_folds, est.seed
+    if isinstance(nf, bool) or not isinstance(nf, numbers.Integral) or nf < 2:
+        raise ValueError(f"num_folds must be an int >= 2 (one fold prunes, the others grow), got {nf!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise ValueError(f"seed must be None (Weka's J48 split) or an int, got {seed!r}")
+    if est.reduced_error_pruning and est.unpruned:
+        raise ValueError("unpruned=True and reduced_error_pruning=True exclude each other (as J48's -U and -R)")
 
 
 def _encode_fit(est, X):
@@ -476,23 +536,33 @@ def _tree_text(est, root):
 
 # %% ../nbs/01d_c45.ipynb #367fc0f5
 class C45Classifier(ClassifierMixin, BaseEstimator):
-    "C4.5 decision tree as Weka's J48 builds it: gain ratio, MDL-corrected thresholds, multi-way nominal splits, pessimistic pruning with subtree raising."
+    "C4.5 decision tree as Weka's J48 builds it: gain ratio, MDL-corrected thresholds, multi-way nominal splits, pessimistic pruning with subtree raising (or reduced-error pruning)."
     def __init__(self, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
                  min_leaf:int=2,              # fewest training rows in at least two branches of a split (J48 -M)
                  unpruned:bool=False,         # grow the tree only (still collapsed), as J48 -U
                  subtree_raising:bool=True,   # let pruning replace a node by its largest branch (J48 without -S)
+                 reduced_error_pruning:bool=False, # grow on all folds but one, prune on the last by its error counts (J48 -R)
+                 num_folds:int=3,             # folds of reduced-error pruning, the last one prunes (J48 -N)
+                 seed:int|None=None,          # None: J48's unshuffled stratified folds; an int: rows shuffled first by java.util.Random(seed)
                  binary_splits:bool=False,    # nominal tests 'attribute = level' against the rest (J48 -B)
                  collapse_tree:bool=True,     # drop splits that do not reduce the training errors
                  nominal_features=None,       # nominal columns (indices or names); None: the DataFrame's non-numeric columns
                 ):
         self.confidence, self.min_leaf, self.unpruned = confidence, min_leaf, unpruned
         self.subtree_raising, self.binary_splits, self.collapse_tree = subtree_raising, binary_splits, collapse_tree
+        self.reduced_error_pruning, self.num_folds, self.seed = reduced_error_pruning, num_folds, seed
         self.nominal_features = nominal_features
 
     def fit(self, X, y):
-        "Grow, collapse and prune the tree."
+        "Grow, collapse and prune the tree (reduced-error pruning: grow on the growing folds, prune on the last)."
         _check_options(self)
         Xc, yc, L = _fit_input(self, X, y)
+        if self.reduced_error_pruning:
+            grow, prune = _rep_folds(yc, self.num_folds, self.seed)
+            g = _Grower(Xc[grow], yc[grow], len(self.classes_), L, self.min_leaf, self.binary_splits, all_X=Xc)
+            self.tree_ = g.grow(np.arange(len(grow)))
+            _rep_prune(self.tree_, Xc[prune], yc[prune], np.arange(len(prune)), self.tree_.counts)
+            return self
         g = _Grower(Xc, yc, len(self.classes_), L, self.min_leaf, self.binary_splits)
         root = g.grow(np.arange(len(yc)))
         p = _Pruner(g, self.confidence, self.subtree_raising)
@@ -547,11 +617,11 @@ class _PartialTree:
             if e < best - _SMALL: best, arg = e, i
         return arg
 
-    def build(self, rows, order=None):
-        "A partial tree on `rows` (`order`: their sorted order, or None)."
+    def build(self, rows, order=None, parent=None):
+        "A partial tree on `rows` (`order`: their sorted order, or None; `parent`: a superset's sorted order to filter from)."
         g = self.g
         node = _Node(rows, g.counts(rows))
-        t, order = g.select(rows, node.counts, order)
+        t, order = g.select(rows, node.counts, order, parent)
         if t is None: return node
         node.attr, node.kind, node.value = t
         parts = g.split(node, rows)
@@ -570,7 +640,7 @@ class _PartialTree:
                 for j, r in enumerate(parts):
                     if sons[j] is None: sons[j] = _Node(r, counts[j])
                 break
-            sons[i] = self.build(parts[i], g.sort(parts[i], order) if order is not None else None)
+            sons[i] = self.build(parts[i], None, order)
             first = False
             if not sons[i].leaf or all(s is not None for s in sons): break
         if all(s is not None and s.leaf for s in sons):

@@ -339,10 +339,10 @@ if _in_loky_worker():   # the parent's pid as it was when this worker was starte
 else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers this process starts
 
 # %% ../nbs/02_responses.ipynb #1214fb63
-_COST_PRIOR = {'RandomForestClassifier': 9, 'PARTClassifier': 9, 'GradientBoostingClassifier': 8, 'RipperClassifier': 8,
+_COST_PRIOR = {'RandomForestClassifier': 9, 'GradientBoostingClassifier': 8, 'RipperClassifier': 8, 'PARTClassifier': 7,
                'CalibratedClassifierCV': 7, 'BaggingClassifier': 7, 'SVC': 7, 'RuleEnsembleClassifier': 5,
-               'MLPClassifier': 5, 'LVQClassifier': 4, 'CITreeClassifier': 4, 'C45TreeClassifier': 3, 'FDAClassifier': 3,
-               'RBFNetworkClassifier': 3}
+               'MLPClassifier': 5, 'LVQClassifier': 4, 'CITreeClassifier': 4, 'C45Classifier': 3, 'C45TreeClassifier': 3,
+               'FDAClassifier': 3, 'RBFNetworkClassifier': 3}
 
 def _cost_prior(est)->int:
     "Expected relative cost of fitting `est` (larger = start earlier); unknown classes cost 1."

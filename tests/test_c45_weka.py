@@ -3,20 +3,23 @@
 Fixtures (`tests/data/weka/<data set>/`, written by `benchmarks/weka_fixtures.py`): the train/test split as ARFF, and
 for each model the model as Weka printed it and its per-instance predictions on the test rows (`-p 0`), each after
 the command that wrote it. The structure must be identical (the same tests in the same order, attributes, operators,
-thresholds to 1e-9, leaf classes and counts) and so must every prediction.
+thresholds to 1e-9, leaf classes and counts) and so must every prediction. For reduced-error pruning, the pruning
+folds Weka's `StratifiedRemoveFolds` writes (`folds_S<seed>_N<folds>.txt`) must be the rows `_rep_folds` holds out.
 """
 import gzip, re
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from robustdiff.c45 import C45Classifier, PARTClassifier
+from robustdiff.c45 import C45Classifier, PARTClassifier, _rep_folds, _leaves, _route
 
 FIXTURES = Path(__file__).parent/'data'/'weka'
 DATASETS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 OPTIONS = {'J48': (C45Classifier, {}), 'J48_U': (C45Classifier, dict(unpruned=True)),
            'J48_B': (C45Classifier, dict(binary_splits=True)), 'J48_S': (C45Classifier, dict(subtree_raising=False)),
-           'PART': (PARTClassifier, {})}
+           'PART': (PARTClassifier, {}),
+           'J48_R': (C45Classifier, dict(reduced_error_pruning=True)),
+           'J48_R_N5_B': (C45Classifier, dict(reduced_error_pruning=True, num_folds=5, binary_splits=True))}
 
 
 def read_arff(path):
@@ -42,7 +45,7 @@ def weka_output(path):
     "(model text, predicted class codes on the test rows) from a fixture file."
     text = Path(path).read_text()
     model, preds = text.split('# command:')[1:3]
-    body = re.search(r'-{5,}\n\n(.*?)\n\n(?:Number of|Size of)', model, re.S).group(1).strip()
+    body = re.search(r'-{5,}\n\n?(.*?)\n\n(?:Number of|Size of)', model, re.S).group(1).strip()
     return body, np.array([int(c) for c in re.findall(r'^\s*\d+\s+\d+:\S+\s+\d+:c(\d+)', preds, re.M)])
 
 
@@ -120,3 +123,120 @@ def test_near_equal_values_end_the_growth():
             assert sum(len(s.rows) > 0 for s in nd.sons) >= 2
             stack.extend(nd.sons)
         assert PARTClassifier().fit(X, y).rules_[-1][0] == []
+
+
+def _row_key(values):
+    "A data row as comparable text: numbers as floats (Weka writes -0.0 as 0), nominal levels as they are."
+    out = []
+    for v in values:
+        try: out.append(repr(float(v) + 0.0))
+        except ValueError: out.append(str(v))
+    return tuple(out)
+
+
+@pytest.mark.parametrize('fold_file', sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob('*/folds_S*_N*.txt')))
+def test_pruning_fold_is_wekas(fold_file):
+    "The rows held out for pruning are those of Weka's last stratified fold (seed 0: J48 -R's own split)."
+    path = FIXTURES/fold_file
+    seed, k = map(int, re.fullmatch(r'folds_S(\d+)_N(\d+)\.txt', path.name).groups())
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith('# command: java -cp weka.jar weka.filters.supervised.instance.StratifiedRemoveFolds')
+    weka = [_row_key(l.split(',')) for l in lines[1:]]
+    X, y = read_arff(path.parent/'train.arff.gz')
+    ours_rows = _rep_folds(y, k, None if seed == 0 else seed)[1]
+    ours = {_row_key(list(X.iloc[i].astype(str)) + [f'c{y[i]}']) for i in ours_rows}
+    assert len(ours_rows) == len(weka) == len(y) // k
+    assert ours == set(weka)
+
+
+def _fold_sets():
+    return sorted({p.parent.name for p in FIXTURES.glob('*/folds_S*_N*.txt')})
+
+def test_fold_fixtures_exist():
+    "Three data sets (numeric, nominal, mixed) carry Weka's folds for three (seed, folds) settings."
+    assert _fold_sets() == ['compas', 'nursery', 'yeast']
+    for name in _fold_sets(): assert len(list((FIXTURES/name).glob('folds_S*_N*.txt'))) == 3
+
+
+def _prune_errors(tree, X, y):
+    "Errors of a tree (its root node) on coded rows X, y: each row's leaf predicts its growing-set majority (empty: the parent's)."
+    err, stack = 0, [(tree, np.arange(len(y)), tree.counts)]
+    while stack:
+        nd, rows, parent = stack.pop()
+        c = nd.counts if nd.counts.sum() > 0 else parent
+        if nd.leaf: err += int((y[rows] != np.argmax(c)).sum()); continue
+        s = _route(nd, X[rows, nd.attr])
+        stack.extend((son, rows[s == k], c) for k, son in enumerate(nd.sons))
+    return err
+
+
+@pytest.mark.parametrize('seed', [None, 3, 11])
+def test_reduced_error_pruning_never_adds_pruning_errors(seed):
+    "On the pruning rows the pruned tree errs no more than the grown tree, and every remaining split earns its place."
+    from robustdiff.c45 import _Grower, _rep_prune
+    rng = np.random.default_rng(0 if seed is None else seed)
+    X = rng.normal(size=(900, 5)); y = (X[:, 0] + 0.8 * rng.normal(size=900) > 0).astype(int) + (X[:, 1] > 1)
+    grow, prune = _rep_folds(y, 3, seed)
+    g = _Grower(X[grow], y[grow], 3, [0] * 5, all_X=X)
+    full = g.grow(np.arange(len(grow)))
+    e_full = _prune_errors(full, X[prune], y[prune])
+    est = C45Classifier(reduced_error_pruning=True, seed=seed).fit(X, y)
+    e_rep = _prune_errors(est.tree_, X[prune], y[prune])
+    assert e_rep <= e_full and est.n_leaves_ < len(_leaves(full))
+    # every split that survives makes strictly fewer errors on its pruning rows than its node would as a leaf
+    stack, kept = [(est.tree_, np.arange(len(prune)), est.tree_.counts)], 0
+    Xp, yp = X[prune], y[prune]
+    while stack:
+        nd, rows, parent = stack.pop()
+        if nd.leaf: continue
+        c = nd.counts if nd.counts.sum() > 0 else parent
+        assert _prune_errors(nd, Xp[rows], yp[rows]) < int((yp[rows] != np.argmax(c)).sum()); kept += 1
+        s = _route(nd, Xp[rows, nd.attr])
+        stack.extend((son, rows[s == k], c) for k, son in enumerate(nd.sons))
+    assert kept >= 1
+
+
+def test_reduced_error_pruning_prunes_most_of_a_tree_grown_on_noise():
+    """Labels independent of three-valued features: the grown tree has ~150-200 leaves; reduced-error pruning keeps
+    at most a third of them, and fewer than pessimistic pruning. (It does not go back to the root: a split kept
+    because it happens to fit the pruning rows makes its parent look better than a leaf too.)"""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 3, size=(600, 10)).astype(float); y = rng.integers(0, 2, 600)
+        grown = C45Classifier(unpruned=True, collapse_tree=False).fit(X, y).n_leaves_
+        rep = C45Classifier(reduced_error_pruning=True).fit(X, y).n_leaves_
+        assert grown > 100 and rep <= grown / 3 and rep < C45Classifier().fit(X, y).n_leaves_, (seed, grown, rep)
+
+
+def test_reduced_error_pruning_is_deterministic_per_seed():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 3)); y = (X[:, 0] + rng.normal(size=500) > 0).astype(int)
+    texts = {s: C45Classifier(reduced_error_pruning=True, seed=s).fit(X, y).export_text() for s in (None, 1, 2)}
+    for s in (None, 1, 2):
+        assert C45Classifier(reduced_error_pruning=True, seed=s).fit(X, y).export_text() == texts[s]
+    assert len(set(texts.values())) > 1    # another split, another tree
+
+
+def test_reduced_error_pruning_bad_options():
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    for kw, msg in ((dict(unpruned=True), 'exclude each other'), (dict(num_folds=1), 'num_folds'),
+                    (dict(num_folds=2.0), 'num_folds'), (dict(seed='a'), 'seed'), (dict(seed=True), 'seed')):
+        with pytest.raises(ValueError, match=msg): C45Classifier(reduced_error_pruning=True, **kw).fit(X, y)
+    # tiny data: two rows, three folds: the pruning fold is empty and the tree is its root
+    assert C45Classifier(reduced_error_pruning=True).fit(np.array([[0.], [1.]]), [0, 1]).n_leaves_ == 1
+
+
+@pytest.mark.parametrize('model', ['J48_R', 'J48_R_N5_B'])
+@pytest.mark.parametrize('name', DATASETS)
+def test_reduced_error_pruning_distributions_are_wekas(name, model):
+    "Each test row's class distribution (its leaf's growing-set counts, an empty leaf's parent's) as Weka prints it, to 3 decimals."
+    d = FIXTURES/name
+    Xtr, ytr = read_arff(d/'train.arff.gz'); Xte, _ = read_arff(d/'test.arff.gz')
+    cls, opts = OPTIONS[model]
+    preds = (d/f'{model}.txt').read_text().split('# command:')[2]
+    assert '-distribution' in preds.splitlines()[0]
+    weka = np.array([[float(v.lstrip('*')) for v in m.split(',')]
+                     for m in re.findall(r'^\s*\d+\s+\d+:\S+\s+\d+:\S+\s+\+?\s*(\S+)\s*$', preds, re.M)])
+    ours = cls(**opts).fit(Xtr, ytr).predict_proba(Xte)
+    assert weka.shape == ours.shape
+    np.testing.assert_allclose(ours, weka, atol=5e-4 + 1e-9)
