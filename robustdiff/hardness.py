@@ -78,32 +78,41 @@ def _jit(fn=None, **flags):
     return njit(nogil=True, cache=os.path.isfile(fn.__code__.co_filename), **flags)(fn)
 
 @_jit
-def _distances(a, Zs, ZsT, q, j0, j1, scale, euclid):
-    "Distances from sorted row q to sorted columns j0..j1 into a: features summed in order, as scipy's cdist does."
+def _distances(a, b, Zs, ZsT, q, two, j0, j1, scale, euclid):
+    "Distances from sorted rows q (into a) and, if `two`, q + 1 (into b) to sorted columns j0..j1, summed as cdist does."
     p, w = ZsT.shape[0], j1 - j0
-    a[:w] = 0.0
+    u = q + 1 if two else q
+    a[:w] = 0.0; b[:w] = 0.0
     f = 0
-    while f + 4 <= p:                                        # four features per sweep, same order of additions
+    while f + 4 <= p:                                        # four features per sweep, in the same order of additions
         z0, z1, z2, z3 = Zs[q, f], Zs[q, f + 1], Zs[q, f + 2], Zs[q, f + 3]
+        v0, v1, v2, v3 = Zs[u, f], Zs[u, f + 1], Zs[u, f + 2], Zs[u, f + 3]
         t0, t1, t2, t3 = ZsT[f, j0:j1], ZsT[f + 1, j0:j1], ZsT[f + 2, j0:j1], ZsT[f + 3, j0:j1]
         if euclid:
             for j in range(w):
-                a[j] = a[j] + (z0 - t0[j]) * (z0 - t0[j]) + (z1 - t1[j]) * (z1 - t1[j]) \
-                       + (z2 - t2[j]) * (z2 - t2[j]) + (z3 - t3[j]) * (z3 - t3[j])
+                x0, x1, x2, x3 = t0[j], t1[j], t2[j], t3[j]
+                a[j] = a[j] + (z0 - x0) * (z0 - x0) + (z1 - x1) * (z1 - x1) + (z2 - x2) * (z2 - x2) + (z3 - x3) * (z3 - x3)
+                b[j] = b[j] + (v0 - x0) * (v0 - x0) + (v1 - x1) * (v1 - x1) + (v2 - x2) * (v2 - x2) + (v3 - x3) * (v3 - x3)
         else:
             for j in range(w):
-                a[j] = a[j] + abs(z0 - t0[j]) + abs(z1 - t1[j]) + abs(z2 - t2[j]) + abs(z3 - t3[j])
+                x0, x1, x2, x3 = t0[j], t1[j], t2[j], t3[j]
+                a[j] = a[j] + abs(z0 - x0) + abs(z1 - x1) + abs(z2 - x2) + abs(z3 - x3)
+                b[j] = b[j] + abs(v0 - x0) + abs(v1 - x1) + abs(v2 - x2) + abs(v3 - x3)
         f += 4
     while f < p:
-        z0, t0 = Zs[q, f], ZsT[f, j0:j1]
+        z0, v0, t0 = Zs[q, f], Zs[u, f], ZsT[f, j0:j1]
         if euclid:
-            for j in range(w): a[j] = a[j] + (z0 - t0[j]) * (z0 - t0[j])
+            for j in range(w):
+                a[j] = a[j] + (z0 - t0[j]) * (z0 - t0[j]); b[j] = b[j] + (v0 - t0[j]) * (v0 - t0[j])
         else:
-            for j in range(w): a[j] = a[j] + abs(z0 - t0[j])
+            for j in range(w):
+                a[j] = a[j] + abs(z0 - t0[j]); b[j] = b[j] + abs(v0 - t0[j])
         f += 1
     if euclid:
-        for j in range(w): a[j] = np.sqrt(a[j])
-    for j in range(w): a[j] = a[j] / scale
+        for j in range(w):
+            a[j] = np.sqrt(a[j]); b[j] = np.sqrt(b[j])
+    for j in range(w):
+        a[j] = a[j] / scale; b[j] = b[j] / scale
 
 @_jit(fastmath={'nnan', 'nsz'})
 def _largest(a, w):
@@ -124,6 +133,33 @@ def _push(hd, hj, d, j):
     hd[at] = d; hj[at] = j
 
 @_jit
+def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, hj):
+    "Update row r's statistics with its distances d_row[:w] to sorted columns j0.. (`own`: its class; me: itself or -1)."
+    K = hd.shape[1]
+    if not own:                                              # an enemy class: nearest enemy and the K nearest
+        thr = max(ne[r], hd[r, K - 1])
+        for jj in range(w):
+            d = d_row[jj]
+            if d <= thr:
+                j = perm[j0 + jj]
+                if d < ne[r] or (d == ne[r] and j < ne_at[r]):
+                    ne[r] = d; ne_at[r] = j
+                _push(hd[r], hj[r], d, j)
+                thr = max(ne[r], hd[r, K - 1])
+    else:                                                    # its own class, ne final: local set, nearest, farthest
+        far[r] = max(far[r], _largest(d_row, w))
+        thr = max(ne[r], hd[r, K - 1], same[r])
+        for jj in range(w):
+            d = d_row[jj]
+            if d <= thr and jj != me:
+                j = perm[j0 + jj]
+                same[r] = min(same[r], d)
+                if d < ne[r]:
+                    ls[r] += 1; useful[j] += 1
+                _push(hd[r], hj[r], d, j)
+                thr = max(ne[r], hd[r, K - 1], same[r])
+
+@_jit
 def _rows_kernel(Zs, ZsT, y, ys, perm, bounds, a0, a1, k, scale, euclid, width, buf, useful,
                  ne_idx, ne_d, same_d, far_d, knn_enemies, ls_count, nbr, nbr_d):
     "Neighbour statistics of the sorted rows a0..a1 (all of one class): other classes' columns first, then its own."
@@ -137,32 +173,14 @@ def _rows_kernel(Zs, ZsT, y, ys, perm, bounds, a0, a1, k, scale, euclid, width, 
         for j0 in range(bounds[cc], bounds[cc + 1], width):
             j1 = min(bounds[cc + 1], j0 + width)
             w = j1 - j0
-            for r in range(R):
-                q = a0 + r
-                _distances(buf, Zs, ZsT, q, j0, j1, scale, euclid)
-                if cc != c:                                  # an enemy class: nearest enemy and the K nearest
-                    thr = max(ne[r], hd[r, K - 1])
-                    for jj in range(w):
-                        d = buf[jj]
-                        if d <= thr:
-                            j = perm[j0 + jj]
-                            if d < ne[r] or (d == ne[r] and j < ne_at[r]):
-                                ne[r] = d; ne_at[r] = j
-                            _push(hd[r], hj[r], d, j)
-                            thr = max(ne[r], hd[r, K - 1])
-                else:                                        # its own class, ne final: local set, nearest, farthest
-                    far[r] = max(far[r], _largest(buf, w))
-                    me = q - j0
-                    thr = max(ne[r], hd[r, K - 1], same[r])
-                    for jj in range(w):
-                        d = buf[jj]
-                        if d <= thr and jj != me:
-                            j = perm[j0 + jj]
-                            same[r] = min(same[r], d)
-                            if d < ne[r]:
-                                ls[r] += 1; useful[j] += 1
-                            _push(hd[r], hj[r], d, j)
-                            thr = max(ne[r], hd[r, K - 1], same[r])
+            for r in range(0, R, 2):                         # two rows per sweep share the column loads
+                q, two = a0 + r, r + 1 < R
+                _distances(buf[0], buf[1], Zs, ZsT, q, two, j0, j1, scale, euclid)
+                me = q - j0 if cc == c and j0 <= q < j1 else -1
+                _scan(buf[0], w, cc == c, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, hj)
+                if two:
+                    me = q + 1 - j0 if cc == c and j0 <= q + 1 < j1 else -1
+                    _scan(buf[1], w, cc == c, me, j0, perm, r + 1, ne, ne_at, same, far, ls, useful, hd, hj)
     for r in range(R):
         i = perm[a0 + r]
         ne_idx[i], ne_d[i], same_d[i], far_d[i] = ne_at[r], ne[r], same[r], far[r]
@@ -207,7 +225,7 @@ def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1, K=None, 
     out['nbr'], out['nbr_d'] = np.empty((n, K), np.intp), np.empty((n, K))
     counts = []                                              # one Usefulness array per thread
     def make_buffer():
-        counts.append(np.zeros(n, np.int64)); return np.empty(width), counts[-1]
+        counts.append(np.zeros(n, np.int64)); return np.empty((2, width)), counts[-1]
     def work(span, buf):
         _rows_kernel(Zs, ZsT, y, ys, perm, bounds, span[0], span[1], k, float(scale), metric == 'euclidean', width,
                      *buf, *out.values())
