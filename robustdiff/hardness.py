@@ -77,7 +77,7 @@ def _jit(fn=None, **flags):
     if fn is None: return lambda f: _jit(f, **flags)
     return njit(nogil=True, cache=os.path.isfile(fn.__code__.co_filename), **flags)(fn)
 
-@_jit
+@_jit(inline='always')
 def _distances(a, b, Zs, ZsT, q, two, j0, j1, scale, euclid):
     "Distances from sorted rows q (into a) and, if `two`, q + 1 (into b) to sorted columns j0..j1, summed as cdist does."
     p, w = ZsT.shape[0], j1 - j0
@@ -114,7 +114,7 @@ def _distances(a, b, Zs, ZsT, q, two, j0, j1, scale, euclid):
     for j in range(w):
         a[j] = a[j] / scale; b[j] = b[j] / scale
 
-@_jit(fastmath={'nnan', 'nsz'})
+@_jit(fastmath={'nnan', 'nsz'}, inline='always')
 def _largest(a, w):
     "Largest of a[:w] (at least 0; distances are never NaN, which lets the compiler vectorise it)."
     mx = 0.0
@@ -122,17 +122,17 @@ def _largest(a, w):
         if a[j] > mx: mx = a[j]
     return mx
 
-@_jit
-def _push(hd, hj, d, j):
-    "Insert (d, j) into the sorted lists hd (distances) and hj (ids), ordered by distance then id, if it belongs."
-    K = len(hd)
-    if d > hd[K - 1] or (d == hd[K - 1] and j > hj[K - 1]): return
+@_jit(inline='always')
+def _push(hd, hj, r, d, j):
+    "Insert (d, j) into row r of the sorted lists hd (distances) and hj (ids), ordered by distance then id, if it belongs."
+    K = hd.shape[1]
+    if d > hd[r, K - 1] or (d == hd[r, K - 1] and j > hj[r, K - 1]): return
     at = K - 1
-    while at > 0 and (hd[at - 1] > d or (hd[at - 1] == d and hj[at - 1] > j)):
-        hd[at] = hd[at - 1]; hj[at] = hj[at - 1]; at -= 1
-    hd[at] = d; hj[at] = j
+    while at > 0 and (hd[r, at - 1] > d or (hd[r, at - 1] == d and hj[r, at - 1] > j)):
+        hd[r, at] = hd[r, at - 1]; hj[r, at] = hj[r, at - 1]; at -= 1
+    hd[r, at] = d; hj[r, at] = j
 
-@_jit
+@_jit(inline='always')
 def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, hj):
     "Update row r's statistics with its distances d_row[:w] to sorted columns j0.. (`own`: its class; me: itself or -1)."
     K = hd.shape[1]
@@ -144,7 +144,7 @@ def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, 
                 j = perm[j0 + jj]
                 if d < ne[r] or (d == ne[r] and j < ne_at[r]):
                     ne[r] = d; ne_at[r] = j
-                _push(hd[r], hj[r], d, j)
+                _push(hd, hj, r, d, j)
                 thr = max(ne[r], hd[r, K - 1])
     else:                                                    # its own class, ne final: local set, nearest, farthest
         far[r] = max(far[r], _largest(d_row, w))
@@ -156,7 +156,7 @@ def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, 
                 same[r] = min(same[r], d)
                 if d < ne[r]:
                     ls[r] += 1; useful[j] += 1
-                _push(hd[r], hj[r], d, j)
+                _push(hd, hj, r, d, j)
                 thr = max(ne[r], hd[r, K - 1], same[r])
 
 @_jit
