@@ -114,9 +114,9 @@ def _distances(a, b, Zs, ZsT, q, two, j0, j1, scale, euclid):
     for j in range(w):
         a[j] = a[j] / scale; b[j] = b[j] / scale
 
-@_jit(fastmath={'nnan', 'nsz'}, inline='always')
+@_jit(inline='always')
 def _largest(a, w):
-    "Largest of a[:w] (at least 0; distances are never NaN, which lets the compiler vectorise it)."
+    "Largest of a[:w], at least 0."
     mx = 0.0
     for j in range(w):
         if a[j] > mx: mx = a[j]
