@@ -11,7 +11,7 @@ fits (`--dense_max`). With several `--n_jobs` the speed-up of the largest over 1
 CPU). Targets: ≤ 10 s and ≤ 1 GB at 5 000 rows; ≤ 60 s and ≤ 2 GB at 20 000 rows; at 50 000 rows ≤ 10 s with
 n_jobs = 2 and ≥ 1.7× faster than n_jobs = 1; 100 000 rows ≤ 60 s within 4 GB.
 Sizes above `--full_max` run the same stages one by one (`STAGED`) with progress lines and a time box; the run then
-reports its peak memory so far (polled from /proc) and how far the neighbour pass got, with an extrapolation.
+reports its peak memory so far (polled from /proc) and which stages finished.
 The time growth exponent is the least-squares slope of log(time) on log(n). The load average of the (shared)
 machine is recorded before and after. Results: benchmarks/results/hardness.json.
 """
@@ -66,16 +66,9 @@ with warnings.catch_warnings():
 say(stage='trees+likelihood+F1', seconds=clock() - t0, stages=rest.attrs['seconds'])
 cfg = H.PRESETS[preset]
 Z, scale = H._distance_space(ds, cfg['metric']); yy, _ = H._codes(ds.y)
-layout = H._class_layout(yy); Zs = np.ascontiguousarray(Z[layout[0]])
-K = min(n - 1, max(cfg['k'], 16))
-width, spans, _ = H._blocks(n, None, 1)
-buf = np.empty((width, n)); nbr, nbr_d = np.empty((n, K), np.intp), np.empty((n, K))
 t1 = clock()
-for i, (s, e) in enumerate(spans):
-    st, _ = H._block_stats(Z, Zs, yy, layout, s, e, cfg['k'], cfg['metric'], scale, K, buf)
-    nbr[s:e], nbr_d[s:e] = st['nbr'], st['nbr_d']
-    if (i + 1) % max(1, len(spans) // 50) == 0:
-        say(stage='neighbours', done=(i + 1) / len(spans), seconds=clock() - t1)
+st = H._neighbour_stats(Z, yy, cfg['k'], cfg['metric'], scale, n_jobs=1)
+nbr, nbr_d = st['nbr'], st['nbr_d']
 say(stage='neighbours', done=1.0, seconds=clock() - t1)
 t2 = clock(); H._mst_boruvka(Z, cfg['metric'], scale, nbr, nbr_d); say(stage='mst', done=1.0, seconds=clock() - t2)
 print('RESULT ' + json.dumps(dict(impl='staged', n=n, preset=preset, seconds=clock() - t0, cpu_seconds=cpu(),

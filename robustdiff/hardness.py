@@ -4,11 +4,12 @@
 
 # %% ../nbs/40_hardness.ipynb #f187d42b
 from __future__ import annotations
-import copy, math, numbers, time, warnings
+import copy, math, numbers, os, time, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import altair as alt
+from numba import njit
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.tree import DecisionTreeClassifier
@@ -71,87 +72,165 @@ def _class_layout(y):
     bounds = np.searchsorted(y[perm], np.arange(y.max() + 2))
     return perm, pos, bounds
 
-def _nearest(D, rows, selfc, perm, K):
-    "The K nearest other instances of each row and their distances, in (distance, instance id) order."
-    n, b = D.shape[1], len(rows)
-    D[rows, selfc] = np.inf                                  # self excluded
-    sub = np.linspace(0, n - 1, min(n, max(16 * (K + 1), 256, n // 16))).astype(np.intp)   # distinct columns
-    bound = np.partition(D[:, sub], K - 1, axis=1)[:, K - 1] # ≥ the K-th smallest of the full row
-    flat = np.flatnonzero(D <= bound[:, None])               # candidates, row by row (at least K per row)
-    r, c = flat // n, flat % n
-    d, ids = D[r, c], perm[c]
-    D[rows, selfc] = 0.0
-    order = np.lexsort((ids, d, r))                          # by row, then distance, then instance id
-    r, d, ids = r[order], d[order], ids[order]
-    keep = np.arange(len(r)) - np.searchsorted(r, rows)[r] < K
-    return ids[keep].reshape(b, K), d[keep].reshape(b, K)
+def _jit(fn=None, **flags):
+    "Compile `fn` with numba, releasing the GIL (threads run it side by side); cached on disk when it lives in a file."
+    if fn is None: return lambda f: _jit(f, **flags)
+    return njit(nogil=True, cache=os.path.isfile(fn.__code__.co_filename), **flags)(fn)
 
-def _block_stats(Z, Zs, y, layout, s, e, k, metric, scale, K=None, buf=None):
-    "Everything the neighbour measures and the spanning tree need from the distance rows s..e (columns by class)."
-    perm, pos, bounds = layout
-    C, b = len(bounds) - 1, e - s
-    K = k if K is None else K
-    rows, selfc, yb = np.arange(b), pos[s:e], y[s:e]
-    D = _cdist(Z[s:e], Zs, metric, None if buf is None else buf[:b]); D /= scale
-    mn, mx, am = np.empty((b, C)), np.empty((b, C)), np.empty((b, C), np.intp)
-    for c in range(C):
-        mx[:, c] = D[:, bounds[c]:bounds[c + 1]].max(1)      # farthest of class c (self included: 0)
-    D[rows, selfc] = np.inf
-    for c in range(C):
-        sl = D[:, bounds[c]:bounds[c + 1]]
-        j = sl.argmin(1)                                     # first (lowest instance id) of the nearest of class c
-        mn[:, c], am[:, c] = sl[rows, j], perm[bounds[c] + j]
-    D[rows, selfc] = 0.0
-    same_d, far_d = mn[rows, yb], mx[rows, yb]
-    mn[rows, yb] = np.inf
-    ne_d = mn.min(1)
-    ne_idx = np.where(mn == ne_d[:, None], am, len(y)).min(1)   # nearest enemy, lowest id among ties
-    nbr, nbr_d = _nearest(D, rows, selfc, perm, K)
-    knn_enemies = np.count_nonzero(y[nbr[:, :k]] != yb[:, None], axis=1)   # the k nearest, ties by instance order
-    local = D < ne_d[:, None]                                # local set of each row (self included when ne_d > 0)
-    ls_count = np.count_nonzero(local, axis=1)
-    local[rows, selfc] = False
-    useful = np.count_nonzero(local, axis=0)                 # column j: how many local sets of these rows hold j
-    return dict(ne_idx=ne_idx, ne_d=ne_d, same_d=same_d, far_d=far_d, knn_enemies=knn_enemies, ls_count=ls_count,
-                nbr=nbr, nbr_d=nbr_d), useful
+@_jit(inline='always')
+def _distances(a, b, Zs, ZsT, q, two, j0, j1, scale, euclid):
+    "Distances from sorted rows q (into a) and, if `two`, q + 1 (into b) to sorted columns j0..j1, summed as cdist does."
+    p, w = ZsT.shape[0], j1 - j0
+    u = q + 1 if two else q
+    a[:w] = 0.0; b[:w] = 0.0
+    f = 0
+    while f + 4 <= p:                                        # four features per sweep, in the same order of additions
+        z0, z1, z2, z3 = Zs[q, f], Zs[q, f + 1], Zs[q, f + 2], Zs[q, f + 3]
+        v0, v1, v2, v3 = Zs[u, f], Zs[u, f + 1], Zs[u, f + 2], Zs[u, f + 3]
+        t0, t1, t2, t3 = ZsT[f, j0:j1], ZsT[f + 1, j0:j1], ZsT[f + 2, j0:j1], ZsT[f + 3, j0:j1]
+        if euclid:
+            for j in range(w):
+                x0, x1, x2, x3 = t0[j], t1[j], t2[j], t3[j]
+                a[j] = a[j] + (z0 - x0) * (z0 - x0) + (z1 - x1) * (z1 - x1) + (z2 - x2) * (z2 - x2) + (z3 - x3) * (z3 - x3)
+                b[j] = b[j] + (v0 - x0) * (v0 - x0) + (v1 - x1) * (v1 - x1) + (v2 - x2) * (v2 - x2) + (v3 - x3) * (v3 - x3)
+        else:
+            for j in range(w):
+                x0, x1, x2, x3 = t0[j], t1[j], t2[j], t3[j]
+                a[j] = a[j] + abs(z0 - x0) + abs(z1 - x1) + abs(z2 - x2) + abs(z3 - x3)
+                b[j] = b[j] + abs(v0 - x0) + abs(v1 - x1) + abs(v2 - x2) + abs(v3 - x3)
+        f += 4
+    while f < p:
+        z0, v0, t0 = Zs[q, f], Zs[u, f], ZsT[f, j0:j1]
+        if euclid:
+            for j in range(w):
+                a[j] = a[j] + (z0 - t0[j]) * (z0 - t0[j]); b[j] = b[j] + (v0 - t0[j]) * (v0 - t0[j])
+        else:
+            for j in range(w):
+                a[j] = a[j] + abs(z0 - t0[j]); b[j] = b[j] + abs(v0 - t0[j])
+        f += 1
+    if euclid:
+        for j in range(w):
+            a[j] = np.sqrt(a[j]); b[j] = np.sqrt(b[j])
+    for j in range(w):
+        a[j] = a[j] / scale; b[j] = b[j] / scale
+
+@_jit(inline='always')
+def _largest(a, w):
+    "Largest of a[:w], at least 0."
+    mx = 0.0
+    for j in range(w):
+        if a[j] > mx: mx = a[j]
+    return mx
+
+@_jit(inline='always')
+def _push(hd, hj, r, d, j):
+    "Insert (d, j) into row r of the sorted lists hd (distances) and hj (ids), ordered by distance then id, if it belongs."
+    K = hd.shape[1]
+    if d > hd[r, K - 1] or (d == hd[r, K - 1] and j > hj[r, K - 1]): return
+    at = K - 1
+    while at > 0 and (hd[r, at - 1] > d or (hd[r, at - 1] == d and hj[r, at - 1] > j)):
+        hd[r, at] = hd[r, at - 1]; hj[r, at] = hj[r, at - 1]; at -= 1
+    hd[r, at] = d; hj[r, at] = j
+
+@_jit(inline='always')
+def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, hj):
+    "Update row r's statistics with its distances d_row[:w] to sorted columns j0.. (`own`: its class; me: itself or -1)."
+    K = hd.shape[1]
+    if not own:                                              # an enemy class: nearest enemy and the K nearest
+        thr = max(ne[r], hd[r, K - 1])
+        for jj in range(w):
+            d = d_row[jj]
+            if d <= thr:
+                j = perm[j0 + jj]
+                if d < ne[r] or (d == ne[r] and j < ne_at[r]):
+                    ne[r] = d; ne_at[r] = j
+                _push(hd, hj, r, d, j)
+                thr = max(ne[r], hd[r, K - 1])
+    else:                                                    # its own class, ne final: local set, nearest, farthest
+        far[r] = max(far[r], _largest(d_row, w))
+        thr = max(ne[r], hd[r, K - 1], same[r])
+        for jj in range(w):
+            d = d_row[jj]
+            if d <= thr and jj != me:
+                j = perm[j0 + jj]
+                same[r] = min(same[r], d)
+                if d < ne[r]:
+                    ls[r] += 1; useful[j] += 1
+                _push(hd, hj, r, d, j)
+                thr = max(ne[r], hd[r, K - 1], same[r])
+
+@_jit
+def _rows_kernel(Zs, ZsT, y, ys, perm, bounds, a0, a1, k, scale, euclid, width, buf, useful,
+                 ne_idx, ne_d, same_d, far_d, knn_enemies, ls_count, nbr, nbr_d):
+    "Neighbour statistics of the sorted rows a0..a1 (all of one class): other classes' columns first, then its own."
+    n, R, K, C = len(y), a1 - a0, nbr.shape[1], len(bounds) - 1
+    c = ys[a0]
+    far, same, ne = np.zeros(R), np.full(R, np.inf), np.full(R, np.inf)
+    ne_at, ls = np.full(R, n), np.zeros(R, np.int64)
+    hd, hj = np.full((R, K), np.inf), np.full((R, K), n)
+    for step in range(C):
+        cc = c if step == C - 1 else step if step < c else step + 1
+        for j0 in range(bounds[cc], bounds[cc + 1], width):
+            j1 = min(bounds[cc + 1], j0 + width)
+            w = j1 - j0
+            for r in range(0, R, 2):                         # two rows per sweep share the column loads
+                q, two = a0 + r, r + 1 < R
+                _distances(buf[0], buf[1], Zs, ZsT, q, two, j0, j1, scale, euclid)
+                me = q - j0 if cc == c and j0 <= q < j1 else -1
+                _scan(buf[0], w, cc == c, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, hj)
+                if two:
+                    me = q + 1 - j0 if cc == c and j0 <= q + 1 < j1 else -1
+                    _scan(buf[1], w, cc == c, me, j0, perm, r + 1, ne, ne_at, same, far, ls, useful, hd, hj)
+    for r in range(R):
+        i = perm[a0 + r]
+        ne_idx[i], ne_d[i], same_d[i], far_d[i] = ne_at[r], ne[r], same[r], far[r]
+        ls_count[i] = ls[r] + (1 if ne[r] > 0 else 0)       # itself, when no enemy coincides with it
+        bad = 0
+        for t in range(min(k, K)): bad += y[hj[r, t]] != c
+        knn_enemies[i] = bad
+        nbr[i], nbr_d[i] = hj[r], hd[r]
 
 def _blocks(n, block_rows, n_jobs):
     "Rows per block (default: about 4 million distances, 32 MB), the blocks of n rows, and the number of threads."
-    import os
     if block_rows is None: block_rows = max(1, min(n, int(4_000_000 // n)))
     cpus = os.cpu_count() or 1
     threads = 1 if n_jobs is None else n_jobs if n_jobs > 0 else max(1, cpus + 1 + n_jobs)
     return block_rows, [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)], threads
 
-def _threaded(fn, items, threads, width, n_cols):
-    "fn(item, buffer) over items on `threads` threads, each with its own reusable width × n_cols buffer; results in order."
+def _threaded(fn, items, threads, make_buffer):
+    "fn(item, buffer) over items on `threads` threads, each with its own reusable buffer from make_buffer(); results in order."
     import threading
     from concurrent.futures import ThreadPoolExecutor
     local = threading.local()
     def run(item):
-        if getattr(local, 'buf', None) is None: local.buf = np.empty((width, n_cols))
+        if getattr(local, 'buf', None) is None: local.buf = make_buffer()
         return fn(item, local.buf)
     if threads == 1:
         yield from map(run, items); return
-    with ThreadPoolExecutor(threads) as ex:                  # scipy's cdist and numpy's reductions release the GIL
+    with ThreadPoolExecutor(threads) as ex:                  # the kernel, scipy's cdist and numpy release the GIL
         yield from ex.map(run, items)
 
-def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1, K=None):
-    "Per-instance neighbour statistics (and each instance's K nearest) from the distance matrix, a block of rows at a time."
+def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1, K=None, width=128):
+    "Per-instance neighbour statistics (and each instance's K nearest), 64 rows of one class per task."
     n = len(Z)
     K = min(n - 1, max(k, 16)) if K is None else K
-    layout = _class_layout(y)
-    Zs = np.ascontiguousarray(Z[layout[0]])
-    width, spans, threads = _blocks(n, block_rows, n_jobs)
+    perm, _, bounds = _class_layout(y)
+    Zs = np.ascontiguousarray(Z[perm], dtype=np.float64)
+    ZsT, ys = np.ascontiguousarray(Zs.T), y[perm]
+    rows = 64 if block_rows is None else block_rows
+    spans = [(s, min(s + rows, b)) for a, b in zip(bounds[:-1], bounds[1:]) for s in range(a, b, rows)]
+    threads = _blocks(n, rows, n_jobs)[2]
     out = {key: np.empty(n, dtype) for key, dtype in
            dict(ne_idx=np.intp, ne_d=float, same_d=float, far_d=float, knn_enemies=np.intp, ls_count=np.intp).items()}
     out['nbr'], out['nbr_d'] = np.empty((n, K), np.intp), np.empty((n, K))
-    useful = np.zeros(n, np.int64)
-    work = lambda se, buf: _block_stats(Z, Zs, y, layout, se[0], se[1], k, metric, scale, K, buf)
-    for (s, e), (st, u) in zip(spans, _threaded(work, spans, threads, width, n)):
-        for key, v in st.items(): out[key][s:e] = v
-        useful += u
-    out['useful'] = useful[layout[1]]
+    counts = []                                              # one Usefulness array per thread
+    def make_buffer():
+        counts.append(np.zeros(n, np.int64)); return np.empty((2, width)), counts[-1]
+    def work(span, buf):
+        _rows_kernel(Zs, ZsT, y, ys, perm, bounds, span[0], span[1], k, float(scale), metric == 'euclidean', width,
+                     *buf, *out.values())
+    for _ in _threaded(work, spans, threads, make_buffer): pass
+    out['useful'] = np.sum(counts, axis=0)
     return out
 
 # %% ../nbs/40_hardness.ipynb #fa52ec47
@@ -213,7 +292,7 @@ def _nearest_outside(Z, comp, idx, metric, scale, n_jobs, block_rows):
         D[comp[rows][:, None] == comp[None, :]] = np.inf
         q = D.argmin(1)
         return q, D[np.arange(len(rows)), q]
-    res = list(_threaded(work, spans, threads, width, n))
+    res = list(_threaded(work, spans, threads, lambda: np.empty((width, n))))
     return np.concatenate([r[0] for r in res]), np.concatenate([r[1] for r in res])
 
 def _mst_boruvka(Z, metric, scale, nbr, nbr_d, n_jobs=1, block_rows=None):
@@ -405,7 +484,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
                       likelihood:str|None=None, # CL/CLD model: 'nb' (in-sample naive Bayes) or 'calibrated' (PyHard's Platt-calibrated GaussianNB)
                       denominator:str|None=None,# Usefulness/Harmfulness: 'all' (|D| − 1) or 'class' (PyHard: same / other class size)
                       random_state:int|None=0,  # seeds the decision trees and the CV of the pruning
-                      block_rows:int|None=None, # rows per distance block (default: ~16 MB blocks)
+                      block_rows:int|None=None, # rows per task of the distance passes (default: 64; N1's exact rows: ~4 million distances)
                      )->pd.DataFrame:       # one row per instance (index `instance`), one column per measure, all in [0, 1]
     "The instance hardness measures of [PLM22] (eqs. 8–22), higher = harder, without any n × n matrix."
     ds, measures, k, metric = _check_args(dataset, measures, preset, k, metric, n_jobs)
