@@ -171,9 +171,11 @@ def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, cl
 
 def _kappa_from_shares(W:np.ndarray, agree:np.ndarray, S1:np.ndarray, S2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
     "κ (eqs. 2–4) per weight row and model from per-instance agreement and class shares; and the dominant clean class share."
-    p0 = _wmean(W, agree)                                   # R × M
-    s1 = _wmean(W, S1).reshape(len(W), n_models, -1)        # R × M × C
-    s2 = _wmean(W, S2).reshape(len(W), n_models, -1)
+    return _kappa_from_means(_wmean(W, agree), _wmean(W, S1), _wmean(W, S2), n_models, on_constant)
+
+def _kappa_from_means(p0:np.ndarray, s1:np.ndarray, s2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
+    "κ from the weighted agreement (R × M) and class shares (R × M·C) of each resample; and the dominant clean class share."
+    s1, s2 = s1.reshape(len(s1), n_models, -1), s2.reshape(len(s2), n_models, -1)     # R × M × C
     pe = (s1 * s2).sum(-1)
     with np.errstate(invalid='ignore', divide='ignore'):
         kappa = np.where(1 - pe < 1e-12, on_constant, (p0 - pe) / (1 - pe))
@@ -208,9 +210,11 @@ def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)->tuple:
     diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
     for k in np.sort(np.unique(binv)):
         on = binv == k
-        Wk = Wa[:, on]
-        a0, a1, fl = (_wmean(Wk, V[n][on]) for n in ('correct_clean', 'correct_noisy', 'flip'))
-        kap, dom = _kappa_from_shares(Wk, 1 - V['flip'][on], S1[on], S2[on], len(models))
+        M, MC = len(models), S1.shape[1]
+        # one product per bin (the weights are read once): accuracies, flips and class shares side by side
+        Mb = _wmean(Wa[:, on], np.hstack([V['correct_clean'][on], V['correct_noisy'][on], V['flip'][on], S1[on], S2[on]]))
+        a0, a1, fl, s1, s2 = np.split(Mb, np.cumsum([M, M, M, MC]), axis=1)
+        kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
         for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=fl, kappa=kap).items(): reps[(name, int(k))] = R
         facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=dom[0])
     return models, reps, facts

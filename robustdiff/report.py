@@ -466,6 +466,7 @@ def _stage_ela(ctx:_Ctx, st:Stage):
     iv = ela_intervals(preds, bins, W=ctx.weights(bins.instance))           # the verdict's resamples
     iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
     iv.columns = [f'{m}_{b}' for b, m in iv.columns]
+    iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
     tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     st.tables['ela'] = tab
     st.charts['ela'] = _ela_chart(tab, c['class_noise'])
