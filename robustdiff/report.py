@@ -438,7 +438,8 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
                     f"accuracy of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
                     f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
-                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves.")
+                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves. Shaded bands: 90 % bootstrap intervals "
+                    f"(columns `kappa_lo`, `kappa_hi`, `acc_lo`, `acc_hi`; the verdict's resamples).")
 
 # %% ../nbs/90_report.ipynb #98d91027
 def _ela_chart(tab:pd.DataFrame,  # `ela_table` rows of one noise rate (with `ela_lo`/`ela_hi`: interval bars)
