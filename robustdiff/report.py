@@ -504,15 +504,22 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
     "Pooled accuracy per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
     from robustdiff.answer import _ones_first, _wmean, percentile_interval
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
+    models = list(dict.fromkeys(pp.model))
+    M, n = len(models), len(inst)
+    cell = pd.Index(inst).get_indexer(pp.instance.to_numpy()) * M + pd.Index(models).get_indexer(pp.model.to_numpy())
+    levels, lv_code = np.unique(pp.level.to_numpy(), return_inverse=True)
+    correct = pp.correct.to_numpy(np.float64)
+    L = len(levels)
     for label, mask in subsets:
-        q = pp if mask is None else pp[mask]
-        for lv, g in q.groupby('level', sort=True):
-            s = g.groupby(['instance', 'model'], sort=False, observed=True).correct.agg(['sum', 'size'])
-            num, den = (s[k].unstack('model').reindex(index=inst).fillna(0.0) for k in ('sum', 'size'))
-            models = num.columns.tolist()
-            R = _wmean(Wa, num.to_numpy()) / _wmean(Wa, den[models].to_numpy())    # ratio of weighted sums, per resample
-            lo, hi = percentile_interval(R[1:])
-            rows += [dict(model=m, level=lv, subset=label, metric='ACC', value=R[0, j], lo=lo[j], hi=hi[j]) for j, m in enumerate(models)]
+        on = (cell >= 0) if mask is None else (cell >= 0) & mask
+        idx = (cell[on] * L + lv_code[on])                    # selected rows: sums per instance × model × level
+        num = np.bincount(idx, correct[on], n * M * L).reshape(n, M * L)
+        den = np.bincount(idx, minlength=n * M * L).reshape(n, M * L).astype(np.float64)
+        S = _wmean(Wa, np.hstack([num, den]))                 # one product: the weights are read once per subset
+        R = (S[:, :M * L] / S[:, M * L:]).reshape(len(S), M, L)   # ratio of weighted sums, per resample
+        lo, hi = percentile_interval(R[1:])
+        rows += [dict(model=m, level=lv, subset=label, metric='ACC', value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
+                 for li, lv in enumerate(levels) for j, m in enumerate(models)]
     return pd.DataFrame(rows)
 
 def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
