@@ -13,9 +13,10 @@ from .perturb import group_ranks, perturb_counts, _check_lambdas
 from .scc import clean_predictions
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'QUESTIONS', 'BASELINE', 'bootstrap_weights', 'fold_bootstrap_weights',
-           'percentile_interval', 'feature_noise_intervals', 'hardest', 'perturbation_predictions', 'compare_to_rest',
-           'compare_pairs', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart']
+__all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'QUESTIONS', 'BASELINE', 'bootstrap_weights', 'fold_shrinkage',
+           'fold_bootstrap_weights', 'percentile_interval', 'feature_noise_intervals', 'ela_intervals', 'hardest',
+           'perturbation_predictions', 'compare_to_rest', 'compare_pairs', 'Verdict', 'verdict_weights', 'verdict',
+           'accuracy_chart', 'bins_chart', 'tradeoff_chart']
 
 # %% ../nbs/92_answer.ipynb #bef9e49f
 LEVEL = 0.90      # nominal coverage of every interval
@@ -45,21 +46,63 @@ def bootstrap_weights(strata,                # one stratum label per instance (e
         W[:, idx] = np.bincount(draws.ravel(), minlength=n_boot * m).reshape(n_boot, m)
     return W
 
+def _codes_of(x, what:str, n:int|None=None)->np.ndarray:
+    c = pd.factorize(np.asarray(x), sort=True)[0]
+    if (c < 0).any(): raise ValueError(f"{what} contain missing values")
+    if n is not None and len(c) != n: raise ValueError(f"{what} has {len(c)} entries for {n} instances")
+    return c
+
+def _floor(k:int)->float:
+    "The outer-stage c whose two-stage variance is Nadeau & Bengio's corrected one, (1 + k/(k−1)) × the instance bootstrap's, when folds do not differ."
+    return float(min(1.0, k / (np.sqrt(2) * (k - 1)))) if k > 1 else 0.0
+
+def fold_shrinkage(values,          # per-instance values (n,) or (n, models), e.g. correctness; NaN rows are ignored
+                   folds,           # the cross-validation fold of each instance
+                   strata=None,     # a stratum per instance (e.g. its class): its mean is removed first; None = one
+                  )->float:         # c in [0, 1]: 0 = no fold effect, 1 = the plain two-stage bootstrap
+    "The outer-stage shrinkage c of `fold_bootstrap_weights`: a one-way ANOVA of `values` on fold (method of moments, pooled over columns)."
+    f = _codes_of(folds, 'folds')
+    V = np.asarray(values, np.float64)
+    V = V[:, None] if V.ndim == 1 else V
+    if V.ndim != 2 or len(V) != len(f): raise ValueError(f"values must have one row per instance ({len(f)}), got shape {np.shape(values)}")
+    s = np.zeros(len(f), np.int64) if strata is None else _codes_of(strata, 'strata', len(f))
+    ok = ~np.isnan(V).any(1)
+    V, f, s = V[ok], pd.factorize(f[ok])[0], s[ok]
+    n, k = len(f), (f.max() + 1 if len(f) else 0)
+    if k < 2 or n <= k: return 0.0
+    for g in np.unique(s): V[s == g] -= V[s == g].mean(0)          # class effects out: the inner stage resamples within class
+    nj = np.bincount(f, minlength=k).astype(float)
+    means = np.stack([np.bincount(f, V[:, j], k) for j in range(V.shape[1])], 1) / nj[:, None]   # k × models
+    msb = (nj[:, None] * (means - V.mean(0)) ** 2).sum(0) / (k - 1)
+    msw = ((V - means[f]) ** 2).sum(0) / (n - k)
+    n0 = (n - (nj ** 2).sum() / n) / (k - 1)                        # the fold size (unequal sizes: the usual n₀)
+    msb, msw = msb.mean(), msw.mean()                               # pooled over models
+    sb2 = max(0.0, (msb - msw) / n0)
+    if sb2 == 0: return 0.0
+    return float(min(1.0, np.sqrt(sb2 * k / ((k - 1) * (sb2 + msw / (n / k))))))
+
 def fold_bootstrap_weights(folds,             # the cross-validation fold of each instance
                            strata=None,       # a stratum per instance within folds (e.g. its class); None = one
                            n_boot:int=N_BOOT, # B, the number of resamples
                            random_state=0,    # seed (int or None)
+                           shrink:float|str=1.0, # outer-stage c in [0, 1] (1: plain two-stage, 0: instances only), 'anova' or 'auto'
+                           values=None,       # per-instance values for 'anova'/'auto' (`fold_shrinkage`), e.g. correctness
                           )->np.ndarray:      # (B, n) float32 weights
-    "Two-stage bootstrap: the k folds resampled with replacement, then the instances within each fold (and stratum)."
-    f = pd.factorize(np.asarray(folds), sort=True)[0]
-    if (f < 0).any(): raise ValueError("folds contain missing values")
-    s = np.zeros(len(f), np.int64) if strata is None else pd.factorize(np.asarray(strata), sort=True)[0]
-    if len(s) != len(f): raise ValueError(f"strata has {len(s)} entries for {len(f)} instances")
+    "Two-stage bootstrap: fold weights 1 + c·(multinomial(k, 1/k) − 1), times the instances resampled within each fold (and stratum)."
+    f = _codes_of(folds, 'folds')
+    s = np.zeros(len(f), np.int64) if strata is None else _codes_of(strata, 'strata', len(f))
     k = f.max() + 1
+    if isinstance(shrink, str):
+        if shrink not in ('auto', 'anova'): raise ValueError(f"shrink must be a number in [0, 1], 'anova' or 'auto', got {shrink!r}")
+        if values is None: raise ValueError(f"shrink={shrink!r} estimates the fold effect from values: pass values (e.g. per-instance correctness)")
+        c = fold_shrinkage(values, f, s)
+        shrink = c if shrink == 'anova' else float(min(1.0, np.sqrt(_floor(k) ** 2 + c ** 2)))
+    if isinstance(shrink, bool) or not isinstance(shrink, (int, float, np.floating)) or not 0 <= shrink <= 1:
+        raise ValueError(f"shrink must be a number in [0, 1], 'anova' or 'auto', got {shrink!r}")
     rng = np.random.default_rng(random_state)
     inner = bootstrap_weights(f * (s.max() + 1) + s, n_boot, rng)
     outer = rng.multinomial(k, np.full(k, 1 / k), size=n_boot).astype(np.float32)   # how often each fold is drawn
-    return inner * outer[:, f]
+    return inner * (1 + np.float32(shrink) * (outer - 1))[:, f]
 
 def percentile_interval(samples,           # bootstrap replicates, resamples along axis 0
                         level:float=LEVEL, # coverage
@@ -128,9 +171,11 @@ def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, cl
 
 def _kappa_from_shares(W:np.ndarray, agree:np.ndarray, S1:np.ndarray, S2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
     "κ (eqs. 2–4) per weight row and model from per-instance agreement and class shares; and the dominant clean class share."
-    p0 = _wmean(W, agree)                                   # R × M
-    s1 = _wmean(W, S1).reshape(len(W), n_models, -1)        # R × M × C
-    s2 = _wmean(W, S2).reshape(len(W), n_models, -1)
+    return _kappa_from_means(_wmean(W, agree), _wmean(W, S1), _wmean(W, S2), n_models, on_constant)
+
+def _kappa_from_means(p0:np.ndarray, s1:np.ndarray, s2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
+    "κ from the weighted agreement (R × M) and class shares (R × M·C) of each resample; and the dominant clean class share."
+    s1, s2 = s1.reshape(len(s1), n_models, -1), s2.reshape(len(s2), n_models, -1)     # R × M × C
     pe = (s1 * s2).sum(-1)
     with np.errstate(invalid='ignore', divide='ignore'):
         kappa = np.where(1 - pe < 1e-12, on_constant, (p0 - pe) / (1 - pe))
@@ -165,9 +210,11 @@ def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)->tuple:
     diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
     for k in np.sort(np.unique(binv)):
         on = binv == k
-        Wk = Wa[:, on]
-        a0, a1, fl = (_wmean(Wk, V[n][on]) for n in ('correct_clean', 'correct_noisy', 'flip'))
-        kap, dom = _kappa_from_shares(Wk, 1 - V['flip'][on], S1[on], S2[on], len(models))
+        M, MC = len(models), S1.shape[1]
+        # one product per bin (the weights are read once): accuracies, flips and class shares side by side
+        Mb = _wmean(Wa[:, on], np.hstack([V['correct_clean'][on], V['correct_noisy'][on], V['flip'][on], S1[on], S2[on]]))
+        a0, a1, fl, s1, s2 = np.split(Mb, np.cumsum([M, M, M, MC]), axis=1)
+        kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
         for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=fl, kappa=kap).items(): reps[(name, int(k))] = R
         facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=dom[0])
     return models, reps, facts
@@ -227,6 +274,25 @@ def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None)->tuple:
     with np.errstate(invalid='ignore', divide='ignore'):
         rla, ela = np.where(a0 > 0, (a0 - ax) / a0, np.nan), np.where(a0 > 0, (1 - ax) / a0, np.nan)
     return models, dict(acc_clean_ela=a0, acc_noisy_ela=ax, rla=rla, ela=ela), float(noise)
+
+def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or several class-noise rates)
+                  bins:pd.DataFrame,       # the instances and strata (`difficulty_bins` output, or one bin for every instance)
+                  level:float=LEVEL,       # coverage of the intervals
+                  n_boot:int=N_BOOT,       # bootstrap resamples (when W is None)
+                  random_state=0,          # seed of the resampling (when W is None)
+                  W:np.ndarray|None=None,  # shared resamples over `bins.instance` (e.g. `verdict_weights`); None: drawn here
+                 )->pd.DataFrame:          # model, noise, measure (acc_clean, acc_noisy, rla, ela), value, lo, hi
+    "Per model and class-noise rate: clean and noisy-training accuracy, RLA and ELA ([SLH16] eqs. 2–3) with percentile intervals."
+    _check_level(level)
+    if not isinstance(ela_preds, pd.DataFrame) or 'noise' not in ela_preds.columns:
+        raise ValueError("ela_preds must be the output of ela_predictions (a noise column)")
+    rows = []
+    for rate in sorted(ela_preds.noise.unique()):
+        models, reps, r = _ela_reps(ela_preds, bins, W, n_boot, random_state, rate)
+        for name, R in reps.items():
+            lo, hi = percentile_interval(R[1:], level)
+            rows += [dict(model=m, noise=r, measure=name.replace('_ela', ''), value=R[0, j], lo=lo[j], hi=hi[j]) for j, m in enumerate(models)]
+    return pd.DataFrame(rows)
 
 def hardest(bins:pd.DataFrame,   # `difficulty_bins` output (instance, difficulty, bin)
             instances,           # the instances to choose from
@@ -392,6 +458,31 @@ class Verdict:
     def __repr__(self): return '\n'.join(self.headline)
 
 # %% ../nbs/92_answer.ipynb #7fc29085
+def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, instance, y_true, correct, fold)
+                    instances,               # the instances, in the order of the columns (e.g. `difficulty_bins(...).instance`)
+                    n_boot:int=N_BOOT,       # B, the number of resamples
+                    random_state=0,          # seed of the resampling
+                    folds:bool=True,         # two-stage (folds, then instances within fold × class); False: instances within class
+                    shrink:float|str='auto', # the fold stage's c (`fold_bootstrap_weights`); 'auto'/'anova': from the models' correctness
+                   )->tuple:                 # (W: B × n float32, c: the shrinkage used, NaN without folds)
+    "The one set of resamples behind every interval of the verdict (and of the report's stage tables), shared by every model and measure."
+    need = {'model', 'instance', 'y_true', 'correct'}
+    if not isinstance(clean, pd.DataFrame) or not need <= set(clean.columns):
+        raise ValueError(f"clean must be the output of clean_predictions/cv_predictions (columns {sorted(need)})")
+    inst = np.asarray(instances)
+    first = clean.drop_duplicates('instance').set_index('instance')
+    cls = first.y_true.astype(str).reindex(inst).fillna('').to_numpy()
+    if not (folds and 'fold' in first.columns and first.fold.nunique() > 1):
+        return bootstrap_weights(cls, n_boot, random_state), np.nan
+    fo = first.fold.reindex(inst).fillna(-1).to_numpy()
+    if isinstance(shrink, str) and shrink in ('auto', 'anova'):
+        models = list(dict.fromkeys(clean.model))
+        vals = clean.groupby(['instance', 'model'], sort=False, observed=True).correct.mean().unstack('model')
+        c = fold_shrinkage(vals.reindex(index=inst, columns=models).to_numpy(np.float64), fo, cls)
+        k = pd.unique(fo).size
+        shrink = c if shrink == 'anova' else float(min(1.0, np.sqrt(_floor(k) ** 2 + c ** 2)))
+    return fold_bootstrap_weights(fo, cls, n_boot, random_state, shrink), float(shrink)
+
 def _rows(models, R, measure, level, basis='', better=None, among=None, word=None)->list:
     "Tidy rows of one measure for every model: estimate and interval, and (with `better`) the comparison with the rest."
     lo, hi = percentile_interval(R[1:], level)
@@ -420,6 +511,8 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             n_boot:int=N_BOOT,                # bootstrap resamples
             folds:bool=True,                  # resample the CV folds too (two-stage bootstrap), else instances only
             random_state=0,                   # seed of the resampling
+            shrink:float|str='auto',          # the fold stage's shrinkage c (`fold_bootstrap_weights`): 'auto' estimates it
+            W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
            )->Verdict:
     "Intervals, paired comparisons with the rest, the baseline check, data findings, per-model sentences and the headline."
     _check_level(level)
@@ -428,11 +521,11 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")
         clean = clean_predictions(noisy)
     b = _strata(bins)
-    first = clean.drop_duplicates('instance').set_index('instance')
-    cls = first.y_true.astype(str).reindex(b.index).fillna('')
-    if folds and 'fold' in first.columns and first.fold.nunique() > 1:     # folds, then instances within fold × class
-        W = fold_bootstrap_weights(first.fold.reindex(b.index).fillna(-1).to_numpy(), cls.to_numpy(), n_boot, random_state)
-    else: W = bootstrap_weights(cls.to_numpy(), n_boot, random_state)
+    if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot, random_state, folds, shrink)
+    else:
+        if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
+        c_used, n_boot = np.nan, len(W)
+    cls = clean.drop_duplicates('instance').set_index('instance').y_true.astype(str).reindex(b.index).fillna('')
     # W: one set of resamples, shared by every model and every measure (paired comparisons)
     models, acc, base, major = _accuracy_reps(clean, bins, W, n_boot, random_state)
     M = len(models)
@@ -446,7 +539,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                      basis=f"always predicting the majority class {major!r}"))
     pairs = [compare_pairs(acc, models, 'higher', level).assign(measure='accuracy')]
     shares = cls.value_counts(normalize=True)
-    cfg = dict(level=level, n_boot=n_boot, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
+    cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
                random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
                perturb_level=None, hard_bin=None, easy_bin=None)
     per_bin = pd.DataFrame()

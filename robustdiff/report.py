@@ -283,6 +283,23 @@ class _Ctx:
                                                         'correct', 'p_true']]
         return self.extra['perturbation_predictions']
 
+    def weights(self, instances)->np.ndarray:
+        "The verdict's resamples (`robustdiff.answer.verdict_weights`, drawn once per report), as columns for `instances`."
+        if 'weights' not in self.extra:
+            from robustdiff.answer import verdict_weights
+            clean = self.clean()
+            inst = np.sort(clean.instance.unique())
+            W, shrink = verdict_weights(clean, inst, random_state=self.cfg['random_state'])
+            self.extra['weights'], self.extra['fold_shrink'] = (inst, W), shrink
+        inst, W = self.extra['weights']
+        pos = pd.Index(inst).get_indexer(np.asarray(instances))
+        if (pos < 0).any(): raise ValueError(f"{int((pos < 0).sum())} instance(s) have no clean prediction to resample")
+        return W[:, pos]
+
+    def all_bins(self)->pd.DataFrame:
+        "One stratum for every predicted instance: the instances of the resamples when a stage has no difficulty bins."
+        return pd.DataFrame({'instance': np.sort(self.clean().instance.unique()), 'bin': 0, 'difficulty': 0.0})
+
     def table(self, stage:str, name:str):
         s = self.stages.get(stage)
         return s.tables.get(name) if s is not None and s.status in ('ok', 'warn') else None
@@ -382,11 +399,32 @@ def _acc_by_bin(curves:pd.DataFrame, # `scc_curves` rows of one dataset and pert
     cols = ['model', 'bin', 'difficulty', 'n', 'acc_clean', 'lam', 'acc_noisy', 'kappa_noisy', 'acc_change']
     return t[cols].sort_values(['model', 'bin'], ignore_index=True)
 
+def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
+                   bins:pd.DataFrame,  # `difficulty_bins` output
+                   lambdas,            # the curves' λs
+                   W:np.ndarray,       # the verdict's resamples over `bins.instance`
+                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi
+    "Bootstrap intervals of the κ and accuracy curves (`robustdiff.answer.feature_noise_intervals` at every λ)."
+    from robustdiff.answer import feature_noise_intervals
+    frames = []
+    for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
+        for lam in lambdas:
+            t = feature_noise_intervals(g, bins, float(lam), W=W)
+            ka = t[t.measure == 'kappa'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('kappa_')
+            ac = t[t.measure == 'acc_noisy'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('acc_')
+            frames.append(ka.join(ac).reset_index().assign(perturbation=pert, level=lv, lam=float(lam)))
+    return pd.concat(frames, ignore_index=True)
+
 def _stage_scc(ctx:_Ctx, st:Stage):
     c = ctx.cfg
     items = ctx.table('difficulty', 'difficulty')
     bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=c['random_state'])
     curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
+    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance))
+    keys = ['perturbation', 'level', 'model', 'lam', 'bin']
+    for t in (curves, iv): t['_lam'] = t.lam.round(10)
+    curves = curves.merge(iv.drop(columns='lam'), on=[k if k != 'lam' else '_lam' for k in keys], how='left',
+                          validate='one_to_one').drop(columns='_lam')
     curves.insert(0, 'dataset', ctx.ds.name)
     st.tables['bins'] = bins
     st.tables['scc'] = curves
@@ -400,21 +438,39 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
                     f"accuracy of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
                     f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
-                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves.")
+                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves. Shaded bands: 90 % bootstrap intervals "
+                    f"(columns `kappa_lo`, `kappa_hi`, `acc_lo`, `acc_hi`; the verdict's resamples).")
 
 # %% ../nbs/90_report.ipynb #98d91027
+def _ela_chart(tab:pd.DataFrame,  # `ela_table` rows of one noise rate (with `ela_lo`/`ela_hi`: interval bars)
+               noise:float,       # the class-noise rate (for the axis title)
+              )->alt.LayerChart:
+    "ELA per model, lower is better, with its bootstrap interval as a bar where the table has one."
+    y = alt.Y('model:N', sort='x', title=None)
+    tip = ['model'] + [alt.Tooltip(f'{k}:Q', format='.3f') for k in ('acc_clean', 'acc_noisy', 'rla', 'ela', 'ela_lo', 'ela_hi') if k in tab]
+    bars = alt.Chart(tab).mark_bar().encode(x=alt.X('ela:Q', title=f"ELA at {noise:.0%} class noise (lower is better)"), y=y, tooltip=tip)
+    layers = [bars]
+    if {'ela_lo', 'ela_hi'} <= set(tab.columns):
+        layers.append(alt.Chart(tab).mark_rule(color='black', strokeWidth=1.5).encode(x='ela_lo:Q', x2='ela_hi:Q', y=y, tooltip=tip))
+    title = 'Equalized Loss of Accuracy' + (' (bars: 90 % intervals)' if len(layers) > 1 else '')
+    return alt.layer(*layers).properties(width=360, height=min(400, 18 * len(tab) + 20), title=title)
+
 def _stage_ela(ctx:_Ctx, st:Stage):
     from robustdiff.ela import ela_table
+    from robustdiff.answer import ela_intervals
     c = ctx.cfg
-    tab = ela_table(ctx.ela_predictions().assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
+    preds = ctx.ela_predictions()
+    tab = ela_table(preds.assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
     tab = tab.drop(columns='dataset', errors='ignore').sort_values('ela', ignore_index=True)
+    bins = ctx.table('scc', 'bins')
+    bins = ctx.all_bins() if bins is None else bins
+    iv = ela_intervals(preds, bins, W=ctx.weights(bins.instance))           # the verdict's resamples
+    iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
+    iv.columns = [f'{m}_{b}' for b, m in iv.columns]
+    iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
+    tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     st.tables['ela'] = tab
-    st.charts['ela'] = alt.Chart(tab).mark_bar().encode(
-        x=alt.X('ela:Q', title=f"ELA at {c['class_noise']:.0%} class noise (lower is better)"),
-        y=alt.Y('model:N', sort='x', title=None),
-        tooltip=['model', alt.Tooltip('acc_clean:Q', format='.3f'), alt.Tooltip('acc_noisy:Q', format='.3f'),
-                 alt.Tooltip('rla:Q', format='.3f'), alt.Tooltip('ela:Q', format='.3f')]
-    ).properties(width=360, height=min(400, 18 * len(tab) + 20), title='Equalized Loss of Accuracy')
+    st.charts['ela'] = _ela_chart(tab, c['class_noise'])
 
 # %% ../nbs/90_report.ipynb #5b863e24
 def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group in their test order)
@@ -431,19 +487,49 @@ def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group
     mask[order[rank < k[g]]] = True
     return mask
 
+def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None)->list:
+    "(label, row mask or None): the whole test fold, its worst α share (per copy) and its hardest α share by IRT difficulty."
+    group = pp.groupby(['model', 'repeat', 'fold', 'level', 'rep'], sort=False).ngroup().to_numpy()
+    correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
+    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, np.where(np.isnan(p_true), 1 - correct, 1 - p_true), alpha))]
+    if hard is not None:
+        subsets.append((f"hardest {100 * alpha:.4g}%", _top_in_groups(group, hard.reindex(pp.instance).to_numpy(float), alpha)))
+    return subsets
+
+def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
+                            subsets:list,    # `_perturbation_subsets`
+                            W:np.ndarray,    # the verdict's resamples over `instances`
+                            instances,       # the instances of W's columns
+                           )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
+    "Pooled accuracy per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
+    from robustdiff.answer import _ones_first, _wmean, percentile_interval
+    Wa, inst, rows = _ones_first(W), np.asarray(instances), []
+    models = list(dict.fromkeys(pp.model))
+    M, n = len(models), len(inst)
+    cell = pd.Index(inst).get_indexer(pp.instance.to_numpy()) * M + pd.Index(models).get_indexer(pp.model.to_numpy())
+    levels, lv_code = np.unique(pp.level.to_numpy(), return_inverse=True)
+    correct = pp.correct.to_numpy(np.float64)
+    L = len(levels)
+    for label, mask in subsets:
+        on = (cell >= 0) if mask is None else (cell >= 0) & mask
+        idx = (cell[on] * L + lv_code[on])                    # selected rows: sums per instance × model × level
+        num = np.bincount(idx, correct[on], n * M * L).reshape(n, M * L)
+        den = np.bincount(idx, minlength=n * M * L).reshape(n, M * L).astype(np.float64)
+        S = _wmean(Wa, np.hstack([num, den]))                 # one product: the weights are read once per subset
+        R = (S[:, :M * L] / S[:, M * L:]).reshape(len(S), M, L)   # ratio of weighted sums, per resample
+        lo, hi = percentile_interval(R[1:])
+        rows += [dict(model=m, level=lv, subset=label, metric='ACC', value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
+                 for li, lv in enumerate(levels) for j, m in enumerate(models)]
+    return pd.DataFrame(rows)
+
 def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         alpha:float,       # share of worst / hardest rows
                         hard:pd.Series|None=None, # IRT difficulty per instance (±inf for all-right/all-wrong), or None
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
-    group = pp.groupby(keys, sort=False).ngroup().to_numpy()
-    correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
-    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, np.where(np.isnan(p_true), 1 - correct, 1 - p_true), alpha))]
-    if hard is not None:
-        subsets.append((f"hardest {100 * alpha:.4g}%", _top_in_groups(group, hard.reindex(pp.instance).to_numpy(float), alpha)))
     frames = []
-    for label, mask in subsets:
+    for label, mask in _perturbation_subsets(pp, alpha, hard):
         q = pp if mask is None else pp[mask]
         t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
         frames.append(t.assign(metric='ACC', subset=label))
@@ -460,15 +546,20 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
     if items is not None:   # the hardest test rows by IRT difficulty (extremes at ±inf), the link to [FB24]
         b = items.set_index('instance').difficulty
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
-    tab = _perturbation_table(ctx.perturbation_predictions(), c['alpha'], hard)
+    pp = ctx.perturbation_predictions()
+    tab = _perturbation_table(pp, c['alpha'], hard)
     st.tables['perturbation'] = tab
-    st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110,
+    inst = np.sort(pp.instance.unique())
+    iv = _perturbation_intervals(pp, _perturbation_subsets(pp, c['alpha'], hard), ctx.weights(inst), inst)
+    st.tables['perturbation_intervals'] = iv
+    st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
         title=f"accuracy under raw feature noise (sd = level × training sd): whole test fold, worst and hardest {c['alpha']:.0%}")
     st.notes.append(f"Cross-validated: each model's fit on each of the {c['n_splits']} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
                     f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
                     f"copy, as PiML); 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
-                    f"PiML instead perturbs one test split of one fit (`robustness_test`).")
+                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the accuracy pooled over "
+                    f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
     if ctx.ds.missing_counts.sum(): st.notes.append("Missing cells stay missing in the perturbed copies; each model's pipeline imputes "
                                                     "them from its training fold, as for the clean predictions.")
 
@@ -552,8 +643,7 @@ def _verdict_inputs(ctx:_Ctx)->tuple:
     bins = ctx.table('scc', 'bins')
     ela = ctx.ela_predictions() if ctx.table('ela', 'ela') is not None else None
     if bins is None:                                     # no difficulty: one bin, no feature-noise or perturbation verdict
-        bins = pd.DataFrame({'instance': np.sort(ctx.clean().instance.unique()), 'bin': 0, 'difficulty': 0.0})
-        return bins, None, ela, None
+        return ctx.all_bins(), None, ela, None
     pp = ctx.perturbation_predictions() if ctx.table('perturbation', 'perturbation') is not None else None
     if pp is not None and pp.level.nunique() > 2:         # the clean and the largest level
         pp = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
@@ -564,7 +654,8 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     c = ctx.cfg
     bins, noisy, ela, pp = _verdict_inputs(ctx)
     v = verdict(noisy, bins, clean=ctx.clean(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=c['random_state'])
+                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance))
+    v.config['fold_shrink'] = ctx.extra['fold_shrink']
     st.tables['verdict'] = v.table
     st.tables['verdict_models'] = v.sentences
     st.tables['headline'] = pd.DataFrame({'sentence': v.headline})

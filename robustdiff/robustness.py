@@ -397,6 +397,23 @@ def robustness_test(model,                 # a fitted classifier or regressor (s
     return _frame(rows, task=s['task'], method=method if isinstance(method, str) else repr(method), size=size, n=len(X_test))
 
 # %% ../nbs/31_robustness.ipynb #b245f6cf
+def _with_intervals(d:pd.DataFrame, intervals:pd.DataFrame, enc:dict, color, facet)->alt.LayerChart:
+    "Boxes of `d` with a black point and bar (value, lo–hi) per level from `intervals`; one data set, so the layers can be faceted."
+    import altair as alt
+    need = {'level', 'value', 'lo', 'hi'} | {c for c in (color, facet) if c}
+    if not isinstance(intervals, pd.DataFrame) or not need <= set(intervals.columns):
+        raise ValueError(f"intervals need columns {sorted(need)}")
+    iv = intervals[list(need)].assign(level=intervals.level.round(10), _layer='interval')
+    data = pd.concat([d.assign(_layer='box'), iv], ignore_index=True)
+    keep = lambda which: alt.FieldEqualPredicate(field='_layer', equal=which)
+    box = alt.Chart().mark_boxplot(extent='min-max', size=10 if color else 18).encode(**enc).transform_filter(keep('box'))
+    x = {k: v for k, v in enc.items() if k in ('x', 'xOffset')}
+    bar = alt.Chart().mark_rule(color='black', strokeWidth=1.5).encode(y='lo:Q', y2='hi:Q', **x).transform_filter(keep('interval'))
+    tip = [c for c in (color, facet) if c] + ['level', alt.Tooltip('value:Q', format='.3f'), alt.Tooltip('lo:Q', format='.3f'),
+                                              alt.Tooltip('hi:Q', format='.3f')]
+    pt = alt.Chart().mark_point(color='black', filled=True, size=16).encode(y='value:Q', tooltip=tip, **x).transform_filter(keep('interval'))
+    return alt.layer(box, bar, pt, data=data)
+
 def robustness_chart(results:pd.DataFrame, # output of `robustness_test` / `robustness_compare` (or several stacked)
                      color:str|None=None,  # column that splits the boxes at each level; None: 'model', else 'subset' if they vary
                      facet:str|None=None,  # one panel per value of this column (e.g. 'subset' or 'method')
@@ -404,8 +421,9 @@ def robustness_chart(results:pd.DataFrame, # output of `robustness_test` / `robu
                      shared_y:bool=False,  # one y scale for all panels (False: each panel its own, e.g. all vs worst)
                      width:int=260, height:int=160, # panel size (px)
                      title:str|None=None,
+                     intervals:pd.DataFrame|None=None, # pooled value with its interval per level (and color/facet value): level, value, lo, hi
                     )->alt.Chart:
-    "Box plots of the metric per noise level ([PiML] `robustness_perf`), split by model, subset or method."
+    "Box plots of the metric per noise level ([PiML] `robustness_perf`), split by model, subset or method; optional interval bars."
     import altair as alt
     need = {'level', 'value', 'metric'}
     if not isinstance(results, pd.DataFrame) or not need <= set(results.columns):
@@ -421,7 +439,9 @@ def robustness_chart(results:pd.DataFrame, # output of `robustness_test` / `robu
                y=alt.Y('value:Q', title=str(d.metric.iloc[0]), scale=alt.Scale(zero=False)))
     if color is not None:
         enc.update(color=alt.Color(f'{color}:N', title=color), xOffset=alt.XOffset(f'{color}:N'))
-    chart = alt.Chart(d).mark_boxplot(extent='min-max', size=10 if color else 18).encode(**enc).properties(width=width, height=height)
+    if intervals is None:
+        chart = alt.Chart(d).mark_boxplot(extent='min-max', size=10 if color else 18).encode(**enc).properties(width=width, height=height)
+    else: chart = _with_intervals(d, intervals, enc, color, facet).properties(width=width, height=height)
     if facet:
         chart = chart.facet(facet=alt.Facet(f'{facet}:N', title=None), columns=columns)
         if not shared_y: chart = chart.resolve_scale(y='independent')

@@ -387,6 +387,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
               facet:str|None='model',# one panel per value of this column (None: a single panel)
               columns:int=6,         # panels per row
               band:bool=False,       # shade ± the fold sd (`kappa_sd` / `acc_sd`)
+              intervals:bool=True,   # shade the bootstrap interval where the table has it (`kappa_lo`/`kappa_hi`, `acc_lo`/`acc_hi`)
               width:int=130, height:int=100, # panel size (px)
               title:str|None=None,
               points:bool=True,      # mark each bin with a point (False: lines only, much smaller SVG for many panels)
@@ -416,6 +417,8 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
         tooltip=[c for c in ('dataset', 'model', 'lam', 'bin', 'difficulty', y, 'n') if c in d.columns])
     layers = [line]
     sd = {'kappa': 'kappa_sd', 'acc': 'acc_sd'}.get(y)
+    if intervals and {f'{y}_lo', f'{y}_hi'} <= set(d.columns):     # after the line: layer 0 stays the curve
+        layers.append(base.mark_area(opacity=.15).encode(y=f'{y}_lo:Q', y2=f'{y}_hi:Q'))
     if band and sd in d.columns:
         d['_lo'], d['_hi'] = d[y] - d[sd].fillna(0), d[y] + d[sd].fillna(0)
         layers.insert(0, base.mark_area(opacity=.15).encode(y='_lo:Q', y2='_hi:Q'))

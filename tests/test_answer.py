@@ -7,12 +7,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.datasets import make_moons
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from robustdiff.answer import (verdict, bootstrap_weights, percentile_interval, compare_to_rest, BASELINE,
-                               perturbation_predictions)
+from robustdiff.answer import (verdict, bootstrap_weights, fold_bootstrap_weights, fold_shrinkage, verdict_weights,
+                               percentile_interval, compare_to_rest, BASELINE, perturbation_predictions)
 from robustdiff.data import Dataset, make_synthetic
 from robustdiff.ela import ela_predictions
 from robustdiff.irt import fit_irt
@@ -80,9 +86,11 @@ def test_a_model_that_ignores_the_perturbed_feature_is_the_robust_one(seed):
 
 
 def test_permuted_labels_give_no_claims_over_seeds():
-    "Labels permuted at random: no model above the baseline, no robustness call, at most one false claim in six seeds."
+    """Labels permuted at random, the whole pipeline (feature noise, IRT bins, label noise, perturbation), 20 data sets: the
+    baseline comparison (family-wise 5 % one-sided over the models) may err on at most 2 (P(≥ 3 | 20, 0.05) = 0.08); where no
+    model beats the baseline, the answer says so in one sentence and no robustness call or recommendation is made."""
     false_baseline, robustness_claims = 0, 0
-    for seed in range(6):
+    for seed in range(20):
         ds0 = make_synthetic('moons', 200, random_state=seed)
         y = pd.Series(np.random.default_rng(100 + seed).permutation(ds0.y.to_numpy()))
         ds = Dataset(f'permuted_{seed}', ds0.X, y)
@@ -90,28 +98,73 @@ def test_permuted_labels_give_no_claims_over_seeds():
         items = fit_irt(response_matrix(clean_predictions(noisy)), '1PL').items
         bins = difficulty_bins(items, 5, random_state=seed)
         ela = ela_predictions(ds, 'quick', 0.1, 5, 1, seed, progress=False)
-        v = verdict(noisy, bins, ela_preds=ela, perturbation=_pp_from_noisy(noisy), n_boot=400, random_state=seed)
+        v = verdict(noisy, bins, ela_preds=ela, perturbation=_pp_from_noisy(noisy), n_boot=300, random_state=seed)
         acc = v.table[(v.table.measure == 'accuracy') & (v.table.model != BASELINE)]
-        false_baseline += int(acc.beats_baseline.astype(bool).any())
+        beats = acc.beats_baseline.astype(bool)
+        false_baseline += int(beats.any())
         robustness_claims += int(v.table.call.isin(CALLS).any())
-        if not acc.beats_baseline.astype(bool).any():
+        if not beats.any():
             assert len(v.headline) == 1 and v.headline[0].startswith('No model does better'), v.headline
             assert all('not recommended' in s for s in v.sentences.sentence)
-    assert false_baseline <= 1, false_baseline
-    assert robustness_claims <= 1, robustness_claims
+            assert not v.table.call.isin(CALLS).any()
+    assert false_baseline <= 2, false_baseline
+    assert robustness_claims <= false_baseline, robustness_claims      # robustness is compared only among models above the baseline
+
+
+def _eighteen(seed:int)->dict:
+    "18 quick, varied classifiers (the size of the fabra18 portfolio)."
+    return {**{f'tree{d}': DecisionTreeClassifier(max_depth=d, random_state=seed) for d in (1, 2, 3, 5, None)},
+            **{f'knn{k}': KNeighborsClassifier(k) for k in (1, 3, 5, 9, 15)},
+            **{f'logreg{c}': LogisticRegression(C=c) for c in (0.01, 1, 100)},
+            'nb': GaussianNB(), 'lda': LinearDiscriminantAnalysis(), 'qda': QuadraticDiscriminantAnalysis(),
+            'rf': RandomForestClassifier(10, random_state=seed), 'et': ExtraTreesClassifier(10, random_state=seed)}
+
+
+def _cv_clean(X, y, models:dict, seed:int, k:int=5)->pd.DataFrame:
+    "Clean out-of-fold predictions (the columns of clean_predictions) from stratified k-fold CV."
+    rows = []
+    for f, (tr, te) in enumerate(StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y)):
+        for name, m in models.items():
+            p = clone(m).fit(X[tr], y[tr]).predict(X[te])
+            rows.append(pd.DataFrame(dict(model=name, repeat=0, fold=f, instance=te, y_true=y[te], y_pred=p,
+                                          correct=(p == y[te]).astype('int8'))))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_eighteen_models_on_permuted_labels_beat_no_baseline():
+    """18 models on 20 data sets with permuted labels: the paired, Bonferroni-corrected baseline comparison (family-wise 5 %
+    one-sided per data set) calls a model better than the majority class on at most 2 data sets (P(≥ 3 | 20, 0.05) = 0.08).
+    The ANOVA-only fold stage (the instance bootstrap when folds do not differ) does not hold that rate: it cannot see the
+    correlation between folds' errors."""
+    n, claims, anova_claims = 200, 0, 0
+    bins = pd.DataFrame(dict(instance=np.arange(n), bin=0, difficulty=0.0))
+    import warnings
+    for seed in range(20):
+        ds = make_synthetic('moons', n, random_state=seed)
+        y = np.random.default_rng(100 + seed).permutation(ds.y.to_numpy())
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')                   # QDA on noise: collinear warnings
+            clean = _cv_clean(ds.X.to_numpy(), y, _eighteen(seed), seed)
+        v = verdict(None, bins, clean=clean, n_boot=300, random_state=seed)
+        assert v.config['fold_shrink'] >= 0.88                # at least Nadeau & Bengio's allowance for 5 folds
+        claims += int(v.table.query('model != @BASELINE').beats_baseline.astype(bool).any())
+        va = verdict(None, bins, clean=clean, n_boot=300, random_state=seed, shrink='anova')
+        anova_claims += int(va.table.query('model != @BASELINE').beats_baseline.astype(bool).any())
+    assert claims <= 2, claims
+    assert anova_claims > claims, (anova_claims, claims)
 
 
 def test_robustness_comparison_error_rate_among_equal_models():
-    "Four models with the same flip probability: the Bonferroni family-wise error rate of 'more/less robust' stays near 10 %."
+    "Four models with the same flip probability, the verdict's resamples: the family-wise error rate of 'more/less robust' stays ≤ 10 %."
     rng = np.random.default_rng(3)
     n, k, sims, wrong = 150, 4, 150, 0
-    W = bootstrap_weights(np.repeat(np.arange(5), n // 5), 300, 0)
-    Wr = np.vstack([np.ones((1, n), np.float32), W])
-    for _ in range(sims):
+    folds, cls = np.repeat(np.arange(5), n // 5), np.tile([0, 1], n // 2)
+    for s in range(sims):
         flips = (rng.random((n, k)) < 0.2).astype(float)
+        Wr = np.vstack([np.ones((1, n), np.float32), fold_bootstrap_weights(folds, cls, 300, s, 'auto', flips)])
         R = (Wr @ flips) / Wr.sum(1, keepdims=True)
         wrong += (compare_to_rest(R, 'lower', 0.9).call != 'indistinguishable').any()
-    assert wrong / sims <= 0.15, wrong / sims
+    assert wrong / sims <= 0.10, wrong / sims
 
 
 def test_identical_models_are_indistinguishable():
@@ -187,6 +240,38 @@ def test_report_answer_and_verdict(page_report):
     assert (out/'verdict.csv').is_file() and (out/'headline.csv').is_file()
 
 
+def _layers(chart)->list:
+    "Every layer spec of an altair chart (faceted or not), flattened."
+    d = chart.to_dict()
+    d = d.get('spec', d)
+    return d.get('layer', [d])
+
+
+def test_stage_tables_and_charts_carry_the_verdicts_intervals(page_report):
+    "The SCC, ELA and perturbation tables hold lo ≤ value ≤ hi from the verdict's resamples, and their charts draw them."
+    rep, _ = page_report
+    ok = lambda v, lo, hi: ((lo <= v + 1e-9) & (v <= hi + 1e-9)).all()
+    scc = rep.table('scc')
+    assert ok(scc.kappa, scc.kappa_lo, scc.kappa_hi) and ok(scc.acc, scc.acc_lo, scc.acc_hi)
+    assert (scc.kappa_hi - scc.kappa_lo)[scc.lam > 0].max() > 0          # not degenerate
+    ela = rep.table('ela')
+    assert ok(ela.ela, ela.ela_lo, ela.ela_hi) and ok(ela.rla, ela.rla_lo, ela.rla_hi)
+    pi = rep.table('perturbation_intervals')
+    assert set(pi.subset) == set(rep.table('perturbation').subset) and ok(pi.value, pi.lo, pi.hi)
+    # consistent with the verdict: the same resamples give the same interval for the same figure
+    v = rep.verdict.set_index(['model', 'measure'])
+    e = ela.set_index('model')
+    np.testing.assert_allclose(e.rla_lo.loc[v.xs('rla', level='measure').index], v.xs('rla', level='measure').lo, atol=1e-9)
+    fl = rep.table('verdict_bins').query("measure == 'acc_noisy'").set_index(['model', 'bin'])
+    top = scc[np.isclose(scc.lam, scc.lam.max())].set_index(['model', 'bin'])
+    np.testing.assert_allclose(top.acc_lo.loc[fl.index], fl.lo, atol=1e-9)
+    charts = {k: _layers(rep.stages[s].charts[k]) for s, k in (('scc', 'scc'), ('scc', 'scc_acc'), ('ela', 'ela'), ('perturbation', 'perturbation'))}
+    assert any(l['mark']['type'] == 'area' and l['encoding']['y']['field'] == 'kappa_lo' for l in charts['scc'])
+    assert any(l['mark']['type'] == 'area' and l['encoding']['y']['field'] == 'acc_lo' for l in charts['scc_acc'])
+    assert any(l['mark']['type'] == 'rule' and l['encoding']['x']['field'] == 'ela_lo' for l in charts['ela'])
+    assert any(l['mark']['type'] == 'rule' and l['encoding']['y']['field'] == 'lo' for l in charts['perturbation'])
+
+
 def test_cli_prints_the_headline_last(page_report, tmp_path, capsys):
     from robustdiff.cli import main
     code = main(['report', 'synthetic:moons', '--models', 'quick', '--respondents', 'models', '--stages',
@@ -219,6 +304,10 @@ def test_page_answers_first_and_defines_every_term(page_report):
         text = page.evaluate("() => document.body.innerText")
         body = page.evaluate("() => [...document.querySelectorAll('header, main > section:not(#glossary)')].map(s => s.textContent).join(' ')")
         abbrs = page.evaluate("() => [...document.querySelectorAll('abbr')].map(a => [a.innerText, a.title])")
+        drawn = page.evaluate("""() => Object.fromEntries(['scc', 'scc_acc', 'ela', 'perturbation'].map(k => {
+            const s = document.querySelector('#chart-' + k + ' svg'); if (!s) return [k, null];
+            const sel = k.startsWith('scc') ? '.mark-area path' : '.mark-rule line, .mark-rule path';
+            return [k, [...s.querySelectorAll(sel)].filter(l => { const r = l.getBoundingClientRect(); return r.width > 1 || r.height > 1; }).length]; }))""")
         bars = page.evaluate("""() => { const s = document.querySelector('#chart-tradeoff svg'); if (!s) return null;
             return [...s.querySelectorAll('.mark-rule line, .mark-rule path')].filter(l => {
                 const r = l.getBoundingClientRect(); return r.width > 1 || r.height > 1; }).length; }""")
@@ -231,22 +320,66 @@ def test_page_answers_first_and_defines_every_term(page_report):
     assert abbrs and all(t and len(t) > 20 for _, t in abbrs)
     assert {'κ', 'ELA', 'RLA'} <= {a for a, _ in abbrs}
     assert bars is not None and bars >= 2 * n_models, bars          # one horizontal and one vertical interval bar per model
+    assert all(drawn[k] and drawn[k] >= n_models for k in drawn), drawn   # interval bands / bars on the stage charts
     assert '−' in text and not re.search(r'\d\.\d+e-\d', text)
 
 
-def test_fold_bootstrap_covers_when_folds_are_correlated():
-    "With a fold effect (each fold's model right with its own probability) the instance bootstrap is too narrow; the two-stage one is not."
-    from robustdiff.answer import fold_bootstrap_weights
+@pytest.mark.parametrize('fold_sd', [0.0, 0.05])
+def test_anova_fold_stage_covers_independent_instances(fold_sd):
+    """Independent instances (Bernoulli(0.8), each fold's model right with its own probability, sd `fold_sd`): the two-stage
+    bootstrap shrunk by the ANOVA estimate covers 85–95 % with and without a fold effect; the instance bootstrap undercovers with
+    one; 'auto' (which adds Nadeau & Bengio's allowance for correlated folds) does not undercover."""
     rng = np.random.default_rng(11)
     n, k, sims = 200, 5, 300
     folds = np.repeat(np.arange(k), n // k)
-    Wi, Wf = bootstrap_weights(np.zeros(n), 400, 1), fold_bootstrap_weights(folds, None, 400, 1)
-    hit_i = hit_f = 0
-    for _ in range(sims):
-        x = (rng.random(n) < np.clip(0.8 + rng.normal(0, 0.05, k), 0, 1)[folds]).astype(float)
-        lo, hi = percentile_interval((Wi @ x) / n, 0.9); hit_i += lo <= 0.8 <= hi
-        lo, hi = percentile_interval((Wf @ x) / n, 0.9); hit_f += lo <= 0.8 <= hi
-    assert hit_f / sims >= 0.88 and hit_f > hit_i, (hit_i / sims, hit_f / sims)
+    hits = {s: 0 for s in (0.0, 'anova', 'auto')}
+    for i in range(sims):
+        x = (rng.random(n) < np.clip(0.8 + rng.normal(0, fold_sd, k), 0, 1)[folds]).astype(float)
+        for s in hits:
+            W = fold_bootstrap_weights(folds, None, 400, i, s, x if isinstance(s, str) else None)
+            lo, hi = percentile_interval((W @ x) / W.sum(1), 0.9)
+            hits[s] += lo <= 0.8 <= hi
+    cov = {s: h / sims for s, h in hits.items()}
+    assert 0.85 <= cov['anova'] <= 0.95, cov
+    assert cov['auto'] >= 0.9, cov
+    if fold_sd: assert cov[0.0] < 0.87, cov
+
+
+def test_fold_shrinkage_sees_a_fold_effect():
+    rng = np.random.default_rng(0)
+    folds = np.repeat(np.arange(5), 100)
+    none = np.array([fold_shrinkage((rng.random(500) < 0.8).astype(float), folds) for _ in range(200)])
+    strong = [fold_shrinkage((rng.random(500) < np.array([.6, .7, .8, .9, .95])[folds]).astype(float), folds) for _ in range(10)]
+    assert (none == 0).mean() > 0.45 and min(strong) > 0.8, ((none == 0).mean(), min(strong))   # no effect: MSB > MSW about 42 % of the time
+    with pytest.raises(ValueError, match='shrink'): fold_bootstrap_weights(folds, None, 10, 0, 1.5)
+    with pytest.raises(ValueError, match='values'): fold_bootstrap_weights(folds, None, 10, 0, 'auto')
+    W1 = fold_bootstrap_weights(folds, None, 200, 0)                      # default: the plain two-stage bootstrap
+    assert set(np.unique(W1.reshape(200, 5, 100).sum(2))) <= {0.0, 100.0, 200.0, 300.0, 400.0, 500.0}
+    W0 = fold_bootstrap_weights(folds, None, 200, 0, 0.0)                 # c = 0: instances within folds only
+    assert (W0.reshape(200, 5, 100).sum(2) == 100).all()
+
+
+@pytest.mark.parametrize('learner', ['knn1', 'knn5', 'tree3', 'logreg'])
+def test_verdict_intervals_cover_in_cross_validation(learner):
+    """Real 5-fold CV on labels permuted at random (true accuracy 0.5): the verdict's own resamples (`verdict_weights`) cover
+    at about the nominal 90 % (measured 0.935–0.96: slightly conservative by design), where the instance bootstrap covers
+    0.80–0.87."""
+    est = dict(knn1=KNeighborsClassifier(1), knn5=KNeighborsClassifier(5), tree3=DecisionTreeClassifier(max_depth=3, random_state=0),
+               logreg=LogisticRegression(solver='liblinear'))[learner]
+    rng = np.random.default_rng(5)
+    n, sims, hits, hits0 = 200, 150, 0, 0
+    for s in range(sims):
+        X, y = make_moons(n, noise=0.3, random_state=int(rng.integers(1 << 30)))
+        clean = _cv_clean(X, rng.permutation(y), {learner: est}, s)
+        inst = np.arange(n)
+        acc = clean.set_index('instance').correct.loc[inst].to_numpy(float)
+        for shrink in ('auto', 0.0):
+            W, _ = verdict_weights(clean, inst, 400, s, shrink=shrink)
+            lo, hi = percentile_interval((W @ acc) / W.sum(1), 0.9)
+            if shrink == 'auto': hits += lo <= 0.5 <= hi
+            else: hits0 += lo <= 0.5 <= hi
+    assert 0.85 <= hits / sims <= 0.97, hits / sims
+    assert hits0 < hits, (hits0, hits)
 
 
 @pytest.mark.parametrize('robust_acc, recommended', [(0.30, False), (0.90, True)])
