@@ -11,7 +11,8 @@ instead of this tree, so that the tree can change while it runs), one after the 
   folds (`cv_splits`), `n_jobs` workers, one model after another: what accuracy alone costs.
 For each it prints the wall time, the CPU time of the process and all its workers (psutil, the live tree summed before
 exit plus the reaped children), the CPU utilisation (CPU / (wall · n_jobs)) and the peak summed RSS of the tree (polled
-every 0.5 s; shared pages counted once per process: an upper bound); for the report also its stage table. `--rows N`
+every 0.5 s; shared pages counted once per process: an upper bound) and the peak summed PSS (each shared page divided
+among the processes that map it: what the tree really holds); for the report also its stage table. `--rows N`
 takes a stratified sample of N rows (seed 0) so that the run fits a shared machine. Results:
 benchmarks/results/report_<NAME>.json.
 """
@@ -36,10 +37,13 @@ if rows and rows < ds.n_instances:
     ds = from_frame(ds.X.iloc[keep].reset_index(drop=True).assign(_target=ds.y.iloc[keep].to_numpy()), '_target',
                     nominal=list(ds.nominal), name=f'{ds.name}_{rows}')
 me = psutil.Process()
-peak = [0]; stop = threading.Event()
+peak = [0, 0]; stop = threading.Event()
 def poll():
     while not stop.is_set():
-        try: peak[0] = max(peak[0], sum(p.memory_info().rss for p in [me] + me.children(recursive=True)))
+        try:
+            procs = [me] + me.children(recursive=True)
+            peak[0] = max(peak[0], sum(p.memory_info().rss for p in procs))
+            peak[1] = max(peak[1], sum(p.memory_full_info().pss for p in procs))
         except psutil.Error: pass
         time.sleep(0.5)
 threading.Thread(target=poll, daemon=True).start()
@@ -68,7 +72,7 @@ wall = time.perf_counter() - t0
 used = cpu() - c0
 stop.set()
 out.update(wall_s=round(wall, 1), cpu_s=round(used, 1), utilisation=round(used / (wall * n_jobs), 3),
-           peak_rss_sum_mib=round(peak[0] / 2**20))
+           peak_rss_sum_mib=round(peak[0] / 2**20), peak_pss_sum_mib=round(peak[1] / 2**20))
 print('RESULT ' + json.dumps(out), flush=True)
 '''
 
@@ -82,7 +86,7 @@ def run(side, tree, a):
 
 def show(label, r):
     print(f"{label:>14}: wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  utilisation {r['utilisation']:.0%}  "
-          f"peak {r['peak_rss_sum_mib']} MiB", flush=True)
+          f"peak RSS {r['peak_rss_sum_mib']} MiB, PSS {r.get('peak_pss_sum_mib', '?')} MiB", flush=True)
     if r.get('fits_seconds') is not None: print(f"{'':>16}{'(one schedule)':<13} {'':<7} {r['fits_seconds']:7.1f} s", flush=True)
     for k, s in r.get('stages', {}).items():
         if s['status'] != 'off': print(f"{'':>16}{k:<13} {s['status']:<7} {s['seconds']:7.1f} s {s['message']}", flush=True)

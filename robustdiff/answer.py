@@ -742,8 +742,9 @@ def _tradeoff(tab, pw, b, winners)->str:
             g = _signed if meas == 'rla' else (lambda z: _signed(100 * z, 0) + ' points')
             (aw, where), (ab, _) = _noisy_accuracy(tab, w, meas), _noisy_accuracy(tab, b['model'], meas)
             if aw is not None and ab is not None and aw <= ab:     # more stable, but still less accurate under that noise
-                kept.append(f"{name[meas]} ({w} changes fewer predictions, but its accuracy {where} is no higher: {_num(aw)} against "
-                            f"{_num(ab)} for {b['model']})")
+                more = 'loses less accuracy' if meas == 'rla' else 'changes fewer predictions'
+                kept.append(f"{name[meas]} ({w} {more}, but its accuracy {where} is {'lower' if aw < ab else 'no higher'}: "
+                            f"{_num(aw)} against {_num(ab)} for {b['model']})")
                 continue
             lost.append(f"{w} under {name[meas]} ({what} {f(x['value'])} against {f(y['value'])} for {b['model']}, difference "
                         f"{g(d)} {_iv(lo, hi, g)}" + (f"; accuracy {where} {_num(aw)} against {_num(ab)})" if aw is not None else ")"))
