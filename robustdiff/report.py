@@ -346,11 +346,11 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
     if resp is None:
         U = response_matrix(ctx.clean()); who = 'the evaluated models'
     else:
-        preds = ctx.extra.get('respondent_predictions')      # from the one schedule, else fitted here
-        if preds is None:
-            preds = respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
-                                           c['progress'], c['cache_dir'])
-        U = response_matrix(preds); who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
+        U = ctx.extra.get('response_matrix')                 # from the one schedule, else fitted here
+        if U is None:
+            U = response_matrix(respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'],
+                                                       c['backend'], c['progress'], c['cache_dir']))
+        who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
     irt = fit_irt(U, '1PL')
     items = with_reliability(irt)
     st.tables['difficulty'] = items
@@ -705,7 +705,8 @@ def _schedule(ctx:_Ctx)->float:
     try: meas = _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits", side)
     finally: _PASS_INPUTS.clear()
     if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
-    if 'respondents' in plans: ctx.extra['respondent_predictions'] = plans['respondents'].frame()
+    if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
+        ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
     if side is not None: ctx.extra['measures'] = meas
     return time.perf_counter() - t0
 

@@ -549,25 +549,40 @@ def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
     return preds
 
 # %% ../nbs/02_responses.ipynb #ecd3eae3
-def response_matrix(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
+def _response_parts(preds, repeat:int)->list:
+    "The tidy predictions (one DataFrame or a list of parts) of one repetition, as a list of non-empty parts, checked."
+    parts = [preds] if isinstance(preds, pd.DataFrame) else list(preds) if isinstance(preds, (list, tuple)) else None
+    need = {'model', 'repeat', 'instance', 'correct'}
+    if not parts or not all(isinstance(q, pd.DataFrame) and need <= set(q.columns) for q in parts):
+        raise ValueError(f"expected the tidy predictions of cv_predictions (columns {sorted(need)}), or a list of such parts")
+    out = [q if (q.repeat.to_numpy() == repeat).all() else q[q.repeat.to_numpy() == repeat] for q in parts]
+    out = [q for q in out if len(q)]
+    if not out:
+        reps = sorted(set().union(*(q.repeat.unique() for q in parts)))
+        raise ValueError(f"no predictions for repeat {repeat}; repeats are {reps}")
+    for q in out:
+        bad = ~q.correct.isin([0, 1])
+        if bad.any():
+            raise ValueError(f"`correct` must hold only 0 and 1 (right/wrong); found {q.correct[bad].iloc[0]!r} "
+                             f"for model {q.model[bad].iloc[0]!r}, instance {q.instance[bad].iloc[0]!r}")
+    return out
+
+def response_matrix(preds,              # tidy predictions from `cv_predictions` (a DataFrame, or a list of its parts)
                     repeat:int=0,       # which repetition
                    )->pd.DataFrame:     # models × instances, 0/1 (int8)
-    "The binary response matrix U (models × instances) of one repetition."
-    need = {'model', 'repeat', 'instance', 'correct'}
-    if not isinstance(preds, pd.DataFrame) or not need <= set(preds.columns):
-        raise ValueError(f"expected the tidy predictions of cv_predictions (columns {sorted(need)})")
-    p = preds[preds.repeat == repeat]
-    if p.empty: raise ValueError(f"no predictions for repeat {repeat}; repeats are {sorted(preds.repeat.unique())}")
-    bad = ~p.correct.isin([0, 1])
-    if bad.any():
-        raise ValueError(f"`correct` must hold only 0 and 1 (right/wrong); found {p.correct[bad].iloc[0]!r} "
-                         f"for model {p.model[bad].iloc[0]!r}, instance {p.instance[bad].iloc[0]!r}")
-    if p.duplicated(['model', 'instance']).any(): raise ValueError("an instance is predicted twice by a model in one repeat")
-    U = p.pivot(index='model', columns='instance', values='correct')
-    U = U.loc[list(dict.fromkeys(p.model))]   # keep the portfolio's order
-    if U.isna().any().any(): raise ValueError("some model has no prediction for some instance")
-    U.columns.name, U.index.name = 'instance', 'model'
-    return U.astype('int8')
+    "The binary response matrix U (models × instances) of one repetition, filled in place: no pivot of the long table."
+    parts = _response_parts(preds, repeat)
+    models = list(dict.fromkeys(m for q in parts for m in pd.unique(q.model)))   # the portfolio's order
+    instances = pd.Index(np.unique(np.concatenate([q.instance.to_numpy() for q in parts])))
+    U = np.full((len(models), len(instances)), -1, np.int8)
+    row = {m: i for i, m in enumerate(models)}
+    for q in parts:
+        flat = q.model.map(row).to_numpy(np.int64) * len(instances) + instances.get_indexer(q.instance.to_numpy())
+        if len(np.unique(flat)) < len(flat) or (U.ravel()[flat] >= 0).any():
+            raise ValueError("an instance is predicted twice by a model in one repeat")
+        U.ravel()[flat] = q.correct.to_numpy()
+    if (U < 0).any(): raise ValueError("some model has no prediction for some instance")
+    return pd.DataFrame(U, index=pd.Index(models, name='model'), columns=pd.Index(instances, name='instance'))
 
 # %% ../nbs/02_responses.ipynb #0c1f3706
 def accuracy_table(preds:pd.DataFrame, # tidy predictions from `cv_predictions`

@@ -192,10 +192,10 @@ def test_one_schedule_equals_the_stages_own_fits(moons, monkeypatch):
     ds, _ = moons
     kw = dict(KW, respondents=_population())
     one = build_report(ds, models=_models(), n_jobs=2, **kw)
-    assert one.config['fits_seconds'] > 0 and 'respondent_predictions' in one.extra
+    assert one.config['fits_seconds'] > 0 and 'response_matrix' in one.extra
     monkeypatch.setattr(r, '_schedule', lambda ctx: 0.0)
     own = build_report(ds, models=_models(), n_jobs=2, **kw)
-    assert 'respondent_predictions' not in own.extra
+    assert 'response_matrix' not in own.extra
     _same_tables(one, own)
     pd.testing.assert_frame_equal(one.table('hardness'), own.table('hardness'), check_exact=True)
 
