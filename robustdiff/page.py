@@ -182,7 +182,7 @@ def _answer_section(rep, e, seen)->str:
     lv = rep.config.get('verdict_level', 0.9)
     out = ['<section id="answer"><h2>The answer</h2>',
            '<ol class="headline">' + ''.join(f'<li>{_abbr_html(e(s), seen)}</li>' for s in t['headline'].sentence) + '</ol>',
-           f'<p class="muted">{_abbr_html(e(f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and class, resampled; the same resample for every model); a model is called more or less robust only when the interval of its difference from the rest excludes 0 after a Bonferroni correction over the models compared, and only among models that beat the majority-class baseline."), seen)}</p>']
+           f'<p class="muted">{_abbr_html(e(f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the same resample for every model); a model is called more or less robust only when the interval of its difference from the rest excludes 0 after a Bonferroni correction over the models compared, and only among models that beat the majority-class baseline."), seen)}</p>']
     if 'findings' in t:
         out += [f'<p class="finding">{_abbr_html(e(s), seen)}</p>' for s in t['findings'].sentence]
     st = rep.stages.get('verdict')
