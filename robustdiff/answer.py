@@ -653,7 +653,7 @@ def _model_sentence(tab, m, cfg)->str:
     if r: parts.append(f"label noise: {short(r['call'])} (RLA {_num(r['value'])}, {_num(r['lo'])} to {_num(r['hi'])})")
     d, dr = _get(tab, m, 'flip_perturbed'), _get(tab, m, 'drop_hardest')
     if d: parts.append(f"perturbation of the hardest cases: {short(d['call'])} ({_pct(d['value'])} change, {_pct(d['lo'])} to "
-                       f"{_pct(d['hi'])}; accuracy drop {_num(dr['value'])})")
+                       f"{_pct(d['hi'])}; accuracy {_signed(-dr['value'])})")
     return '; '.join(parts) + '.'
 
 def _best(tab, measure, better, among)->dict|None:
@@ -707,8 +707,8 @@ def _headline(tab, pw, models, cfg)->list:
         winners['flip_perturbed'] = d['model']
         dr = _get(tab, d['model'], 'drop_hardest')
         out.append(f"Most robust to perturbation of the hardest {_pct(cfg['alpha'])} (Gaussian noise of {_num(cfg['perturb_level'], 1)} "
-                   f"feature sd): {_who(d['model'], b, tab)}, {_pct(d['value'])} of its predictions change {_iv(d['lo'], d['hi'], _pct)}, accuracy drop "
-                   f"{_num(dr['value'])} {_iv(dr['lo'], dr['hi'])}; {_lead(pw, 'flip_perturbed', d, tab)}.")
+                   f"feature sd): {_who(d['model'], b, tab)}, {_pct(d['value'])} of its predictions change {_iv(d['lo'], d['hi'], _pct)} and its "
+                   f"accuracy there changes by {_signed(-dr['value'])} {_iv(-dr['hi'], -dr['lo'], _signed)}; {_lead(pw, 'flip_perturbed', d, tab)}.")
     out.append(_tradeoff(tab, pw, b, winners))
     return out[:5]
 
