@@ -535,7 +535,14 @@ def _tree_text(est, root):
     return '\n'.join(lines)
 
 # %% ../nbs/01d_c45.ipynb #367fc0f5
-class C45Classifier(ClassifierMixin, BaseEstimator):
+class _MostProbable:
+    "Weka's prediction from a class distribution, shared by J48 and PART."
+    def predict(self, X):
+        "The most probable class (the first of equals, as Weka)."
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+class C45Classifier(_MostProbable, ClassifierMixin, BaseEstimator):
     "C4.5 decision tree as Weka's J48 builds it: gain ratio, MDL-corrected thresholds, multi-way nominal splits, pessimistic pruning with subtree raising (or reduced-error pruning)."
     def __init__(self, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
                  min_leaf:int=2,              # fewest training rows in at least two branches of a split (J48 -M)
@@ -575,11 +582,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         "Class distribution of each row's leaf (an empty leaf: its parent's), as Weka's J48 without Laplace."
         check_is_fitted(self)
         return _predict_dist(self.tree_, _predict_input(self, X), len(self.classes_))
-
-    def predict(self, X):
-        "The most probable class (the first of equals, as Weka)."
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def export_text(self)->str:
         "The tree as Weka's J48 prints it."
@@ -705,7 +707,7 @@ def _rules_text(est, rules):
     return '\n\n'.join(out)
 
 # %% ../nbs/01d_c45.ipynb #77e24553
-class PARTClassifier(ClassifierMixin, BaseEstimator):
+class PARTClassifier(_MostProbable, ClassifierMixin, BaseEstimator):
     "PART as Weka builds it: a decision list, each rule the largest leaf of a partial C4.5 tree grown on the rows not yet covered."
     def __init__(self, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
                  min_leaf:int=2,              # fewest training rows in at least two branches of a split (PART -M)
@@ -733,11 +735,6 @@ class PARTClassifier(ClassifierMixin, BaseEstimator):
             out[m] = counts / counts.sum(); free &= ~m
             if not free.any(): break
         return out
-
-    def predict(self, X):
-        "The most probable class (the first of equals, as Weka)."
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def export_text(self)->str:
         "The decision list as Weka's PART prints it."
