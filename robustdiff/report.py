@@ -17,7 +17,7 @@ from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models
 from .responses import (cv_predictions, response_matrix, accuracy_table, accuracy_chart, map_folds,
-                                  predict_labels_proba, FoldContext)
+                                  predict_labels_proba, FoldContext, _release_memory)
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
                             _as_perturbations, _fold_noise, _stack_rows, _FoldNoise)
@@ -680,10 +680,17 @@ def _measures_or_error(ds, n_jobs):
     try: return hardness_measures(ds, n_jobs=n_jobs)
     except Exception as e: return e
 
+def _stop_workers(backend, n_jobs):
+    "Stop joblib's idle local worker processes (they hold the memory of the models they fitted) and trim this process's heap."
+    if backend in (None, 'loky') and n_jobs not in (None, 1):
+        from joblib.externals.loky import get_reusable_executor
+        get_reusable_executor().shutdown(wait=True)
+    _release_memory()
+
 def _schedule(ctx:_Ctx)->float:
     "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
     import math, warnings
-    from robustdiff.responses import _plan_folds, _run_plans
+    from robustdiff.responses import _plan_folds, _run_plans, _answers_only
     c, names, plans = ctx.cfg, ctx.names, {}
     t0 = time.perf_counter()
     if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict')) or \
@@ -697,13 +704,15 @@ def _schedule(ctx:_Ctx)->float:
         if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
         batch = max(1, math.ceil(len(resp) * c['n_splits'] / 24))   # ~24 tasks
         plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['cache_dir'],
-                                           'respondents', batch=batch)
+                                           'respondents', batch=batch).slim(_answers_only)   # the 0/1 answers are all it needs
     side = None
     if ('hardness' in names or 'isa' in names) and 'measures' not in ctx.extra:
         side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
     if not plans and side is None: return 0.0
     try: meas = _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits", side)
-    finally: _PASS_INPUTS.clear()
+    finally:
+        _PASS_INPUTS.clear()
+        _stop_workers(c['backend'], c['n_jobs'])
     if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
     if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
         ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
@@ -735,6 +744,7 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
         st.tables.clear(); st.charts.clear()
         if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
     st.seconds = time.perf_counter() - t0
+    _release_memory()      # the stage's temporaries are freed: give their pages back before the next stage
     return st
 
 # %% ../nbs/90_report.ipynb #426c0582

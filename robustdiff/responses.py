@@ -214,7 +214,9 @@ def _frame_from_arrays(z, cols:list, n:int)->pd.DataFrame:
         k = f'c{i}'
         if d['kind'] == 'category':
             data[i] = pd.Series(pd.Categorical.from_codes(z[k], pd.Index(z[k + '_cats']), ordered=d['ordered']))
-        elif d['kind'] == 'str': data[i] = pd.Series(z[k].tolist(), dtype=d['dtype'])
+        elif d['kind'] == 'str':   # one str object per distinct value (a model name repeated a million times is one object)
+            u, inv = np.unique(z[k], return_inverse=True)
+            data[i] = pd.Series(np.array(u.tolist(), dtype=object)[inv.reshape(-1)], dtype=d['dtype'])
         elif d['kind'] == 'json': data[i] = pd.Series(d['values'], dtype=d['dtype'])
         elif d['kind'] == 'numpy': data[i] = pd.Series(z[k], dtype=d['dtype'])
         else: raise ValueError(f"unknown column kind {d['kind']!r}")
@@ -300,6 +302,19 @@ def _one_thread():
     if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
     return _CONTROLLER[key].limit(limits=1)
 
+def _libc_trim():
+    "glibc's `malloc_trim`, or None (another C library)."
+    import ctypes, ctypes.util
+    try: return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6').malloc_trim
+    except (OSError, AttributeError): return None
+
+_TRIM = _PerProcess()
+
+def _release_memory():
+    "Give the heap pages freed by the last task back to the OS (glibc `malloc_trim`; a no-op elsewhere): a long-lived worker's footprint stays that of its current task."
+    if 'fn' not in _TRIM: _TRIM['fn'] = _libc_trim()
+    if _TRIM['fn'] is not None: _TRIM['fn'](0)
+
 def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
     pipe = make_pipeline(est, dataset)
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
@@ -354,6 +369,13 @@ class _Plan:
     "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`_run_plans`)."
     fn:Callable; dataset:Dataset; specs:list; results:list; files:list; entropy:int
     batch:int = 1               # fits per task (tasks of many small fits cost less to schedule, e.g. on Dask)
+    keep:Callable|None = None   # what of each result to keep in memory (the cache still gets the whole result)
+
+    def slim(self, keep:Callable):
+        "Keep only `keep(result)` of every result, those read from the cache and those still to come."
+        self.keep = keep
+        self.results = [None if r is None else keep(r) for r in self.results]
+        return self
 
     def todo(self)->list:
         "Batches of spec numbers still to compute, each with its expected cost."
@@ -368,7 +390,7 @@ class _Plan:
         return delayed(_run_batch)(tag, self.fn, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks])
 
     def store(self, k:int, out:pd.DataFrame):
-        self.results[k] = out
+        self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
         try: _cache_write(self.files[k][0], self.files[k][1], out)
         except OSError as e:                       # read-only or full: one warning, no cache from here on
@@ -376,10 +398,17 @@ class _Plan:
 
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
+def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
+    "What `response_matrix` reads of tidy predictions (model, repeat, instance, correct), in small dtypes."
+    return pd.DataFrame({'model': preds.model.to_numpy(), 'repeat': preds.repeat.to_numpy(np.int16),
+                         'instance': preds.instance.to_numpy(np.int64),
+                         'correct': preds.correct.to_numpy(np.int8)})
+
 def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
     "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each."
-    return tag, [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
-                 for k, name, est, repeat, fold, train, test in items]
+    out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy) for k, name, est, repeat, fold, train, test in items]
+    _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
+    return tag, out
 
 def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, cache_dir, cache_key, batch:int=1)->_Plan:
     "Validate, split and read the cache: the tasks `map_folds` would run, not yet run."

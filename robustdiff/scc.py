@@ -152,7 +152,11 @@ class _FoldNoise:
     def get(self, ctx, perturbations, make):
         "The cached value for this dataset, fold and perturbations, else `make()` (stored, oldest entries evicted)."
         key = (id(ctx.dataset), ctx.seed.entropy, tuple(ctx.seed.spawn_key), tuple(map(repr, perturbations)))
-        with self.lock: hit = self.store.get(key)
+        with self.lock:
+            # entries of a dataset that no longer exists go first: a worker process receives a new copy of the dataset
+            # with every task, so without this its cache would fill up (to `max_bytes`) with rows nobody can ask for
+            for k in [k for k, v in self.store.items() if v[0]() is None]: del self.store[k]
+            hit = self.store.get(key)
         if hit is not None and hit[0]() is ctx.dataset and np.array_equal(hit[1], ctx.test): return hit[2]
         value = make()
         size = sum(int(X.memory_usage(index=False).sum()) for X in value[0]) + value[1].nbytes

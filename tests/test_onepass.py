@@ -222,3 +222,28 @@ def test_a_model_that_cannot_be_fitted_fails_its_stages_not_the_report(moons):
     assert rep.stages['accuracy'].status == 'failed' and "model 'broken' failed to fit" in rep.stages['accuracy'].message
     assert rep.stages['data'].status == 'ok' and rep.stages['verdict'].status == 'skipped'
     assert rep.stages['hardness'].status == 'failed'          # IH from the models needs the one pass
+
+def test_fold_cache_forgets_rows_of_datasets_that_are_gone():
+    "A worker gets a new copy of the dataset with every task: the per-process cache must not keep the copies' rows."
+    import gc, copy
+    from robustdiff.scc import _FoldNoise
+    from robustdiff.responses import FoldContext
+    ds = make_synthetic('moons', n_samples=60, random_state=0)
+    cache, made = _FoldNoise(), []
+    def ctx_of(d, i=0): return FoldContext('m', None, d, np.arange(40), np.arange(40, 60), 0, i, np.random.SeedSequence(0, spawn_key=(0, i)))
+    def make():
+        made.append(1); return [ds.X.iloc[40:60]], np.zeros(20)
+    for i in range(5):                      # five tasks (folds), five copies of the dataset, each dropped after its task
+        d = copy.deepcopy(ds); cache.get(ctx_of(d, i), ['p'], make); del d; gc.collect()
+    assert len(made) == 5                   # a new copy is a new dataset: no stale hit
+    assert len(cache.store) == 1, len(cache.store)   # only the last copy's entry is left, not five
+    d = copy.deepcopy(ds); c = ctx_of(d)
+    first = cache.get(c, ['p'], make); assert cache.get(c, ['p'], make) is first and len(made) == 6   # a live dataset still hits
+
+def test_answers_only_keeps_the_response_matrix():
+    from robustdiff.responses import _answers_only, response_matrix, cv_predictions
+    ds = make_synthetic('moons', n_samples=80, random_state=0)
+    p = cv_predictions(ds, models='quick', n_jobs=1, progress=False)
+    slim = _answers_only(p)
+    assert list(slim.columns) == ['model', 'repeat', 'instance', 'correct'] and slim.memory_usage(deep=False).sum() < p.memory_usage(deep=False).sum()
+    pd.testing.assert_frame_equal(response_matrix(slim), response_matrix(p))
