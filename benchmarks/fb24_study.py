@@ -130,7 +130,8 @@ def run_one(name, a, out:Path):
         U = response_matrix(cp)
         ok = fit.items.set_index('instance').reindex(U.columns)
         keep = ok.status.isin(['ok', 'out_of_range']).to_numpy()
-        theta, _ = _eap(U.to_numpy()[:, keep].astype('int8'), ok.discrimination.to_numpy()[keep], ok.difficulty.to_numpy()[keep], fit.sigma, 121, 6.0)
+        AT = np.ascontiguousarray(U.to_numpy()[:, keep].T.astype('int8'))   # instances × models, as `_eap` reads it
+        theta, _ = _eap(AT, np.arange(AT.shape[0]), ok.discrimination.to_numpy()[keep], ok.difficulty.to_numpy()[keep], fit.sigma, 121, 6.0)
         acc = acc.merge(pd.DataFrame({'model': U.index, 'ability': theta}), on='model', how='left')
     acc = acc.round(5)
     acc.to_csv(files['models'], index=False, compression='gzip')

@@ -126,11 +126,14 @@ def _align(W:np.ndarray, universe:np.ndarray, instances:np.ndarray)->np.ndarray:
     if (pos < 0).any(): raise ValueError(f"{int((pos < 0).sum())} instance(s) are not in the resampled instances")
     return W[:, pos]
 
-def _wmean(W:np.ndarray, V:np.ndarray)->np.ndarray:
-    "Weighted means of each column of V (n × k) under each weight row of W (R × n): (R × k)."
-    den = W.sum(1, keepdims=True)
+def _wmean(W:np.ndarray, V:np.ndarray, rows:int=64)->np.ndarray:
+    "Weighted means of each column of V (n × k) under each weight row of W (R × n): (R × k), `rows` weight rows at a time."
+    V, num, den = V.astype(np.float64), np.empty((len(W), V.shape[1])), np.empty((len(W), 1), W.dtype)
+    for i in range(0, len(W), rows):   # float64 copies of a few rows, not of all of W (R × n × 8 bytes: 400 MB at 50 000 rows)
+        num[i:i + rows] = W[i:i + rows].astype(np.float64) @ V
+        den[i:i + rows] = W[i:i + rows].sum(1, keepdims=True)
     with np.errstate(invalid='ignore', divide='ignore'):
-        return (W @ V.astype(np.float64)) / np.where(den > 0, den, np.nan)
+        return num / np.where(den > 0, den, np.nan)
 
 def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray)->np.ndarray:
     "An (instances × models) matrix of `value` averaged over everything else (repeats, folds, noise copies)."

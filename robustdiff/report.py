@@ -147,13 +147,13 @@ def _p_true(P, classes, y)->np.ndarray:
     pos = pd.Index(classes).get_indexer(y)
     return np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
 
-def _noisy_refit(ctx:FoldContext, rate:float, kind:str='uniform')->tuple:
+def _noisy_refit(ctx:FoldContext, rate:float, kind:str='uniform', unfitted=None)->tuple:
     "The pipeline refitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips."
     from robustdiff.ela import class_noise, _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
     y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
-    est = clone(ctx.estimator).fit(ds.X.iloc[ctx.train], y_noisy)
+    est = (clone(ctx.estimator) if unfitted is None else unfitted).fit(ds.X.iloc[ctx.train], y_noisy)
     return np.asarray(est.predict(ds.X.iloc[ctx.test])), int(np.count_nonzero(y_noisy != y_tr))
 
 def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int)->pd.DataFrame:
@@ -173,7 +173,9 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
                         'p_true': _p_true(P, getattr(est, 'classes_', None), np.tile(y_te, n_blocks)),
                         'extra': np.r_[priority, np.full((n_blocks - 1) * m, np.nan)]})
     if class_noise > 0:
-        pred, flipped = _noisy_refit(ctx, class_noise)
+        unfitted = clone(est)
+        ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
+        pred, flipped = _noisy_refit(ctx, class_noise, unfitted=unfitted)
         out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
                                             'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
                                             'p_true': np.nan, 'extra': float(flipped)})], ignore_index=True)
@@ -269,18 +271,22 @@ class _Ctx:
     def perturbation_predictions(self)->pd.DataFrame:
         "model, repeat, fold, instance, level, rep, y_true, y_pred, correct, p_true: every test row at every level and copy."
         if 'perturbation_predictions' not in self.extra:
-            c, y = self.cfg, self.ds.y.to_numpy()
-            clean, pert = self._part(0), self._part(2)
-            reps, levels = c['perturb_repeats'], _perturb_levels(c['perturb_size'], 5)
-            cols = ['model', 'repeat', 'fold', 'task', 'k', 'rep', 'instance', 'y_pred', 'p_true']
-            zero = pd.concat([clean[cols].assign(rep=np.int16(r)) for r in range(reps)], ignore_index=True)
-            p = pd.concat([zero, pert[cols]], ignore_index=True).sort_values(['task', 'k', 'rep'], kind='stable', ignore_index=True)
-            inst = p.instance.to_numpy()
-            p.insert(p.columns.get_loc('rep'), 'level', np.asarray(levels)[p.k.to_numpy()])
-            p.insert(p.columns.get_loc('y_pred'), 'y_true', y[inst])
-            p.insert(p.columns.get_loc('p_true'), 'correct', (p.y_pred.to_numpy() == y[inst]).astype('int8'))
-            self.extra['perturbation_predictions'] = p[['model', 'repeat', 'fold', 'instance', 'level', 'rep', 'y_true', 'y_pred',
-                                                        'correct', 'p_true']]
+            c, y, r = self.cfg, self.ds.y.to_numpy(), self.one_pass()
+            reps, levels = c['perturb_repeats'], np.asarray(_perturb_levels(c['perturb_size'], 5))
+            part = r.part.to_numpy()
+            i0, i2 = np.flatnonzero(part == 0), np.flatnonzero(part == 2)   # clean rows (level 0, one per copy) and perturbed rows
+            pos = np.concatenate([np.tile(i0, reps), i2])
+            rep = np.concatenate([np.repeat(np.arange(reps, dtype=np.int16), len(i0)), r.rep.to_numpy()[i2]])
+            k = np.concatenate([np.zeros(len(i0) * reps, np.int16), r.k.to_numpy()[i2]])
+            order = np.lexsort((rep, k, r.task.to_numpy()[pos]))   # stable: a task's rows by level, then copy
+            pos, rep, k = pos[order], rep[order], k[order]
+            inst = r.instance.to_numpy()[pos]
+            y_pred = r.y_pred.to_numpy()[pos]
+            # built column by column from the one pass's rows: one copy of each column, no intermediate frames
+            self.extra['perturbation_predictions'] = pd.DataFrame({
+                'model': r.model.to_numpy()[pos], 'repeat': r.repeat.to_numpy()[pos], 'fold': r.fold.to_numpy()[pos],
+                'instance': inst, 'level': levels[k], 'rep': rep, 'y_true': y[inst], 'y_pred': y_pred,
+                'correct': (y_pred == y[inst]).astype('int8'), 'p_true': r.p_true.to_numpy()[pos]})
         return self.extra['perturbation_predictions']
 
     def weights(self, instances)->np.ndarray:
@@ -292,7 +298,9 @@ class _Ctx:
             W, shrink = verdict_weights(clean, inst, random_state=self.cfg['random_state'])
             self.extra['weights'], self.extra['fold_shrink'] = (inst, W), shrink
         inst, W = self.extra['weights']
-        pos = pd.Index(inst).get_indexer(np.asarray(instances))
+        instances = np.asarray(instances)
+        if len(instances) == len(inst) and np.array_equal(instances, inst): return W   # the same columns: no copy of B × n
+        pos = pd.Index(inst).get_indexer(instances)
         if (pos < 0).any(): raise ValueError(f"{int((pos < 0).sum())} instance(s) have no clean prediction to resample")
         return W[:, pos]
 

@@ -326,7 +326,9 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
         except Exception as e:
             raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                f"{type(e).__name__}: {e}") from e
-        out = fn(FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold)))
+        ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold))
+        del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
+        out = fn(ctx)
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     out = out.copy()
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
