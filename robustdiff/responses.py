@@ -377,9 +377,10 @@ class _Plan:
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
 def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
-    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each."
-    return tag, [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
-                 for k, name, est, repeat, fold, train, test in items]
+    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each; their own parallel calls stay in the task (`_in_task`)."
+    with _in_task():
+        return tag, [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy)
+                     for k, name, est, repeat, fold, train, test in items]
 
 def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, cache_dir, cache_key, batch:int=1)->_Plan:
     "Validate, split and read the cache: the tasks `map_folds` would run, not yet run."
@@ -451,6 +452,11 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
     plan = _plan_folds(fn, dataset, models, n_splits, n_repeats, random_state, cache_dir, cache_key, batch)
     _run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
     return plan.frame()
+
+# %% ../nbs/02_responses.ipynb #e7a1c0d3
+def _in_task():
+    "A context in which joblib calls made by a task's fits run in the task's process (threads), as in a loky worker, never as new tasks of the outer backend (e.g. a Dask cluster)."
+    return parallel_config(backend='threading', n_jobs=1)
 
 # %% ../nbs/02_responses.ipynb #5fd99c8c
 def _argmax_predicts()->tuple:
