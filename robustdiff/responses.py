@@ -407,8 +407,9 @@ def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
                          'correct': preds.correct.to_numpy(np.int8)})
 
 def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
-    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each."
-    out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy) for k, name, est, repeat, fold, train, test in items]
+    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each; their own parallel calls stay in the task (`_in_task`)."
+    with _in_task():
+        out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy) for k, name, est, repeat, fold, train, test in items]
     _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
     return tag, out
 
@@ -482,6 +483,11 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
     plan = _plan_folds(fn, dataset, models, n_splits, n_repeats, random_state, cache_dir, cache_key, batch)
     _run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
     return plan.frame()
+
+# %% ../nbs/02_responses.ipynb #e7a1c0d3
+def _in_task():
+    "A context in which joblib calls made by a task's fits run in the task's process (threads), as in a loky worker, never as new tasks of the outer backend (e.g. a Dask cluster)."
+    return parallel_config(backend='threading', n_jobs=1)
 
 # %% ../nbs/02_responses.ipynb #5fd99c8c
 def _argmax_predicts()->tuple:
