@@ -171,7 +171,7 @@ Dataset.imputed = _dataset_imputed
 class DataWarning(UserWarning):
     "Something in the input data looks suspicious but was accepted."
 
-_DATE = r'^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\s*$'
+_DATE = r'^\s*(\d{4}([-/])\d{1,2}\2\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\s*$'
 _ID_NAME = r'(?i:(.*[_\s.-])?(id|uuid|guid|identifier))|.*[a-z](Id|ID)'   # id, ID, customer_id, userId, uuid
 
 def _nominal_from_dtypes(X:pd.DataFrame)->list:

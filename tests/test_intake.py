@@ -107,13 +107,15 @@ def test_penguins_imputed_by_default():
 def test_dates_and_identifiers():
     n = 40
     df = pd.DataFrame({'when': pd.date_range('2021-03-01', periods=n, freq='D'), 'day': pd.date_range('2020-01-01', periods=n).astype(str),
+                       'slashed': pd.date_range('2012-01-01', periods=n).strftime('%Y/%m/%d'),   # as in vega_datasets' seattle-weather
                        'name': [f'n{i}' for i in range(n)], 'customer_id': RNG.permutation(n) + 500, 'v': RNG.normal(size=n),
                        'target': ['a', 'b'] * (n // 2)})
     d = from_frame(df, 'target')
-    assert list(d.X.columns) == ['when', 'day', 'v']
+    assert list(d.X.columns) == ['when', 'day', 'slashed', 'v']
     assert d.X.when.iloc[0] == (pd.Timestamp('2021-03-01') - pd.Timestamp('1970-01-01')).days
+    assert d.X.slashed.iloc[0] == (pd.Timestamp('2012-01-01') - pd.Timestamp('1970-01-01')).days
     notes = ' | '.join(d.notes)
-    for frag in ("column 'when' holds dates: used as a number (days since 1970-01-01)", "column 'day' holds dates",
+    for frag in ("column 'when' holds dates: used as a number (days since 1970-01-01)", "column 'day' holds dates", "column 'slashed' holds dates",
                  "column 'name' is text with a different value in every row", "column 'customer_id' is an identifier"):
         assert frag in notes, (frag, notes)
     # a numeric column unique per row that is not named like an identifier stays (a measurement)
