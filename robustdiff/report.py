@@ -147,13 +147,13 @@ def _p_true(P, classes, y)->np.ndarray:
     pos = pd.Index(classes).get_indexer(y)
     return np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
 
-def _noisy_refit(ctx:FoldContext, rate:float, kind:str='uniform', unfitted=None)->tuple:
-    "The pipeline refitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips."
+def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
+    "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips."
     from robustdiff.ela import class_noise, _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
     y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
-    est = (clone(ctx.estimator) if unfitted is None else unfitted).fit(ds.X.iloc[ctx.train], y_noisy)
+    est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
     return np.asarray(est.predict(ds.X.iloc[ctx.test])), int(np.count_nonzero(y_noisy != y_tr))
 
 def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int)->pd.DataFrame:
@@ -175,7 +175,7 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
     if class_noise > 0:
         unfitted = clone(est)
         ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
-        pred, flipped = _noisy_refit(ctx, class_noise, unfitted=unfitted)
+        pred, flipped = _noisy_refit(ctx, unfitted, class_noise)
         out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
                                             'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
                                             'p_true': np.nan, 'extra': float(flipped)})], ignore_index=True)

@@ -308,7 +308,7 @@ def _libc_trim():
     try: return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6').malloc_trim
     except (OSError, AttributeError): return None
 
-_TRIM = _PerProcess()
+_TRIM = _PerProcess()   # looked up once per process; a `_PerProcess`, not `lru_cache`, so that functions defined in a notebook still pickle by value
 
 def _release_memory():
     "Give the heap pages freed by the last task back to the OS (glibc `malloc_trim`; a no-op elsewhere): a long-lived worker's footprint stays that of its current task."
