@@ -8,7 +8,7 @@ import math, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from .perturb import group_ranks, perturb_counts, _check_lambdas
 from .scc import clean_predictions
 

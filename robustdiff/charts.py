@@ -4,13 +4,22 @@
 
 # %% ../nbs/04_charts.ipynb #132c6e08
 from __future__ import annotations
+import importlib
 import numpy as np
 import pandas as pd
-import altair as alt
 
 # %% auto #0
-__all__ = ['MAX_POINTS', 'bin_counts', 'histogram', 'stratified_sample', 'grid_summary', 'quantile_summary', 'scatter',
+__all__ = ['alt', 'MAX_POINTS', 'bin_counts', 'histogram', 'stratified_sample', 'grid_summary', 'quantile_summary', 'scatter',
            'chart_problems']
+
+# %% ../nbs/04_charts.ipynb #f132ad5e
+class _Lazy:
+    "A module imported on its first use (then a plain attribute lookup): `alt.Chart` works as with `import altair as alt`."
+    def __init__(self, name:str): self._name = name
+    def __getattr__(self, attr): return getattr(importlib.import_module(self._name), attr)
+    def __repr__(self): return f"<module {self._name!r}, imported on first use>"
+
+alt = _Lazy('altair')
 
 # %% ../nbs/04_charts.ipynb #be9fc634
 MAX_POINTS = 5000   # altair's own limit of rows per chart; above it a chart gets summaries, never the raw rows

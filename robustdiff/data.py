@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import os, gzip, importlib, math, numbers, re, warnings
+import os, gzip, importlib, math, numbers, re, uuid, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -107,6 +107,7 @@ class Dataset:
             X[c] = X[c].astype('category') if c in nominal else X[c].astype('float64')
         object.__setattr__(self, 'X', X); object.__setattr__(self, 'y', y); object.__setattr__(self, 'nominal', nominal)
         object.__setattr__(self, 'notes', tuple(self.notes))
+        object.__setattr__(self, '_token', uuid.uuid4().hex)   # names this dataset and its copies (pickled to workers): per-process caches key on it
 
     def __getstate__(self):   # the cached imputed view is not shipped to worker processes
         return {k: v for k, v in self.__dict__.items() if k != '_imputed'}

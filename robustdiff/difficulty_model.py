@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from joblib import Parallel, delayed
 from scipy.stats import spearmanr, norm
 from scipy.optimize import minimize_scalar

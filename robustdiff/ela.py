@@ -7,7 +7,7 @@ from __future__ import annotations
 import numbers, time
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from scipy.stats import spearmanr
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from .isa import InstanceSpace
 from .footprints import footprint_edges
 from .charts import MAX_POINTS, grid_summary, stratified_sample, quantile_summary

@@ -8,7 +8,7 @@ import copy, math, numbers, os, time, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from numba import njit
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp

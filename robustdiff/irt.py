@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from scipy.special import expit, log_expit, logsumexp
 from scipy.optimize import minimize_scalar
 from threadpoolctl import ThreadpoolController

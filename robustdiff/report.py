@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from sklearn.base import clone
 from .data import Dataset, load_dataset, check_task, is_table_path
 from .charts import histogram, scatter, chart_problems

@@ -185,7 +185,7 @@ def _respond_fold(ctx)->pd.DataFrame:
     y_true = ds.y.iloc[ctx.test].to_numpy()
     model = est.steps[-1][1] if hasattr(est, 'steps') else est
     if isinstance(model, ArtificialLearner): y_pred = model.respond(y_true, ctx.rng(7, sum(map(ord, model.kind))))
-    else: y_pred = np.asarray(est.predict(ds.X.iloc[ctx.test]))
+    else: y_pred = ctx._predict_test()    # the batch's test rows go through the shared prep step once
     return pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
                          'correct': (y_pred == y_true).astype('int8')})
 

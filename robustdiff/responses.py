@@ -6,12 +6,12 @@
 from __future__ import annotations
 import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
 import pandas as pd
-import altair as alt
+from .charts import alt   # altair, imported on first use
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
@@ -60,11 +60,21 @@ class FoldContext:
     repeat:int                  # repetition number
     fold:int                    # fold number within the repetition
     seed:np.random.SeedSequence # seed for any randomness of this fold (same for every model)
+    _shared:dict|None = field(default=None, repr=False, compare=False)   # the batch's shared prep step (`_fit_pipeline`)
 
     def rng(self, *key:int)->np.random.Generator:
         "A fresh generator from this fold's seed (optionally spawned further by integer `key`s)."
         ss = np.random.SeedSequence(self.seed.entropy, spawn_key=tuple(self.seed.spawn_key) + tuple(key))
         return np.random.default_rng(ss)
+
+    def _predict_test(self)->np.ndarray:
+        "`estimator.predict` of the test rows; when the batch shares its prep step, its output for the test rows is computed once per batch."
+        est, sh = self.estimator, self._shared
+        if not sh or 'prep' not in sh or getattr(est, 'steps', [(None, None)])[0][1] is not sh['prep']:
+            return np.asarray(est.predict(self.dataset.X.iloc[self.test]))
+        if 'Xt_test' not in sh: sh['Xt_test'] = sh['prep'].transform(self.dataset.X.iloc[self.test])
+        Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
+        return np.asarray(est.steps[-1][1].predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy()))
 
 # %% ../nbs/02_responses.ipynb #e4de3219
 class CacheWarning(UserWarning):
@@ -315,18 +325,29 @@ def _release_memory():
     if 'fn' not in _TRIM: _TRIM['fn'] = _libc_trim()
     if _TRIM['fn'] is not None: _TRIM['fn'](0)
 
-def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy):
+def _fit_pipeline(pipe, X, y, shared:dict|None=None):
+    "`pipe.fit(X, y)`; with `shared` (one batch: one dataset, one training fold) `make_pipeline`'s prep step is fitted once per batch and every model fits on a copy of its output."
+    if shared is None or len(pipe.steps) != 2: return pipe.fit(X, y)
+    if 'Xt' not in shared:                         # what `Pipeline.fit` does for its first step
+        shared['prep'] = pipe.steps[0][1]
+        shared['Xt'] = shared['prep'].fit_transform(X, y)
+    Xt = shared['Xt']
+    pipe.steps = [(pipe.steps[0][0], shared['prep']), pipe.steps[1]]
+    pipe.steps[1][1].fit(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy(), y)  # a copy: a model that writes into its X cannot change the next one's
+    return pipe
+
+def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None):
     pipe = make_pipeline(est, dataset)
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
     with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
-        try: pipe.fit(dataset.X.iloc[train], dataset.y.iloc[train].to_numpy())
+        try: _fit_pipeline(pipe, dataset.X.iloc[train], dataset.y.iloc[train].to_numpy(), shared)
         except Exception as e:
             raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                f"{type(e).__name__}: {e}") from e
-        ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold))
+        ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
         out = fn(ctx)
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
@@ -408,8 +429,10 @@ def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
 
 def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
     "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each; their own parallel calls stay in the task (`_in_task`)."
+    one_fold = len({(it[3], it[4]) for it in items}) == 1
+    shared = {} if one_fold and len(items) > 1 else None    # the prep step of the batch's fold, fitted once (`_fit_pipeline`)
     with _in_task():
-        out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy) for k, name, est, repeat, fold, train, test in items]
+        out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy, shared) for k, name, est, repeat, fold, train, test in items]
     _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
     return tag, out
 

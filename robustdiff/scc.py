@@ -4,7 +4,7 @@
 
 # %% ../nbs/21_scc.ipynb #2d95e5b0
 from __future__ import annotations
-import math, numbers, threading, warnings, weakref
+import math, numbers, threading, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
@@ -147,22 +147,22 @@ def _stack_rows(frames:list)->pd.DataFrame|None:
 class _FoldNoise:
     "Per-process cache of each fold's perturbed test rows (the same for every model): computed once, not once per model."
     max_entries, max_bytes = 32, 64 * 2**20
-    def __init__(self): self.store, self.lock = {}, threading.Lock()   # key -> (dataset weakref, test rows, value, bytes)
+    def __init__(self): self.store, self.lock = {}, threading.Lock()   # key -> (test rows, value, bytes)
     def __reduce__(self): return (_FoldNoise, ())       # pickles empty: each worker process has its own
     def get(self, ctx, perturbations, make):
         "The cached value for this dataset, fold and perturbations, else `make()` (stored, oldest entries evicted)."
-        key = (id(ctx.dataset), ctx.seed.entropy, tuple(ctx.seed.spawn_key), tuple(map(repr, perturbations)))
-        with self.lock:
-            # entries of a dataset that no longer exists go first: a worker process receives a new copy of the dataset
-            # with every task, so without this its cache would fill up (to `max_bytes`) with rows nobody can ask for
-            for k in [k for k, v in self.store.items() if v[0]() is None]: del self.store[k]
-            hit = self.store.get(key)
-        if hit is not None and hit[0]() is ctx.dataset and np.array_equal(hit[1], ctx.test): return hit[2]
+        # keyed by the dataset's token, which its copies share: a worker process receives a new copy of the dataset with
+        # every task, and a key by object (`id`) would compute the same rows again for every model × fold
+        token = getattr(ctx.dataset, '_token', None)
+        if token is None: return make()                 # not a `Dataset` (or one pickled before tokens): nothing to key on
+        key = (token, ctx.seed.entropy, tuple(ctx.seed.spawn_key), tuple(map(repr, perturbations)))
+        with self.lock: hit = self.store.get(key)
+        if hit is not None and np.array_equal(hit[0], ctx.test): return hit[1]
         value = make()
         size = sum(int(X.memory_usage(index=False).sum()) for X in value[0]) + value[1].nbytes
         with self.lock:
-            self.store.pop(key, None); self.store[key] = (weakref.ref(ctx.dataset), ctx.test, value, size)
-            while len(self.store) > 1 and (len(self.store) > self.max_entries or sum(v[3] for v in self.store.values()) > self.max_bytes):
+            self.store.pop(key, None); self.store[key] = (ctx.test, value, size)
+            while len(self.store) > 1 and (len(self.store) > self.max_entries or sum(v[2] for v in self.store.values()) > self.max_bytes):
                 self.store.pop(next(iter(self.store)))
         return value
     def clear(self):

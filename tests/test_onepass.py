@@ -223,22 +223,27 @@ def test_a_model_that_cannot_be_fitted_fails_its_stages_not_the_report(moons):
     assert rep.stages['data'].status == 'ok' and rep.stages['verdict'].status == 'skipped'
     assert rep.stages['hardness'].status == 'failed'          # IH from the models needs the one pass
 
-def test_fold_cache_forgets_rows_of_datasets_that_are_gone():
-    "A worker gets a new copy of the dataset with every task: the per-process cache must not keep the copies' rows."
-    import gc, copy
+def test_fold_cache_is_shared_by_copies_of_a_dataset():
+    "A worker gets a new copy of the dataset with every task: the copies share one entry per fold; other datasets never hit; the cache stays bounded."
+    import copy, pickle
     from robustdiff.scc import _FoldNoise
     from robustdiff.responses import FoldContext
     ds = make_synthetic('moons', n_samples=60, random_state=0)
     cache, made = _FoldNoise(), []
-    def ctx_of(d, i=0): return FoldContext('m', None, d, np.arange(40), np.arange(40, 60), 0, i, np.random.SeedSequence(0, spawn_key=(0, i)))
+    def ctx_of(d, i=0, test=np.arange(40, 60)): return FoldContext('m', None, d, np.arange(40), test, 0, i, np.random.SeedSequence(0, spawn_key=(0, i)))
     def make():
         made.append(1); return [ds.X.iloc[40:60]], np.zeros(20)
-    for i in range(5):                      # five tasks (folds), five copies of the dataset, each dropped after its task
-        d = copy.deepcopy(ds); cache.get(ctx_of(d, i), ['p'], make); del d; gc.collect()
-    assert len(made) == 5                   # a new copy is a new dataset: no stale hit
-    assert len(cache.store) == 1, len(cache.store)   # only the last copy's entry is left, not five
-    d = copy.deepcopy(ds); c = ctx_of(d)
-    first = cache.get(c, ['p'], make); assert cache.get(c, ['p'], make) is first and len(made) == 6   # a live dataset still hits
+    first = cache.get(ctx_of(ds), ['p'], make)
+    for copy_of in (copy.deepcopy, lambda d: pickle.loads(pickle.dumps(d))):   # the copies a task receives
+        assert cache.get(ctx_of(copy_of(ds)), ['p'], make) is first
+    assert len(made) == 1 and len(cache.store) == 1
+    cache.get(ctx_of(make_synthetic('moons', n_samples=60, random_state=0)), ['p'], make)   # equal rows, another dataset
+    assert len(made) == 2
+    cache.get(ctx_of(ds, test=np.arange(20, 40)), ['p'], make)      # same key, other test rows: never a stale hit
+    assert len(made) == 3
+    cache.get(ctx_of(ds), ['q'], make); assert len(made) == 4      # other perturbations: their own entry
+    for i in range(_FoldNoise.max_entries + 5): cache.get(ctx_of(ds, i + 1), ['p'], make)
+    assert len(cache.store) == _FoldNoise.max_entries              # bounded: the oldest entries go
 
 def test_answers_only_keeps_the_response_matrix():
     from robustdiff.responses import _answers_only, response_matrix, cv_predictions
@@ -247,3 +252,38 @@ def test_answers_only_keeps_the_response_matrix():
     slim = _answers_only(p)
     assert list(slim.columns) == ['model', 'repeat', 'instance', 'correct'] and slim.memory_usage(deep=False).sum() < p.memory_usage(deep=False).sum()
     pd.testing.assert_frame_equal(response_matrix(slim), response_matrix(p))
+
+def test_batched_fits_share_the_prep_step_and_change_nothing(monkeypatch):
+    "A batch fits `make_pipeline`'s prep (imputing, scaling, one-hot) once and transforms its test rows once: answers identical to one fit per task."
+    from sklearn.compose import ColumnTransformer
+    from robustdiff.responses import map_folds
+    from robustdiff.respondents import _respond_fold, get_respondents
+    from robustdiff.data import load_dataset, from_frame
+    df = load_dataset('sklearn:wine').X.copy(); rng = np.random.default_rng(0)
+    df['colour'] = rng.choice(['red', 'white', 'rose'], len(df))
+    df.iloc[rng.integers(0, len(df), 30), 0] = np.nan
+    df['target'] = load_dataset('sklearn:wine').y.to_numpy()
+    ds = from_frame(df, 'target', nominal=['colour'], missing='impute', name='wine_gaps')
+    pop = dict(list(get_respondents('ladder').items())[:24])
+    calls = {'fit_transform': 0, 'transform': 0}
+    for meth in calls:
+        orig = getattr(ColumnTransformer, meth)
+        def counted(self, *a, _orig=orig, _m=meth, **k): calls[_m] += 1; return _orig(self, *a, **k)
+        monkeypatch.setattr(ColumnTransformer, meth, counted)
+    a = map_folds(_respond_fold, ds, pop, progress=False, n_jobs=1, batch=8)
+    assert calls == {'fit_transform': 15, 'transform': 15}, calls    # 24 respondents × 5 folds in 15 batches of 8
+    b = map_folds(_respond_fold, ds, pop, progress=False, n_jobs=1, batch=1)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+def test_fitting_processes_do_not_import_altair():
+    "The modules a worker process loads to fit models import altair only when a chart is drawn (it cost each worker ~2.8 s)."
+    import subprocess, sys
+    code = ("import sys, robustdiff.report, robustdiff.respondents, robustdiff.responses\n"
+            "assert 'altair' not in sys.modules, 'altair imported'\n"
+            "from robustdiff.charts import alt, histogram\n"
+            "import numpy as np\n"
+            "c = histogram(np.arange(10.0), 'x')\n"
+            "import altair\n"
+            "assert alt.Chart is altair.Chart and isinstance(c, altair.TopLevelMixin)\n")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
