@@ -4,7 +4,8 @@
 
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
-import html, json, os, re, shutil, sys, time, traceback, warnings
+import html, json, os, re, shutil, sys, threading, time, traceback, warnings
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -594,7 +595,8 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
     ds = ctx.ds.imputed()                 # the measures need complete rows: the whole-table imputed view
     if ds is not ctx.ds: st.notes.append(f"This stage and the instance space need complete rows: {ds.notes[-1]}.")
     meas = ctx.extra.get('measures')
-    if isinstance(meas, Exception): raise meas                # computed in the one schedule, and failed there
+    if isinstance(meas, Future): meas = ctx.extra['measures'] = meas.result()   # started after the one schedule, beside the first stages
+    if isinstance(meas, Exception): raise meas                # computed in the background, and failed there
     if meas is None: meas = hardness_measures(ds, n_jobs=c['n_jobs'])
     if c['ih_pool'] == 'models':
         ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
@@ -688,6 +690,15 @@ def _measures_or_error(ds, n_jobs):
     try: return hardness_measures(ds, n_jobs=n_jobs)
     except Exception as e: return e
 
+def _in_background(fn)->Future:
+    "`fn()` in a daemon thread of this process: its `Future`."
+    fut = Future()
+    def run():
+        try: fut.set_result(fn())
+        except BaseException as e: fut.set_exception(e)
+    threading.Thread(target=run, daemon=True, name='robustdiff-background').start()
+    return fut
+
 def _stop_workers(backend, n_jobs):
     "Stop joblib's idle local worker processes (they hold the memory of the models they fitted) and trim this process's heap."
     if backend in (None, 'loky') and n_jobs not in (None, 1):
@@ -714,17 +725,19 @@ def _schedule(ctx:_Ctx)->float:
         plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['cache_dir'],
                                            'respondents', batch=batch).slim(_answers_only)   # the 0/1 answers are all it needs
     side = None
-    if ('hardness' in names or 'isa' in names) and 'measures' not in ctx.extra:
+    if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
         side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
-    if not plans and side is None: return 0.0
-    try: meas = _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits", side)
+    if not plans:
+        if side is not None: ctx.extra['measures'] = _in_background(side)
+        return 0.0
+    try: _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
     finally:
         _PASS_INPUTS.clear()
         _stop_workers(c['backend'], c['n_jobs'])
+        if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
     if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
     if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
         ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
-    if side is not None: ctx.extra['measures'] = meas
     return time.perf_counter() - t0
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
