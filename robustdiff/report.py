@@ -699,6 +699,10 @@ def _in_background(fn)->Future:
     threading.Thread(target=run, daemon=True, name='robustdiff-background').start()
     return fut
 
+def _import_altair():
+    import altair
+    return altair
+
 def _stop_workers(backend, n_jobs):
     "Stop joblib's idle local worker processes (they hold the memory of the models they fitted) and trim this process's heap."
     if backend in (None, 'loky') and n_jobs not in (None, 1):
@@ -730,6 +734,7 @@ def _schedule(ctx:_Ctx)->float:
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
         return 0.0
+    _in_background(_import_altair)           # the stages' charts need altair: imported while the workers fit, not after
     try: _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
     finally:
         _PASS_INPUTS.clear()
