@@ -69,9 +69,10 @@ def main():
     schedule = tot['fit'] + tot['predict'] + tot['refit'] + resp * scale + meas
     stages = 0.0
     if a.stages_from:
-        res = json.load(open(a.stages_from))
+        res = json.load(open(a.stages_from))      # a bench_report.py result, or a measure.py one with stages_s
         side = res.get('after') or res.get('report') or {}
-        stages = sum(s['seconds'] for s in side.get('stages', {}).values())
+        stages = sum(s['seconds'] for s in side.get('stages', {}).values()) or \
+                 sum(v for k, v in res.get('stages_s', {}).items() if k != 'one_schedule')
     n = a.n_jobs
     out = dict(data=a.data, rows=ds.n_instances, folds_measured=len(splits), n_jobs=n, models=rows,
                cpu=dict(models_fit=tot['fit'], one_pass_predictions=tot['predict'], ela_refit=tot['refit'],
