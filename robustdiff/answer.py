@@ -232,7 +232,10 @@ def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (
                            )->pd.DataFrame:       # model, bin, difficulty, n, lam, measure, value, lo, hi, dominant_share, kappa_ok
     "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy, accuracy change, flip rate and κ at λ."
     _check_level(level)
-    models, reps, facts = _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)
+    return _noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state), lam, level)
+
+def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd.DataFrame:
+    "`feature_noise_intervals`'s table from the replicates of `_feature_noise_reps` (the verdict computes them once for both)."
     rows = []
     for (name, k), R in reps.items():
         lo, hi = percentile_interval(R[1:], level)
@@ -560,7 +563,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                           ('acc_hard', ('acc_clean', hard)), ('acc_easy', ('acc_clean', easy)), ('flip_easy', ('flip_rate', easy)),
                           ('acc_change_easy', ('acc_change', easy)), ('kappa_easy', ('kappa', easy))):
             rows += _rows(models, reps[key], name, level)
-        per_bin = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W)
+        per_bin = _noise_table(fm, reps, facts, lam, level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W)
         cfg['_reps'] = reps
     if ela_preds is not None:
         em, er, rate = _ela_reps(ela_preds, bins, W, n_boot, random_state)
