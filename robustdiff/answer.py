@@ -145,24 +145,34 @@ def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray)
     return m.to_numpy(np.float64)
 
 # %% ../nbs/92_answer.ipynb #d94e2c15
-def _mixed(noisy:pd.DataFrame, bins:pd.DataFrame, lam:float)->pd.DataFrame:
-    "The predictions at proportion λ: in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction (as `scc_curves`)."
+def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
+    "What `_mixed` needs whatever λ: the rows with their bin, each row's rank and group size, the labels as str."
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(noisy, pd.DataFrame) or not need <= set(noisy.columns):
         raise ValueError(f"noisy must be the output of noisy_predictions (columns {sorted(need)})")
     if 'level' in noisy.columns and noisy.level.nunique(dropna=False) > 1:
         raise ValueError(f"noisy holds several noise levels {sorted(noisy.level.unique())}: pass the rows of one")
-    lam = float(_check_lambdas([lam])[0])
     p = noisy.merge(bins[['instance', 'bin']], on='instance', how='inner', validate='many_to_one')
     if p.empty: raise ValueError("no predicted instance has a difficulty bin")
     rank, size = group_ranks(p.groupby(['model', 'repeat', 'fold', 'bin'], sort=False).ngroup().to_numpy(), p.priority.to_numpy())
-    hit = rank < perturb_counts(size, lam)
     yt, yc, yn = (p[c].astype(str).to_numpy() for c in ('y_true', 'y_pred', 'y_noisy'))
-    p['y_pred'], p['y_mixed'] = yc, np.where(hit, yn, yc)
+    p['y_pred'] = yc
+    return p, rank, size, yt, yc, yn
+
+def _mix(parts:tuple, lam:float)->pd.DataFrame:
+    "`_mixed_parts`'s rows at λ (their frame gains, or gets new, y_mixed, correct_clean, correct_noisy and flip)."
+    p, rank, size, yt, yc, yn = parts
+    hit = rank < perturb_counts(size, lam)
+    p['y_mixed'] = np.where(hit, yn, yc)
     p['correct_clean'] = (yc == yt).astype(float)
     p['correct_noisy'] = (p.y_mixed.to_numpy() == yt).astype(float)
     p['flip'] = (p.y_mixed.to_numpy() != yc).astype(float)
     return p
+
+def _mixed(noisy:pd.DataFrame, bins:pd.DataFrame, lam:float)->pd.DataFrame:
+    "The predictions at proportion λ: in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction (as `scc_curves`)."
+    lam = float(_check_lambdas([lam])[0])
+    return _mix(_mixed_parts(noisy, bins), lam)
 
 def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
     "(instances × models·classes): the share of each instance's predictions (over repeats) that are each class."
@@ -199,28 +209,43 @@ def _weights(bins, instances, W, n_boot, random_state)->np.ndarray:
     if W.shape[1] != len(b): raise ValueError(f"W has {W.shape[1]} columns for {len(b)} instances in bins")
     return _ones_first(_align(W, b.index.to_numpy(), instances))
 
-def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)->tuple:
-    "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
-    p = _mixed(noisy, bins, lam)
-    models = list(dict.fromkeys(p.model))
+def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state)->list:
+    "`_feature_noise_reps` at each λ of `lams`; what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
+    lams = [float(_check_lambdas([lam])[0]) for lam in lams]
+    parts = _mixed_parts(noisy, bins)
+    p = parts[0]
+    models = list(dict.fromkeys(p.model)); M = len(models)
     b = _strata(bins)
     inst = b.index[b.index.isin(p.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    classes = sorted(set(p.y_pred) | set(p.y_mixed))
-    V = {k: _per_instance(p, k, models, inst) for k in ('correct_clean', 'correct_noisy', 'flip')}
-    S1, S2 = _class_shares(p, 'y_pred', models, inst, classes), _class_shares(p, 'y_mixed', models, inst, classes)
-    binv, reps, facts = b.loc[inst].to_numpy(), {}, {}
+    binv = b.loc[inst].to_numpy()
     diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
-    for k in np.sort(np.unique(binv)):
-        on = binv == k
-        M, MC = len(models), S1.shape[1]
-        # one product per bin (the weights are read once): accuracies, flips and class shares side by side
-        Mb = _wmean(Wa[:, on], np.hstack([V['correct_clean'][on], V['correct_noisy'][on], V['flip'][on], S1[on], S2[on]]))
-        a0, a1, fl, s1, s2 = np.split(Mb, np.cumsum([M, M, M, MC]), axis=1)
-        kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
-        for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=fl, kappa=kap).items(): reps[(name, int(k))] = R
-        facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=dom[0])
-    return models, reps, facts
+    V_clean, S1s, clean_means, out = None, {}, {}, []
+    for lam in lams:
+        p = _mix(parts, lam)
+        classes = sorted(set(p.y_pred) | set(p.y_mixed))
+        if V_clean is None: V_clean = _per_instance(p, 'correct_clean', models, inst)
+        if tuple(classes) not in S1s: S1s[tuple(classes)] = _class_shares(p, 'y_pred', models, inst, classes)
+        S1 = S1s[tuple(classes)]
+        Vn, Vf = _per_instance(p, 'correct_noisy', models, inst), _per_instance(p, 'flip', models, inst)
+        S2 = _class_shares(p, 'y_mixed', models, inst, classes)
+        reps, facts = {}, {}
+        for k in np.sort(np.unique(binv)):
+            on = binv == k
+            Wk = Wa[:, on]
+            # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
+            if (k, tuple(classes)) not in clean_means: clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]]))
+            a0, s1 = np.split(clean_means[(k, tuple(classes))], [M], axis=1)
+            a1, fl, s2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], S2[on]])), [M, 2 * M], axis=1)
+            kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
+            for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=fl, kappa=kap).items(): reps[(name, int(k))] = R
+            facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=dom[0])
+        out.append((models, reps, facts))
+    return out
+
+def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)->tuple:
+    "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
+    return _feature_noise_reps_many(noisy, bins, [lam], W, n_boot, random_state)[0]
 
 def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level)
                             bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)

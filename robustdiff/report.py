@@ -414,11 +414,12 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    W:np.ndarray,       # the verdict's resamples over `bins.instance`
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi
     "Bootstrap intervals of the κ and accuracy curves (`robustdiff.answer.feature_noise_intervals` at every λ)."
-    from robustdiff.answer import feature_noise_intervals
+    from robustdiff.answer import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
-        for lam in lambdas:
-            t = feature_noise_intervals(g, bins, float(lam), W=W)
+        lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
+        for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, 0)):
+            t = _noise_table(models, reps, facts, lam, LEVEL)
             ka = t[t.measure == 'kappa'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('kappa_')
             ac = t[t.measure == 'acc_noisy'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('acc_')
             frames.append(ka.join(ac).reset_index().assign(perturbation=pert, level=lv, lam=float(lam)))
