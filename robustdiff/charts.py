@@ -12,7 +12,7 @@ import pandas as pd
 __all__ = ['alt', 'MAX_POINTS', 'bin_counts', 'histogram', 'stratified_sample', 'grid_summary', 'quantile_summary', 'scatter',
            'chart_problems']
 
-# %% ../nbs/04_charts.ipynb #4e3ed1ff
+# %% ../nbs/04_charts.ipynb #524529a3
 class _Lazy:
     "A module imported on its first use (then a plain attribute lookup): `alt.Chart` works as with `import altair as alt`."
     def __init__(self, name:str): self._name = name
