@@ -832,6 +832,27 @@ def bins_chart(v:Verdict,              # a `verdict` result with feature-noise m
         column=alt.Column('measure:N', title=None, sort=list(measures)), title='per difficulty bin, with intervals'
     ).resolve_scale(y='independent')
 
+def _place_labels(px:np.ndarray,              # points' x positions (pixels from the left)
+                  py:np.ndarray,              # points' y positions (pixels from the top)
+                  text:list,                  # the label of each point
+                  order:list,                 # point indices, the most important label first
+                  height:float,               # plot height (px): labels stay inside it
+                  char_px:float=6.5, line_px:float=12., shifts=(0, -12, 12, -24, 24),
+                 )->np.ndarray:
+    "Vertical pixel shift of each point's label (NaN: left off): the first shift where it overlaps no label placed before it and no other point."
+    boxes, out = [], np.full(len(px), np.nan)
+    pts = np.c_[px - 4, py - 4, px + 4, py + 4]
+    def free(b, own):
+        hit = lambda o: b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]
+        return not any(hit(o) for o in boxes) and not any(hit(pts[j]) for j in range(len(px)) if j != own)
+    for i in order:
+        if not (np.isfinite(px[i]) and np.isfinite(py[i])): continue
+        for s in shifts:
+            yc = py[i] - 6 + s
+            b = (px[i] + 6, yc - line_px / 2, px[i] + 6 + char_px * len(str(text[i])), yc + line_px / 2)
+            if b[1] >= 0 and b[3] <= height and free(b, i): boxes.append(b); out[i] = s; break
+    return out
+
 _ROBUST_AXES = {'flip_hard': 'share of predictions that flip on the hardest bin', 'rla': 'relative loss of accuracy under label noise (RLA)',
                 'flip_perturbed': 'share of predictions changing under perturbation, hardest cases'}
 
@@ -848,9 +869,19 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     d = pd.DataFrame({'model': a.index, 'acc': a.value, 'acc_lo': a.lo, 'acc_hi': a.hi, 'rob': r.value.reindex(a.index),
                       'rob_lo': r.lo.reindex(a.index), 'rob_hi': r.hi.reindex(a.index),
                       'baseline': np.where(a.beats_baseline.astype(bool), 'better than the baseline', 'not better than the baseline')})
-    x = alt.X('acc:Q', title=f"accuracy ({v.config['level']:.0%} interval) → better", scale=alt.Scale(zero=False))
+    acc_base = float(v.value(BASELINE, 'accuracy'))
+    xd, yd = _padded(d[['acc', 'acc_lo', 'acc_hi']]), _padded(d[['rob', 'rob_lo', 'rob_hi']])
+    show_base = acc_base >= xd[0] - 0.25 * (xd[1] - xd[0])       # the baseline is drawn where it does not squeeze the models together
+    if show_base: xd = (min(xd[0], acc_base - 0.01 * (xd[1] - xd[0])), xd[1])
+    px = (d.acc.to_numpy(float) - xd[0]) / (xd[1] - xd[0]) * width
+    py = height - (d.rob.to_numpy(float) - yd[0]) / (yd[1] - yd[0]) * height
+    order = list(np.lexsort((d.model.to_numpy(), -d.acc.to_numpy(float))))      # the most accurate first,
+    if d.rob.notna().any(): order.insert(0, order.pop(order.index(int(np.nanargmin(d.rob.to_numpy(float))))))  # after the most robust
+    shift = _place_labels(px, py, d.model.tolist(), order, height)
+    d['label_rob'] = d.rob - shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
+    x = alt.X('acc:Q', title=f"accuracy ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
     yt = _ROBUST_AXES[robustness] + ' (lower = more robust)'
-    y = alt.Y('rob:Q', title=yt, scale=alt.Scale(zero=False))
+    y = alt.Y('rob:Q', title=yt, scale=alt.Scale(domain=list(yd), nice=False, zero=False))
     col = alt.Color('baseline:N', title=None, scale=alt.Scale(domain=['better than the baseline', 'not better than the baseline'],
                                                               range=['#4c78a8', '#e45756']))
     base = alt.Chart(d)
@@ -858,8 +889,18 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     ey = base.mark_rule().encode(x='acc:Q', y=alt.Y('rob_lo:Q'), y2='rob_hi:Q', color=col)
     pts = base.mark_point(filled=True, size=70).encode(x=x, y=y, color=col, tooltip=['model', alt.Tooltip('acc:Q', format='.3f'),
                                                                                      alt.Tooltip('rob:Q', format='.3f')])
-    txt = base.mark_text(align='left', dx=6, dy=-6, fontSize=11).encode(x='acc:Q', y='rob:Q', text='model:N')
-    acc_base = float(v.value(BASELINE, 'accuracy'))
-    rule = alt.Chart(pd.DataFrame({'x': [acc_base]})).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q')
-    return (pts + ex + ey + txt + rule).properties(width=width, height=height,
-        title='the trade-off: accuracy against robustness (dashed: majority-class baseline)')
+    txt = base.transform_filter('isValid(datum.label_rob)').mark_text(align='left', baseline='middle', dx=6, dy=-6, fontSize=11
+                                                                      ).encode(x='acc:Q', y='label_rob:Q', text='model:N')
+    layers = [pts, ex, ey, txt]
+    if show_base: layers.append(alt.Chart(pd.DataFrame({'x': [acc_base]})).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q'))
+    sub = [] if show_base else [f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)"]
+    if np.isnan(shift[d.rob.notna().to_numpy()]).any(): sub.append("labels left off where they would overlap: hover over a dot to see its model")
+    return alt.layer(*layers).properties(width=width, height=height, title=alt.TitleParams(
+        'the trade-off: accuracy against robustness' + (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
+
+def _padded(t:pd.DataFrame, pad:float=0.04)->tuple:
+    "(low, high) of every finite value in `t`, widened by `pad` of the range each side (a range of 0 gets ±0.01)."
+    a = t.to_numpy(float); a = a[np.isfinite(a)]
+    if not a.size: return (0., 1.)
+    lo, hi = float(a.min()), float(a.max()); span = hi - lo or 0.02
+    return (lo - pad * span, hi + pad * span)

@@ -367,6 +367,15 @@ def _sniff_sep(path:Path, encoding:str|None)->str:
         if len(counts) == 1 and (k := counts.pop()) > width: best, width = s, k
     return best
 
+def _header_quote(path:Path, sep:str, encoding:str|None)->str|None:
+    "The quote character `'` when every field of a text table's header is wrapped in single quotes (`'age'`, as some R exports write), else None."
+    opener = gzip.open if path.suffix.lower() == '.gz' else open
+    try:
+        with opener(path, 'rt', encoding=encoding or 'utf-8', errors='replace', newline='') as f: head = f.readline(1 << 16)
+    except (OSError, EOFError): return None
+    fields = head.rstrip('\r\n').split(sep)
+    return "'" if len(fields) > 1 and all(len(s) > 1 and s[0] == s[-1] == "'" for s in fields) else None
+
 def _read_csv(path:Path, **kw)->pd.DataFrame:
     "pandas.read_csv with clear errors for empty files, wrong encodings and a wrong separator."
     if path.stat().st_size == 0: raise ValueError(f"{path} is empty (0 bytes)")
@@ -406,6 +415,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
     kind = _suffix(path)
     if kind in _TEXT:
         if sep is None: sep = '\t' if kind in ('.tsv', '.tab') else _sniff_sep(path, encoding)
+        if 'quotechar' not in read_kwargs and (q := _header_quote(path, sep, encoding)): read_kwargs['quotechar'] = q
         df = _read_csv(path, sep=sep, na_values=na_values, index_col=index_col, encoding=encoding, **read_kwargs)
     elif kind in _PARQUET:
         try: importlib.import_module('pyarrow')
