@@ -6,6 +6,7 @@
 from __future__ import annotations
 import importlib, numbers
 from typing import Callable, Mapping
+import numpy as np, pandas as pd
 from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
@@ -44,6 +45,17 @@ def _has_gaps(dataset)->bool:
     X = getattr(dataset, 'X', None)
     return X is None or bool(X.isna().to_numpy().any())
 
+class _Named:
+    "A ColumnTransformer column selector by exact name (a boolean mask): for names a numpy string array would change."
+    def __init__(self, names:list): self.names = list(names)
+    def __call__(self, X): return np.asarray(pd.Index(X.columns).isin(self.names))
+    def __eq__(self, other): return isinstance(other, _Named) and self.names == other.names
+    def __repr__(self): return f"_Named({self.names!r})"
+
+def _selector(names:list):
+    "`names` as ColumnTransformer columns: the list itself, unless numpy would change a name (it drops trailing NUL characters), then `_Named`."
+    return names if np.asarray(names, dtype=str).tolist() == names else _Named(names)
+
 def make_pipeline(estimator, # an unfitted scikit-learn classifier
                   dataset,   # a `robustdiff.data.Dataset` (anything with `.numeric` and `.nominal` column-name tuples)
                  ) -> Pipeline: # unfitted `Pipeline([('prep', ColumnTransformer), ('model', clone(estimator))])`
@@ -60,8 +72,8 @@ def make_pipeline(estimator, # an unfitted scikit-learn classifier
         scale = Pipeline([('impute', SimpleImputer(strategy='median', add_indicator=True)), ('scale', scale)])
         onehot = Pipeline([('impute', SimpleImputer(strategy='most_frequent', add_indicator=True)), ('onehot', onehot)])
     parts = []
-    if numeric: parts.append(('numeric', scale, numeric))
-    if nominal: parts.append(('nominal', onehot, nominal))
+    if numeric: parts.append(('numeric', scale, _selector(numeric)))
+    if nominal: parts.append(('nominal', onehot, _selector(nominal)))
     prep = ColumnTransformer(parts, remainder='drop', verbose_feature_names_out=False)
     return Pipeline([('prep', prep), ('model', clone(estimator))])
 
