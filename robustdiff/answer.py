@@ -146,7 +146,7 @@ def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray)
 
 # %% ../nbs/92_answer.ipynb #d94e2c15
 def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
-    "What `_mixed` needs whatever λ: the rows with their bin, each row's rank and group size, the labels as str."
+    "What `_mix` needs whatever λ: the rows with their bin, each row's rank and group size, the labels as str."
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(noisy, pd.DataFrame) or not need <= set(noisy.columns):
         raise ValueError(f"noisy must be the output of noisy_predictions (columns {sorted(need)})")
@@ -160,7 +160,7 @@ def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
     return p, rank, size, yt, yc, yn
 
 def _mix(parts:tuple, lam:float)->pd.DataFrame:
-    "`_mixed_parts`'s rows at λ (their frame gains, or gets new, y_mixed, correct_clean, correct_noisy and flip)."
+    "The predictions at proportion λ (as `scc_curves`): in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction; `parts`' frame gains y_mixed, correct_clean, correct_noisy and flip."
     p, rank, size, yt, yc, yn = parts
     hit = rank < perturb_counts(size, lam)
     p['y_mixed'] = np.where(hit, yn, yc)
@@ -168,11 +168,6 @@ def _mix(parts:tuple, lam:float)->pd.DataFrame:
     p['correct_noisy'] = (p.y_mixed.to_numpy() == yt).astype(float)
     p['flip'] = (p.y_mixed.to_numpy() != yc).astype(float)
     return p
-
-def _mixed(noisy:pd.DataFrame, bins:pd.DataFrame, lam:float)->pd.DataFrame:
-    "The predictions at proportion λ: in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction (as `scc_curves`)."
-    lam = float(_check_lambdas([lam])[0])
-    return _mix(_mixed_parts(noisy, bins), lam)
 
 def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
     "(instances × models·classes): the share of each instance's predictions (over repeats) that are each class."
@@ -836,22 +831,24 @@ def _place_labels(px:np.ndarray,              # points' x positions (pixels from
                   py:np.ndarray,              # points' y positions (pixels from the top)
                   text:list,                  # the label of each point
                   order:list,                 # point indices, the most important label first
-                  height:float,               # plot height (px): labels stay inside it
-                  char_px:float=6.5, line_px:float=12., shifts=(0, -12, 12, -24, 24),
-                 )->np.ndarray:
-    "Vertical pixel shift of each point's label (NaN: left off): the first shift where it overlaps no label placed before it and no other point."
-    boxes, out = [], np.full(len(px), np.nan)
+                  width:float, height:float,  # plot size (px): labels stay inside it
+                  char_px:float=6.5, line_px:float=12., shifts=(0, -12, 12, -24, 24), gap:float=2.,
+                 )->tuple:
+    "Side ('right'/'left' of its point) and vertical pixel shift of each label (NaN: left off): the first slot, right before left, where it stays in the plot and overlaps no label placed before it and no other point."
+    boxes, side, shift = [], np.full(len(px), '', dtype=object), np.full(len(px), np.nan)
     pts = np.c_[px - 4, py - 4, px + 4, py + 4]
     def free(b, own):
-        hit = lambda o: b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]
+        hit = lambda o: b[0] < o[2] + gap and o[0] < b[2] + gap and b[1] < o[3] and o[1] < b[3]
         return not any(hit(o) for o in boxes) and not any(hit(pts[j]) for j in range(len(px)) if j != own)
     for i in order:
         if not (np.isfinite(px[i]) and np.isfinite(py[i])): continue
-        for s in shifts:
-            yc = py[i] - 6 + s
-            b = (px[i] + 6, yc - line_px / 2, px[i] + 6 + char_px * len(str(text[i])), yc + line_px / 2)
-            if b[1] >= 0 and b[3] <= height and free(b, i): boxes.append(b); out[i] = s; break
-    return out
+        w = char_px * len(str(text[i]))
+        for sd, s in [(sd, s) for sd in ('right', 'left') for s in shifts]:
+            yc, x0 = py[i] - 6 + s, px[i] + 6 if sd == 'right' else px[i] - 6 - w
+            b = (x0, yc - line_px / 2, x0 + w, yc + line_px / 2)
+            if b[0] >= 0 and b[2] <= width and b[1] >= 0 and b[3] <= height and free(b, i):
+                boxes.append(b); side[i], shift[i] = sd, s; break
+    return side, shift
 
 _ROBUST_AXES = {'flip_hard': 'share of predictions that flip on the hardest bin', 'rla': 'relative loss of accuracy under label noise (RLA)',
                 'flip_perturbed': 'share of predictions changing under perturbation, hardest cases'}
@@ -877,7 +874,7 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     py = height - (d.rob.to_numpy(float) - yd[0]) / (yd[1] - yd[0]) * height
     order = list(np.lexsort((d.model.to_numpy(), -d.acc.to_numpy(float))))      # the most accurate first,
     if d.rob.notna().any(): order.insert(0, order.pop(order.index(int(np.nanargmin(d.rob.to_numpy(float))))))  # after the most robust
-    shift = _place_labels(px, py, d.model.tolist(), order, height)
+    d['label_side'], shift = _place_labels(px, py, d.model.tolist(), order, width, height)
     d['label_rob'] = d.rob - shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
     x = alt.X('acc:Q', title=f"accuracy ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
     yt = _ROBUST_AXES[robustness] + ' (lower = more robust)'
@@ -889,9 +886,10 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     ey = base.mark_rule().encode(x='acc:Q', y=alt.Y('rob_lo:Q'), y2='rob_hi:Q', color=col)
     pts = base.mark_point(filled=True, size=70).encode(x=x, y=y, color=col, tooltip=['model', alt.Tooltip('acc:Q', format='.3f'),
                                                                                      alt.Tooltip('rob:Q', format='.3f')])
-    txt = base.transform_filter('isValid(datum.label_rob)').mark_text(align='left', baseline='middle', dx=6, dy=-6, fontSize=11
-                                                                      ).encode(x='acc:Q', y='label_rob:Q', text='model:N')
-    layers = [pts, ex, ey, txt]
+    txt = [base.transform_filter(f"datum.label_side == '{sd}'").mark_text(align=al, baseline='middle', dx=dx, dy=-6, fontSize=11
+                                                                           ).encode(x='acc:Q', y='label_rob:Q', text='model:N')
+           for sd, al, dx in (('right', 'left', 6), ('left', 'right', -6))]   # a label right of its point starts there (align left)
+    layers = [pts, ex, ey, *txt]
     if show_base: layers.append(alt.Chart(pd.DataFrame({'x': [acc_base]})).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q'))
     sub = [] if show_base else [f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)"]
     if np.isnan(shift[d.rob.notna().to_numpy()]).any(): sub.append("labels left off where they would overlap: hover over a dot to see its model")

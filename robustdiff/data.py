@@ -351,13 +351,18 @@ def is_table_path(path)->bool:
     "Whether `path` names a table file robustdiff can read (by its extension), whether or not it exists."
     return isinstance(path, (str, Path)) and _suffix(Path(path)) in _TEXT + _PARQUET + _EXCEL
 
+def _head(path:Path, encoding:str|None, first_line:bool=False)->str|None:
+    "The first 64 KiB (or the first line) of a text table, gzipped or not; None if it cannot be read."
+    opener = gzip.open if path.suffix.lower() == '.gz' else open
+    try:
+        with opener(path, 'rt', encoding=encoding or 'utf-8', errors='replace', newline='') as f:
+            return f.readline(1 << 16) if first_line else f.read(1 << 16)
+    except (OSError, EOFError): return None
+
 def _sniff_sep(path:Path, encoding:str|None)->str:
     "The field separator of a text table: the one among , ; tab | that splits its first lines into the same number (> 1) of fields."
     import csv, io
-    opener = gzip.open if path.suffix.lower() == '.gz' else open
-    try:
-        with opener(path, 'rt', encoding=encoding or 'utf-8', errors='replace', newline='') as f: head = f.read(1 << 16)
-    except (OSError, EOFError): return ','
+    if (head := _head(path, encoding)) is None: return ','
     lines = [l for l in head.splitlines()[:51] if l.strip()]
     if len(lines) > 1 and len(head) == 1 << 16: lines = lines[:-1]        # the last line may be cut
     best, width = ',', 1
@@ -369,10 +374,7 @@ def _sniff_sep(path:Path, encoding:str|None)->str:
 
 def _header_quote(path:Path, sep:str, encoding:str|None)->str|None:
     "The quote character `'` when every field of a text table's header is wrapped in single quotes (`'age'`, as some R exports write), else None."
-    opener = gzip.open if path.suffix.lower() == '.gz' else open
-    try:
-        with opener(path, 'rt', encoding=encoding or 'utf-8', errors='replace', newline='') as f: head = f.readline(1 << 16)
-    except (OSError, EOFError): return None
+    if (head := _head(path, encoding, first_line=True)) is None: return None
     fields = head.rstrip('\r\n').split(sep)
     return "'" if len(fields) > 1 and all(len(s) > 1 and s[0] == s[-1] == "'" for s in fields) else None
 

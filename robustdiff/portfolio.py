@@ -49,7 +49,6 @@ class _Named:
     "A ColumnTransformer column selector by exact name (a boolean mask): for names a numpy string array would change."
     def __init__(self, names:list): self.names = list(names)
     def __call__(self, X): return np.asarray(pd.Index(X.columns).isin(self.names))
-    def __eq__(self, other): return isinstance(other, _Named) and self.names == other.names
     def __repr__(self): return f"_Named({self.names!r})"
 
 def _selector(names:list):

@@ -460,33 +460,21 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
             results[k] = _cache_read(*files[k])
     return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
 
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, side=None):
-    "Run the tasks of several plans in one parallel schedule, the costliest first; `side()` runs meanwhile in a thread."
-    import threading
+def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
+    "Run the tasks of several plans in one parallel schedule, the costliest first."
     batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
     total = sum(len(p.specs) for p in plans)
     done = total - sum(len(ks) for _, _, ks in batches)
-    side_out, th = {}, None
-    if side is not None:
-        def _side():
-            try: side_out['value'] = side()
-            except BaseException as e: side_out['error'] = e
-        th = threading.Thread(target=_side, daemon=True); th.start()
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
     bar = tqdm(total=total, initial=done, disable=not progress, desc=desc)
-    try:
-        with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
-            if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
-                list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-            for i, outs in parallel(plans[i].task(i, ks) for _, i, ks in batches):
-                for k, out in outs:
-                    tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
-                    plans[i].store(k, out)
-                bar.update(len(outs))
-    finally:
-        if th is not None: th.join()
-    if 'error' in side_out: raise side_out['error']
-    return side_out.get('value')
+    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
+        if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
+            list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+        for i, outs in parallel(plans[i].task(i, ks) for _, i, ks in batches):
+            for k, out in outs:
+                tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
+                plans[i].store(k, out)
+            bar.update(len(outs))
 
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
