@@ -293,7 +293,7 @@ class _Ctx:
     def weights(self, instances)->np.ndarray:
         "The verdict's resamples (`robustdiff.answer.verdict_weights`, drawn once per report), as columns for `instances`."
         if 'weights' not in self.extra:
-            from robustdiff.answer import verdict_weights
+            from robustdiff.intervals import verdict_weights
             clean = self.clean()
             inst = np.sort(clean.instance.unique())
             W, shrink = verdict_weights(clean, inst, random_state=self.cfg['random_state'])
@@ -414,7 +414,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    W:np.ndarray,       # the verdict's resamples over `bins.instance`
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi
     "Bootstrap intervals of the κ and accuracy curves (`robustdiff.answer.feature_noise_intervals` at every λ)."
-    from robustdiff.answer import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
+    from robustdiff.intervals import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
@@ -467,7 +467,7 @@ def _ela_chart(tab:pd.DataFrame,  # `ela_table` rows of one noise rate (with `el
 
 def _stage_ela(ctx:_Ctx, st:Stage):
     from robustdiff.ela import ela_table
-    from robustdiff.answer import ela_intervals
+    from robustdiff.intervals import ela_intervals
     c = ctx.cfg
     preds = ctx.ela_predictions()
     tab = ela_table(preds.assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
@@ -512,7 +512,7 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             instances,       # the instances of W's columns
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.answer import _ones_first, _wmean, percentile_interval
+    from robustdiff.intervals import _ones_first, _wmean, percentile_interval
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
     models = list(dict.fromkeys(pp.model))
     M, n = len(models), len(inst)
