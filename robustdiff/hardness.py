@@ -5,7 +5,6 @@
 # %% ../nbs/40_hardness.ipynb #f187d42b
 from __future__ import annotations
 import copy, math, numbers, os, time, warnings
-from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
@@ -19,9 +18,9 @@ from sklearn.model_selection import StratifiedKFold
 from .data import Dataset, load_dataset
 
 # %% auto #0
-__all__ = ['MEASURES', 'PRESETS', 'RESAMPLING', 'hardness_measures', 'dense_reference', 'imbalance_ratio', 'smote',
-           'random_undersample', 'good_threshold', 'InstanceHardness', 'instance_hardness', 'hardness_correlations',
-           'correlation_chart', 'measures_chart', 'ih_difficulty_chart']
+__all__ = ['MEASURES', 'PRESETS', 'hardness_measures', 'dense_reference', 'hardness_correlations', 'correlation_chart',
+           'measures_chart', 'ih_difficulty_chart', 'RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample',
+           'good_threshold', 'InstanceHardness', 'instance_hardness']
 
 # %% ../nbs/40_hardness.ipynb #251de20c
 MEASURES = ('kDN', 'DCP', 'TD_P', 'TD_U', 'CL', 'CLD', 'F1', 'N1', 'N2', 'LSC', 'LSR', 'Usefulness', 'Harmfulness')
@@ -607,185 +606,10 @@ def dense_reference(dataset, measures=None, preset='paper', k=None, metric=None,
     res.index.name = 'instance'
     return res
 
-# %% ../nbs/40_hardness.ipynb #289a0e23
-RESAMPLING = ('none', 'over', 'under')
-
-def imbalance_ratio(y)->float:
-    "Size of the largest class over the size of the smallest (PyHard's IR)."
-    counts = pd.Series(np.asarray(y)).value_counts()
-    return float(counts.max() / counts.min())
-
-def _numeric_matrix(X)->np.ndarray:
-    X = pd.DataFrame(X)
-    bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])]
-    if bad: raise ValueError(f"SMOTE interpolates numeric features only; nominal columns {bad} (use resampling='under' or 'none')")
-    return X.to_numpy(dtype=float)
-
-def smote(X,                    # training rows (DataFrame or array), numeric features only
-          y,                    # their labels
-          random_state:int=0,   # seed of a numpy RandomState, as imbalanced-learn's `random_state`
-          k_neighbors:int=5,    # same-class neighbours to interpolate towards
-         )->tuple:              # (X with the new rows appended, y likewise); a DataFrame stays a DataFrame
-    "SMOTE: every class but the largest grown to the largest's size, drawn exactly as imbalanced-learn's `SMOTE()`."
-    from sklearn.neighbors import NearestNeighbors
-    A, y = _numeric_matrix(X), np.asarray(y)
-    if len(A) != len(y): raise ValueError(f"X has {len(A)} rows but y has {len(y)} labels")
-    classes, counts = np.unique(y, return_counts=True)
-    majority = classes[np.argmax(counts)]
-    new_X, new_y = [A], [y]
-    for c, n_c in zip(classes, counts):
-        n_new = counts.max() - n_c
-        if c == majority or n_new == 0: continue
-        if n_c <= k_neighbors:
-            raise ValueError(f"class {c!r} has {n_c} rows in a training fold: SMOTE needs more than k_neighbors = {k_neighbors}")
-        rs = np.random.RandomState(random_state)   # imbalanced-learn draws each class's rows from a fresh RandomState(seed)
-        Xc = A[y == c]
-        nns = NearestNeighbors(n_neighbors=k_neighbors + 1).fit(Xc).kneighbors(Xc, return_distance=False)[:, 1:]
-        pick = rs.randint(low=0, high=nns.size, size=n_new)
-        steps = rs.uniform(size=n_new)[:, None]
-        rows, cols = np.floor_divide(pick, nns.shape[1]), np.mod(pick, nns.shape[1])
-        new_X.append(Xc[rows] + steps * (Xc[nns[rows, cols]] - Xc[rows]))
-        new_y.append(np.full(n_new, c, dtype=y.dtype))
-    Xr, yr = np.vstack(new_X), np.concatenate(new_y)
-    if isinstance(X, pd.DataFrame): Xr = pd.DataFrame(Xr, columns=X.columns)
-    return Xr, yr
-
-def random_undersample(X,                  # training rows (DataFrame or array)
-                       y,                  # their labels
-                       random_state:int=0, # seed of a numpy RandomState
-                      )->tuple:            # (kept rows of X, their labels), class by class in sorted order
-    "Every class but the smallest cut to the smallest's size, drawn as imbalanced-learn's `RandomUnderSampler()`."
-    y = np.asarray(y)
-    if len(X) != len(y): raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
-    rs = np.random.RandomState(random_state)
-    classes, counts = np.unique(y, return_counts=True)
-    minority = classes[np.argmin(counts)]
-    keep = []
-    for c in classes:
-        at = np.flatnonzero(y == c)
-        keep.append(at if c == minority else at[rs.choice(range(len(at)), size=counts.min(), replace=False)])
-    keep = np.concatenate(keep)
-    return (X.iloc[keep].reset_index(drop=True) if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]), y[keep]
-
-# %% ../nbs/40_hardness.ipynb #1a255f1b
-from sklearn.base import BaseEstimator, ClassifierMixin
-
-class _Deferred(ClassifierMixin, BaseEstimator):
-    "Placeholder `map_folds` fits on the fold as it is; the real model is fitted on the resampled fold in `_resampled_fold`."
-    def __init__(self, estimator=None): self.estimator = estimator
-    def fit(self, X, y):
-        self.classes_ = np.unique(y); return self
-    def predict(self, X): raise RuntimeError("_Deferred is a placeholder: the model is fitted and used in _resampled_fold")
-
-def _resample(X, y, how:str, seed:np.random.SeedSequence)->tuple:
-    s = int(seed.generate_state(1)[0])
-    return smote(X, y, random_state=s) if how == 'over' else random_undersample(X, y, random_state=s)
-
-def _resampled_fold(ctx, how:str='over')->pd.DataFrame:
-    "Out-of-fold predictions of a model fitted on its training fold resampled (`how`), test fold untouched."
-    from robustdiff.portfolio import make_pipeline
-    from robustdiff.responses import FoldContext, _predict_fold
-    ds = ctx.dataset
-    est = ctx.estimator.named_steps['model'].estimator
-    X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed)
-    pipe = make_pipeline(est, ds).fit(X, y)
-    return _predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
-
-# %% ../nbs/40_hardness.ipynb #b32be76e
-def good_threshold(n_classes:int)->float:
-    "Proposition 1 of [PLM22]: log-loss below the harmonic mean of log 2 and log C counts as a good prediction."
-    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
-        raise ValueError(f"n_classes must be an int ≥ 2, got {n_classes!r}")
-    a, b = math.log(2), math.log(n_classes)
-    return 2 * a * b / (a + b)
-
-@dataclass
-class InstanceHardness:
-    "Instance hardness IH (eq. 7) per instance and the out-of-fold loss of every model on every instance."
-    ih:pd.Series            # IH per instance (index `instance`): 1 − mean over models of p(true class), eq. 7
-    losses:pd.DataFrame     # tidy: model, instance, y_true, correct (the model's own prediction), p_true, logloss, good (logloss < threshold)
-    threshold:float         # Proposition 1: harmonic mean of log 2 and log C
-    n_classes:int           # C
-    easy_threshold:float = 0.4  # IH ≤ this is "easy" ([PLM22] easiness footprint)
-    resampled:str = 'none'  # how the pool's training folds were resampled: 'none', 'over' (SMOTE) or 'under'
-
-    def wide_losses(self, value:str='logloss')->pd.DataFrame:
-        "Instances × models table of `value` ('logloss', 'p_true', 'good' or 'correct')."
-        if value not in ('logloss', 'p_true', 'good', 'correct'):
-            raise ValueError(f"value must be 'logloss', 'p_true', 'good' or 'correct', got {value!r}")
-        W = self.losses.pivot(index='instance', columns='model', values=value)
-        return W[list(dict.fromkeys(self.losses.model))]
-
-    @property
-    def easy(self)->pd.Series:
-        "True where IH ≤ `easy_threshold`."
-        return self.ih <= self.easy_threshold
-
-    def __repr__(self):
-        return (f"InstanceHardness({len(self.ih)} instances × {self.losses.model.nunique()} models, "
-                f"mean IH={self.ih.mean():.3f}, good threshold={self.threshold:.4f})")
-
-def _calibrated(models:dict)->dict:
-    "Platt-calibrate (sigmoid, 3-fold, ensemble=False) every model that is not calibrated already."
-    return {name: est if isinstance(est, CalibratedClassifierCV) else
-            CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False) for name, est in models.items()}
-
-_IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the pool's training folds
-
-def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset` name)
-                      models='pyhard7',       # a portfolio name, dict or list (see `get_models`); PyHard's seven by default
-                      n_splits:int=5,         # cross-validation folds
-                      calibrate:bool=True,    # Platt-calibrate the models that are not calibrated yet
-                      random_state:int|None=0,# seeds the folds and the models
-                      n_jobs:int|None=1,      # parallel workers for the model × fold fits
-                      progress:bool=False,    # show a progress bar
-                      cache_dir=None,         # reuse out-of-fold predictions stored here (see `cv_predictions`)
-                      preset:str='paper',     # 'paper': folds as they are; 'pyhard': PyHard 2.2.4's SMOTE on imbalanced data
-                      resampling:str|None=None, # 'none', 'over' (SMOTE) or 'under' each training fold if imbalanced (None: the preset's)
-                      ir_tol:float=1.5,       # resample only when the largest class exceeds ir_tol × the smallest (PyHard: 1.5)
-                     )->InstanceHardness:
-    "IH (eq. 7) and every model's out-of-fold probability of the true class and log-loss (eq. 23)."
-    from robustdiff.portfolio import get_models
-    from robustdiff.responses import cv_predictions
-    if isinstance(dataset, str): dataset = load_dataset(dataset)
-    if not isinstance(dataset, Dataset): raise TypeError(f"dataset must be a Dataset or a dataset name, got {type(dataset).__name__}")
-    if not isinstance(calibrate, bool): raise TypeError(f"calibrate must be True or False, got {calibrate!r}")
-    if dataset.y.nunique() < 2: raise ValueError("only one class: instance hardness needs at least two")
-    if preset not in _IH_PRESETS: raise ValueError(f"unknown preset {preset!r}; choose one of {list(_IH_PRESETS)}")
-    resampling = _IH_PRESETS[preset] if resampling is None else resampling
-    if resampling not in RESAMPLING: raise ValueError(f"resampling must be one of {RESAMPLING}, got {resampling!r}")
-    if isinstance(ir_tol, bool) or not isinstance(ir_tol, numbers.Real) or ir_tol < 1:
-        raise ValueError(f"ir_tol must be a number ≥ 1, got {ir_tol!r}")
-    resample = resampling != 'none' and imbalance_ratio(dataset.y) > ir_tol
-    if resample and resampling == 'over': _numeric_matrix(dataset.X.iloc[:1])   # nominal features: fail before any fit
-    counts = dataset.y.value_counts()
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
-        raise ValueError(f"n_splits must be an int ≥ 2, got {n_splits!r}")
-    if counts.min() < n_splits:
-        raise ValueError(f"class {counts.idxmin()!r} has {counts.min()} instances, fewer than n_splits = {n_splits}")
-    ms = get_models(models, random_state)
-    if calibrate: ms = _calibrated(ms)
-    else:
-        no_proba = [name for name, est in ms.items() if not hasattr(est, 'predict_proba')]
-        if no_proba: raise ValueError(f"models without predict_proba: {no_proba}; pass calibrate=True")
-    if resample:
-        from functools import partial
-        from robustdiff.responses import map_folds
-        fn = partial(_resampled_fold, how=resampling)
-        fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
-        preds = map_folds(fn, dataset, {n: _Deferred(e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
-                          progress=progress, cache_dir=cache_dir, cache_key=('resampling', resampling))
-    else:
-        preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,
-                               progress=progress, cache_dir=cache_dir)
-    C = dataset.n_classes
-    thr = good_threshold(C)
-    losses = preds[['model', 'instance', 'y_true', 'correct', 'p_true', 'logloss']].sort_values(['instance'], kind='stable')
-    losses = losses.reset_index(drop=True)
-    losses['good'] = losses.logloss < thr
-    ih = 1 - losses.groupby('instance').p_true.mean()
-    ih.name = 'IH'
-    return InstanceHardness(ih=ih, losses=losses, threshold=thr, n_classes=C, resampled=resampling if resample else 'none')
+# %% ../nbs/40_hardness.ipynb #09e28427
+# IH and the pool's resampling live in `robustdiff.ih`; their names stay importable from here
+from .ih import RESAMPLING, imbalance_ratio, smote, random_undersample, good_threshold, InstanceHardness, instance_hardness
+_all_ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness', 'instance_hardness']
 
 # %% ../nbs/40_hardness.ipynb #ab7df522
 def hardness_correlations(table:pd.DataFrame,    # one row per instance: measures (and IH) as columns

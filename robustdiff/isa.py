@@ -12,7 +12,8 @@ from scipy.optimize import minimize
 from sklearn.preprocessing import PowerTransformer
 from threadpoolctl import threadpool_limits
 from .data import Dataset, load_dataset
-from .hardness import hardness_measures, instance_hardness, InstanceHardness, good_threshold
+from .hardness import hardness_measures
+from .ih import instance_hardness, InstanceHardness, good_threshold
 from .footprints import Footprints, footprints, footprint_edges
 
 # %% auto #0

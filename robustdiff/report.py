@@ -578,7 +578,7 @@ def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predict
                      n_classes:int,    # C, for the good threshold
                     ):
     "An `InstanceHardness` from the evaluated models' out-of-fold probabilities (uncalibrated; no probability: one-hot)."
-    from robustdiff.hardness import InstanceHardness, good_threshold
+    from robustdiff.ih import InstanceHardness, good_threshold
     thr = good_threshold(n_classes)
     p = oof.p_true.to_numpy(float)
     p = np.where(np.isnan(p), oof.correct.to_numpy(float), p)
@@ -591,7 +591,8 @@ def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predict
 
 # %% ../nbs/90_report.ipynb #6c145de2
 def _stage_hardness(ctx:_Ctx, st:Stage):
-    from robustdiff.hardness import hardness_measures, instance_hardness
+    from robustdiff.hardness import hardness_measures
+    from robustdiff.ih import instance_hardness
     c = ctx.cfg
     ds = ctx.ds.imputed()                 # the measures need complete rows: the whole-table imputed view
     if ds is not ctx.ds: st.notes.append(f"This stage and the instance space need complete rows: {ds.notes[-1]}.")

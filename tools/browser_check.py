@@ -86,6 +86,14 @@ _JS_WAIT = r"""async (LIMIT) => {    // LIMIT (ms): everything renders within ~1
   const views = () => document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const rendered = () => document.querySelectorAll('.widget-subarea .jupyter-widgets, .widget-subarea .lm-Widget').length;
   while (Date.now() - t0 < LIMIT && views() && document.querySelectorAll('.widget-subarea').length < views()) await sleep(100);
+  // a subarea exists before its view has drawn, and a container draws its children after itself: wait until every
+  // subarea holds a widget and the number of drawn widgets has not changed for 300 ms
+  const filled = () => [...document.querySelectorAll('.widget-subarea')].every(s => s.querySelector('.jupyter-widgets, .lm-Widget'));
+  for (let last = -1, still = 0; views() && Date.now() - t0 < LIMIT && still < 3; await sleep(100)) {
+    const n = rendered();
+    still = (filled() && n === last) ? still + 1 : 0;
+    last = n;
+  }
   // MathJax (3): wait for the initial typesetting and anything queued after it
   for (let i = 0; i < 2; i++) {
     while (Date.now() - t0 < LIMIT && window.MathJax && !(window.MathJax.startup && window.MathJax.startup.promise)) await sleep(100);
