@@ -169,8 +169,11 @@ def verdict_wide(v:pd.DataFrame)->pd.DataFrame:
     return w.reindex(order).reset_index()
 
 def _pool_note(c:dict)->str:
-    "Which models the instance hardness and footprints come from."
+    "Which models the instance hardness and footprints come from (`ih_pool`: the evaluated models, or the pool `hardness_models`)."
     hm, m = c.get('hardness_models'), c.get('models')
+    if c.get('ih_pool') == 'models':
+        return (f"Instance hardness and the footprints come from the evaluated models ({m!s}): their out-of-fold probabilities "
+                f"from the report's own cross-validation.")
     same = hm == m
     return (f"Instance hardness and the footprints come from the model pool {hm!s}" +
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
