@@ -1,0 +1,93 @@
+"robustdiff.metrics: replicates equal the weighted score and scikit-learn's metrics; target profile; baseline; break rate."
+import numpy as np, pandas as pd, pytest
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, roc_auc_score
+from robustdiff.metrics import (METRICS, target_profile, choose_metric, metric_score, metric_replicates, baseline_score,
+                                baseline_replicates, break_rate, ROBUST_RULE)
+
+
+def _problem(K, n, seed):
+    rng = np.random.default_rng(seed)
+    cl = [f'k{k}' for k in range(K)]
+    yt = np.array(cl)[rng.integers(0, K, n)]
+    P = rng.dirichlet(np.ones(K), n) + rng.uniform(0, 1.5) * (yt[:, None] == np.array(cl))
+    P = np.round(P / P.sum(1, keepdims=True), 2)
+    P /= P.sum(1, keepdims=True)
+    return cl, yt, np.array(cl)[P.argmax(1)], P
+
+
+def _sk(m, yt, yp, P, w):
+    K = P.shape[1]
+    return dict(accuracy=lambda: accuracy_score(yt, yp, sample_weight=w),
+                balanced_accuracy=lambda: balanced_accuracy_score(yt, yp, sample_weight=w),
+                macro_f1=lambda: f1_score(yt, yp, average='macro', sample_weight=w),
+                roc_auc=lambda: roc_auc_score(yt, P[:, 1] if K == 2 else P, multi_class='ovr', sample_weight=w))[m]()
+
+
+@pytest.mark.parametrize('K', [2, 3, 5])
+@pytest.mark.parametrize('metric', METRICS)
+def test_replicates_equal_weighted_score_and_sklearn(K, metric):
+    for seed in range(3):
+        cl, yt, yp, P = _problem(K, 150, seed)
+        rng = np.random.default_rng(seed + 10)
+        W = rng.multinomial(150, np.full(150, 1 / 150), size=20).astype(np.float32)
+        W[:, [np.flatnonzero(yt == c)[0] for c in cl]] += 1          # every class keeps some weight
+        R = metric_replicates(metric, W, yt, yp, P, cl, rows=7)       # several chunks
+        assert R.shape == (20,)
+        np.testing.assert_allclose(R, [metric_score(metric, yt, yp, P, cl, weights=w) for w in W], atol=1e-12)
+        np.testing.assert_allclose(R, [_sk(metric, yt, yp, P, w) for w in W], atol=1e-9)
+
+
+def test_target_profile_imbalance_and_sentence():
+    y = pd.Series(['no'] * 940 + ['yes'] * 60)
+    p = target_profile(y)
+    assert p['imbalanced'] and p['metric'] == 'balanced_accuracy' and not p['ordered']
+    assert "6 %" in p['sentence'] and 'balanced accuracy' in p['sentence']
+    m, why = choose_metric(y)
+    assert m == 'balanced_accuracy' and 'yes' in why
+    assert choose_metric(y, 'accuracy')[0] == 'accuracy'
+    assert '0.940' in target_profile(y, 'accuracy')['sentence']           # asked for accuracy: the baseline it must beat is said
+    assert choose_metric(['a', 'b'] * 30)[0] == 'accuracy'
+    with pytest.raises(ValueError, match='roc_auc'):
+        choose_metric(y, 'AUC')
+
+
+def test_ordered_detection():
+    assert target_profile(pd.Series([3, 4, 5, 6, 7] * 10))['ordered']
+    assert target_profile(pd.Categorical(['lo', 'hi'] * 5 + ['mid'], categories=['lo', 'mid', 'hi'], ordered=True))['ordered']
+    assert target_profile(['low', 'medium', 'high'] * 10)['levels'] == ['low', 'medium', 'high']
+    assert not target_profile(['red', 'green', 'blue'] * 10)['ordered']
+    assert not target_profile([0, 1] * 10)['ordered']                    # two classes: no order worth saying
+
+
+def test_baseline_is_the_constant_predictor():
+    for K in (2, 4):
+        cl, yt, _, _ = _problem(K, 200, 1)
+        major = pd.Series(yt).value_counts().index[0]
+        for m in METRICS:
+            b = baseline_score(m, yt)
+            assert b == pytest.approx(metric_score(m, yt, np.full(len(yt), major), np.full((len(yt), K), 1 / K), cl))
+            W = np.random.default_rng(0).poisson(1, (5, len(yt))) + 1.0
+            R = baseline_replicates(m, W, yt, cl)
+            if m in ('balanced_accuracy', 'roc_auc'): np.testing.assert_allclose(R, b)   # constant whatever the weights
+
+
+def test_break_rate_vs_flip_rate():
+    "A constant predictor never flips; a model right on the hard cases breaks some answers — yet only it keeps answers right."
+    y = np.array(['a'] * 80 + ['b'] * 20)
+    const_clean = const_noisy = np.full(100, 'a')
+    good_noisy = y.copy(); good_noisy[80:85] = 'a'
+    assert (const_clean != const_noisy).mean() == 0 and (y != good_noisy).mean() > 0
+    assert break_rate(y == y, good_noisy == y) == pytest.approx(0.05)
+    assert break_rate(const_clean == y, const_noisy == y) == 0       # nothing breaks, but the metric under noise is the baseline
+    assert metric_score('balanced_accuracy', y, const_noisy) == baseline_score('balanced_accuracy', y)
+    assert metric_score('balanced_accuracy', y, good_noisy) > 0.8
+    assert 'most robust' in ROBUST_RULE and 'baseline' in ROBUST_RULE
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match='weights'):
+        metric_score('accuracy', ['a', 'b'], ['a', 'b'], weights=[1])
+    with pytest.raises(ValueError, match='shape'):
+        metric_score('roc_auc', ['a', 'b', 'c'], ['a', 'b', 'c'], np.ones((3, 2)) / 2, ['a', 'b', 'c'])
+    with pytest.raises(ValueError, match='at least 2'):
+        target_profile(['x'] * 5)
