@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
-from robustdiff.intervals import (LEVEL, N_BOOT, ILL_CONDITIONED, bootstrap_weights, fold_shrinkage, fold_bootstrap_weights,
+from .intervals import (LEVEL, N_BOOT, ILL_CONDITIONED, bootstrap_weights, fold_shrinkage, fold_bootstrap_weights,
     percentile_interval, feature_noise_intervals, ela_intervals, hardest, perturbation_predictions, compare_to_rest, compare_pairs,
-    verdict_weights, _check_level, _strata, _interval_calls, _feature_noise_reps, _noise_table, _accuracy_reps, _ela_reps,
-    _perturbation_reps)
+    verdict_weights, draw_weights, _check_level, _strata, _interval_calls, _feature_noise_reps, _noise_table, _accuracy_reps, _ela_reps,
+    _perturbation_reps, _draws)
 # the intervals lived in this module before `robustdiff.intervals`: their names stay importable from here
 _all_ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights', 'percentile_interval',
          'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions', 'compare_to_rest', 'compare_pairs',
@@ -48,24 +48,21 @@ def _pct(x)->str: return '—' if x is None or not np.isfinite(x) else f"{100 * 
 
 def _iv(lo, hi, fmt=_num)->str: return f"({fmt(lo)} to {fmt(hi)})"
 
-# the four questions: (measure, which direction is better, plain name)
-QUESTIONS = {'accuracy': ('higher', 'accuracy'), 'flip_hard': ('lower', 'feature noise on hard instances'),
-             'rla': ('lower', 'label noise'), 'flip_perturbed': ('lower', 'perturbation of the hardest cases')}
-_MORE, _LESS = 'more robust than the rest', 'less robust than the rest'
-_WORDS = {'accuracy': ('more accurate than the rest', 'less accurate than the rest'), 'flip_hard': (_MORE, _LESS),
-          'rla': (_MORE, _LESS), 'flip_perturbed': (_MORE, _LESS)}
+# the four questions: (measure, which direction is better, plain name); each is the chosen metric, clean or under one noise
+QUESTIONS = {'score': ('higher', 'the clean score'), 'score_noisy_hard': ('higher', 'feature noise on hard instances'),
+             'score_noisy_labels': ('higher', 'label noise'), 'score_perturbed_hardest': ('higher', 'perturbation of the hardest cases')}
 BASELINE = 'majority class'
 
 @dataclass
 class Verdict:
     "Comparative verdicts with intervals: the tidy table, the per-bin intervals, pairwise comparisons, the headline."
-    table:pd.DataFrame      # tidy: model, measure, value, lo, hi, diff, diff_lo, diff_hi (vs the rest), call, basis, beats_baseline
+    table:pd.DataFrame      # tidy: model, measure, metric, value, lo, hi, diff, diff_lo, diff_hi (vs the rest), call, basis, beats_baseline, accurate
     bins:pd.DataFrame       # `feature_noise_intervals` (empty without feature-noise predictions)
     pairwise:pd.DataFrame   # measure, a, b, diff, lo, hi, call
     headline:list           # at most five sentences
     findings:list           # sentences about the data (true of every model)
     sentences:pd.DataFrame  # model, sentence
-    config:dict             # level, n_boot, lam, nu, class_noise, alpha, perturb_level, hard_bin, majority_class
+    config:dict             # level, n_boot, lam, nu, class_noise, alpha, perturb_level, hard_bin, majority_class, metric, robust_rule, winners
 
     def value(self, model:str, measure:str, col:str='value'):
         "One cell of the tidy table."
@@ -74,33 +71,59 @@ class Verdict:
         return r[col].iloc[0]
 
     def call(self, model:str, measure:str)->str:
-        "The comparative call of a model on a measure ('more robust', 'indistinguishable', …)."
+        "The call of a model on a measure ('most accurate', 'tied for most robust', 'less robust than X', …)."
         return self.value(model, measure, 'call')
 
     def __repr__(self): return '\n'.join(self.headline)
 
 # %% ../nbs/92_answer.ipynb #e4bfacbe
-def _rows(models, R, measure, level, basis='', better=None, among=None, word=None)->list:
-    "Tidy rows of one measure for every model: estimate and interval, and (with `better`) the comparison with the rest."
+def _rows(models, R, measure, level, basis='', metric='')->list:
+    "Tidy rows of one measure for every model: estimate and interval."
     lo, hi = percentile_interval(R[1:], level)
-    cmp = compare_to_rest(R, better, level, among) if better else None
-    rows = []
-    for j, m in enumerate(models):
-        r = dict(model=m, measure=measure, value=R[0, j], lo=lo[j], hi=hi[j], diff=np.nan, diff_lo=np.nan, diff_hi=np.nan,
-                 call='', basis=basis)
-        if cmp is not None:
-            c = cmp.iloc[j]
-            r.update(diff=c['diff'], diff_lo=c.lo, diff_hi=c.hi,
-                     call={'better': word[0], 'worse': word[1], 'indistinguishable': 'indistinguishable from the rest'}.get(
-                         c.call, 'not compared (not better than the baseline)' if measure != 'accuracy' else 'not compared'))
-        rows.append(r)
-    return rows
+    return [dict(model=m, measure=measure, metric=metric, value=R[0, j], lo=lo[j], hi=hi[j], diff=np.nan, diff_lo=np.nan,
+                 diff_hi=np.nan, call='', basis=basis) for j, m in enumerate(models)]
 
-def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clean and feature-noise predictions)
+def _winner_calls(rows:list, models:list, R:np.ndarray, pw:pd.DataFrame, among:np.ndarray, words:tuple, level:float=LEVEL,
+                  better:str='higher')->dict:
+    "Set each compared row's call against the winner (the best estimate among `among`): words = (best, tie, worse-than prefix, not compared); also the rest comparison in diff/diff_lo/diff_hi. The winner's name and its ties."
+    best_w, tie_w, worse_w, off_w = words
+    idx = np.flatnonzero(np.asarray(among) & np.isfinite(R[0]))
+    if not len(idx):
+        for r in rows: r['call'] = off_w
+        return dict(winner=None, ties=[])
+    j = idx[np.argmax(R[0, idx]) if better == 'higher' else np.argmin(R[0, idx])]
+    w = models[j]
+    cmp = compare_to_rest(R, better, level, among)
+    ties = []
+    for k, m in enumerate(models):
+        rows[k].update(diff=cmp['diff'].iloc[k], diff_lo=cmp.lo.iloc[k], diff_hi=cmp.hi.iloc[k])
+        if not among[k]: rows[k]['call'] = off_w; continue
+        if k == j: continue
+        p = _pair(pw, w, m)
+        if p is None or p['call'] == 'indistinguishable': ties.append(m); rows[k]['call'] = tie_w
+        else: rows[k]['call'] = f"{worse_w} {w}"
+    rows[j]['call'] = tie_w if ties else best_w
+    return dict(winner=w, ties=ties)
+
+def _pair(pw:pd.DataFrame, a:str, b:str)->dict|None:
+    "The paired comparison a − b (diff, lo, hi, call 'better'/'worse'/'indistinguishable' for a) from the table of pairs, whichever order it holds."
+    if pw is None or not len(pw): return None
+    r = pw[(pw.a == a) & (pw.b == b)]
+    if len(r): return r.iloc[0][['diff', 'lo', 'hi', 'call']].to_dict()
+    r = pw[(pw.a == b) & (pw.b == a)]
+    if not len(r): return None
+    r = r.iloc[0]
+    return dict(diff=-r['diff'], lo=-r.hi, hi=-r.lo, call={'better': 'worse', 'worse': 'better'}.get(r.call, r.call))
+
+_ACC_WORDS = ('most accurate', 'tied for most accurate', 'less accurate than', 'not compared')
+_ROB_WORDS = ('most robust', 'tied for most robust', 'less robust than', 'not compared (not among the accurate models)')
+_NOISY_WORDS = ('best under this noise', 'tied for best under this noise', 'lower under this noise than', 'not compared (not among the accurate models)')
+
+def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clean and feature-noise predictions; several draws: column `draw`)
             bins:pd.DataFrame|None=None,      # `difficulty_bins` output: the strata and the hardest bin
-            clean:pd.DataFrame|None=None,     # clean CV predictions (default: taken from `noisy`)
+            clean:pd.DataFrame|None=None,     # clean CV predictions (default: taken from `noisy`; roc_auc: with p_true)
             ela_preds:pd.DataFrame|None=None, # `ela_predictions` output (one class-noise rate)
-            perturbation:pd.DataFrame|None=None, # per-instance perturbation predictions (model, instance, level, correct)
+            perturbation:pd.DataFrame|None=None, # per-instance perturbation predictions (model, instance, level, y_pred, correct; copies: rep)
             lam:float=0.5,                    # proportion λ of a bin perturbed (the SCC's largest λ)
             nu:float|None=None,               # the feature-noise level ν (for the text)
             alpha:float=0.3,                  # share of hardest instances for the perturbation drop
@@ -110,9 +133,11 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             random_state=0,                   # seed of the resampling
             shrink:float|str='auto',          # the fold stage's shrinkage c (`fold_bootstrap_weights`): 'auto' estimates it
             W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
+            metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
            )->Verdict:
-    "Intervals, paired comparisons with the rest, the baseline check, data findings, per-model sentences and the headline."
-    _check_level(level)
+    "Intervals, the baseline check, who is most accurate and who stays right under each noise (`ROBUST_RULE`), data findings, per-model sentences and the headline."
+    from robustdiff.metrics import _check_metric, metric_name, ROBUST_RULE
+    _check_level(level); _check_metric(metric)
     if bins is None: raise ValueError("bins (difficulty_bins output) are needed: they are the strata and define the hardest bin")
     if clean is None:
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")
@@ -123,64 +148,84 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
         c_used, n_boot = np.nan, len(W)
     cls = clean.drop_duplicates('instance').set_index('instance').y_true.astype(str).reindex(b.index).fillna('')
+    name = metric_name(metric)
     # W: one set of resamples, shared by every model and every measure (paired comparisons)
-    models, acc, base, major = _accuracy_reps(clean, bins, W, n_boot, random_state)
+    models, acc, base, major = _accuracy_reps(clean, bins, W, n_boot, random_state, metric)
     M = len(models)
     bl = 1 - (1 - level) / M
     vs = _interval_calls(acc - base[:, None], bl, 'higher')
     beats = vs[3] == 'better'
-    rows = _rows(models, acc, 'accuracy', level, 'out-of-fold accuracy', 'higher', None, _WORDS['accuracy'])
+    pairs = [compare_pairs(acc, models, 'higher', level).assign(measure='score')]
+    rows = _rows(models, acc, 'score', level, f'out-of-fold {name}', metric)
+    won = {'score': _winner_calls(rows, models, acc, pairs[0], beats, _ACC_WORDS, level)}
     for j, r in enumerate(rows): r.update(vs_baseline=vs[0][j], vs_baseline_lo=vs[1][j], vs_baseline_hi=vs[2][j])
     blo, bhi = percentile_interval(base[1:], level)
-    rows.append(dict(model=BASELINE, measure='accuracy', value=base[0], lo=blo, hi=bhi, call='baseline',
+    rows.append(dict(model=BASELINE, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
                      basis=f"always predicting the majority class {major!r}"))
-    pairs = [compare_pairs(acc, models, 'higher', level).assign(measure='accuracy')]
+    # ROBUST_RULE: only models above the baseline whose clean interval overlaps the most accurate one's are compared under noise
+    lo_acc, hi_acc = percentile_interval(acc[1:], level)
+    good = np.flatnonzero(beats)
+    top = good[np.argmax(acc[0, good])] if len(good) else None
+    accurate = beats & (hi_acc >= lo_acc[top]) if top is not None else np.zeros(M, bool)
     shares = cls.value_counts(normalize=True)
     cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
+               metric=metric, metric_name=name, robust_rule=ROBUST_RULE, bonferroni_models=M,
                random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
-               perturb_level=None, hard_bin=None, easy_bin=None)
+               perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(_draws(noisy)) if noisy is not None else None)
     per_bin = pd.DataFrame()
+
+    def compared(measure, R, basis, score, S, sbasis):
+        "Rows of a 'stays right' decision (break rate, lower = better) and of the score under that noise, compared among the accurate models."
+        nonlocal rows
+        pw = compare_pairs(R, models, 'lower', level, accurate).assign(measure=measure)
+        rr = _rows(models, R, measure, level, basis)
+        won[measure] = _winner_calls(rr, models, R, pw, accurate, _ROB_WORDS, level, 'lower')
+        ps = compare_pairs(S, models, 'higher', level, accurate).assign(measure=score)
+        rs = _rows(models, S, score, level, sbasis, metric)
+        won[score] = _winner_calls(rs, models, S, ps, accurate, _NOISY_WORDS, level)
+        rows += rr + rs
+        pairs.extend([pw, ps])
+
     if noisy is not None:
-        fm, reps, facts = _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)
+        fm, reps, facts = _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)
         if fm != models: raise ValueError(f"noisy and clean predictions name different models: {fm} vs {models}")
         easy, hard = min(facts), max(facts)
         cfg.update(hard_bin=hard, easy_bin=easy, n_bins=len(facts))
-        ill = [m for j, m in enumerate(models) if facts[hard]['dominant_share'][j] >= ILL_CONDITIONED]
-        basis = ("flip rate (κ ill-conditioned on this bin for " + ', '.join(ill) + ": one class makes ≥ 90 % of their clean predictions)"
-                 if ill else "flip rate (the share of predictions that change; κ is well-conditioned here and shown beside it)")
-        rows += _rows(models, reps[('flip_rate', hard)], 'flip_hard', level, basis, 'lower', beats, _WORDS['flip_hard'])
-        pairs.append(compare_pairs(reps[('flip_rate', hard)], models, 'lower', level, beats).assign(measure='flip_hard'))
-        for name, key in (('acc_change_hard', ('acc_change', hard)), ('kappa_hard', ('kappa', hard)),
-                          ('acc_hard', ('acc_clean', hard)), ('acc_easy', ('acc_clean', easy)), ('flip_easy', ('flip_rate', easy)),
-                          ('acc_change_easy', ('acc_change', easy)), ('kappa_easy', ('kappa', easy))):
-            rows += _rows(models, reps[key], name, level)
-        per_bin = _noise_table(fm, reps, facts, lam, level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W)
+        compared('break_hard', reps[('break_rate', hard)], "share of the clean-correct predictions on the hardest bin that feature noise turns wrong",
+                 'score_noisy_hard', reps[('score_noisy', hard)], f"{name} under feature noise on the hardest bin")
+        for m_, key, mt in (('flip_hard', ('flip_rate', hard), ''),
+                            ('kappa_hard', ('kappa', hard), ''), ('score_hard', ('score_clean', hard), metric),
+                            ('score_change_hard', ('score_change', hard), metric), ('score_easy', ('score_clean', easy), metric),
+                            ('flip_easy', ('flip_rate', easy), ''), ('break_easy', ('break_rate', easy), ''),
+                            ('score_change_easy', ('score_change', easy), metric), ('kappa_easy', ('kappa', easy), '')):
+            rows += _rows(models, reps[key], m_, level, metric=mt)
+        per_bin = _noise_table(fm, reps, facts, lam, level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W, metric)
         cfg['_reps'] = reps
     if ela_preds is not None:
-        em, er, rate = _ela_reps(ela_preds, bins, W, n_boot, random_state)
+        em, er, rate = _ela_reps(ela_preds, bins, W, n_boot, random_state, metric=metric)
         if em != models: raise ValueError(f"ELA and clean predictions name different models: {em} vs {models}")
         cfg['class_noise'] = rate
-        rows += _rows(models, er['rla'], 'rla', level, 'relative loss of accuracy, [SLH16] eq. 2', 'lower', beats, _WORDS['rla'])
-        pairs.append(compare_pairs(er['rla'], models, 'lower', level, beats).assign(measure='rla'))
-        for k in ('ela', 'acc_clean_ela', 'acc_noisy_ela'): rows += _rows(models, er[k], k, level)
+        compared('break_labels', er['break_rate'], "share of the clean-correct predictions that training on noisy labels turns wrong",
+                 'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy labels")
+        for k, mt in (('rla', ''), ('ela', '')): rows += _rows(models, er[k], k, level, metric=mt)
     if perturbation is not None:
-        pm, pr, lv = _perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state)
+        pm, pr, lv = _perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)
         if pm != models: raise ValueError(f"perturbation and clean predictions name different models: {pm} vs {models}")
         cfg['perturb_level'] = lv
-        rows += _rows(models, pr['flip_perturbed'], 'flip_perturbed', level,
-                      f'share of predictions that change on the hardest {alpha:.0%} (the accuracy drop there is shown beside it)',
-                      'lower', beats, _WORDS['flip_perturbed'])
-        pairs.append(compare_pairs(pr['flip_perturbed'], models, 'lower', level, beats).assign(measure='flip_perturbed'))
-        rows += _rows(models, pr['drop_hardest'], 'drop_hardest', level) + _rows(models, pr['drop_all'], 'drop_all', level)
-        rows += _rows(models, pr['acc_perturbed_hardest'], 'acc_perturbed_hardest', level)
+        compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {alpha:.0%} that perturbation turns wrong",
+                 'score_perturbed_hardest', pr['score_perturbed_hardest'], f"{name} on the perturbed hardest {alpha:.0%}")
+        for k, mt in (('flip_perturbed', ''), ('drop_hardest', metric), ('drop_all', metric)):
+            rows += _rows(models, pr[k], k, level, metric=mt)
     tab = pd.DataFrame(rows)
     tab['beats_baseline'] = tab.model.map(dict(zip(models, beats)))
+    tab['accurate'] = tab.model.map(dict(zip(models, accurate)))
     reps = cfg.pop('_reps', None)
-    findings = _findings(tab, models, reps, cfg, level)
-    sent = pd.DataFrame({'model': models, 'sentence': [_model_sentence(tab, m, cfg) for m in models]})
     cols = ['measure', 'a', 'b', 'diff', 'lo', 'hi', 'call']
     pairs = [p for p in pairs if len(p)]
     pw = pd.concat(pairs, ignore_index=True)[cols] if pairs else pd.DataFrame(columns=cols)
+    cfg['winners'] = won
+    findings = _findings(tab, models, reps, cfg, level)
+    sent = pd.DataFrame({'model': models, 'sentence': [_model_sentence(tab, pw, m, cfg) for m in models]})
     return Verdict(tab, per_bin, pw, _headline(tab, pw, models, cfg), findings, sent, cfg)
 
 # %% ../nbs/92_answer.ipynb #773f30cb
@@ -198,9 +243,28 @@ def _noise_words(cfg)->str:
     return f"feature noise (ν = {_num(nu, 2).rstrip('0').rstrip('.')} on {_pct(cfg['lam'])} of each bin)" if nu is not None else \
            f"feature noise (on {_pct(cfg['lam'])} of each bin)"
 
+# per noise kind: the decision (break rate), the score under that noise, the flip rate shown beside, and the advice
+_KINDS = {'break_hard': dict(kind='feature noise', score='score_noisy_hard', flip='flip_hard', prefer='where inputs are noisy'),
+          'break_labels': dict(kind='label noise', score='score_noisy_labels', flip=None, prefer='when training labels may be wrong'),
+          'break_perturbed': dict(kind='perturbation', score='score_perturbed_hardest', flip='flip_perturbed',
+                                  prefer='where test inputs are perturbed like this')}
+
+def _kind_words(meas, cfg)->tuple:
+    "(what the noise is, where it is measured) for one 'stays right' decision."
+    hard, _ = _hard_words(cfg)
+    if meas == 'break_hard': return _noise_words(cfg), f"on {hard}"
+    if meas == 'break_labels': return f"label noise ({_pct(cfg['class_noise'])} of training labels wrong)", "when trained on those labels"
+    return (f"perturbation (Gaussian noise of {_num(cfg['perturb_level'], 1)} feature sd)", f"on the hardest {_pct(cfg['alpha'])}")
+
+def _pts(z)->str:
+    "A difference of two shares in percentage points: '−12 points', '+1 point'."
+    s = _signed(100 * z, 0)
+    return s + (' point' if s.lstrip('+−±') == '1' else ' points')
+
 def _findings(tab, models, reps, cfg, level)->list:
-    "Statements true of every model, made once, as facts about the data."
+    "Statements true of every model, made once, as facts about the data (each with the interval that decides it)."
     out = []
+    bon = f"{_pct(level)} Bonferroni intervals over the {len(models)} models"
     if reps is not None:
         hard, easy = _hard_words(cfg)
         h, e = reps[('flip_rate', cfg['hard_bin'])], reps[('flip_rate', cfg['easy_bin'])]
@@ -208,182 +272,171 @@ def _findings(tab, models, reps, cfg, level)->list:
         n_up = int((lo > 0).sum())
         if len(models) > 2 and 2 * len(models) <= 3 * n_up < 3 * len(models):
             out.append(f"Under {_noise_words(cfg)}, {n_up} of {len(models)} models' predictions on {hard} flip more often than on "
-                       f"{easy}: a property of the data (instances near class boundaries) rather than of these models.")
+                       f"{easy} (the difference's lower {bon} end is above 0 for them): a property of the data (instances near class "
+                       f"boundaries) rather than of these models.")
         if len(models) > 1 and (lo > 0).all():
             out.append(f"Under {_noise_words(cfg)}, every model's predictions on {hard} flip more often than on {easy} "
-                       f"({_range(h[0].min(), h[0].max(), _pct)} against {_range(e[0].min(), e[0].max(), _pct)}): these instances "
-                       f"sit near class boundaries, so this is a fact about the data, not about one model.")
-        ah, ae = tab[tab.measure == 'acc_hard'], tab[tab.measure == 'acc_easy']
-        if len(models) > 1 and len(ah) and (ah.value.to_numpy() < ae.value.to_numpy()).all():
-            out.append(f"The errors concentrate on {hard}: every model's accuracy there is {_range(ah.value.min(), ah.value.max())}, "
-                       f"against {_range(ae.value.min(), ae.value.max())} on {easy}.")
-        ch = tab[tab.measure == 'acc_change_hard']
+                       f"({_range(h[0].min(), h[0].max(), _pct)} against {_range(e[0].min(), e[0].max(), _pct)}; the smallest lower end of the "
+                       f"differences' {bon} is {_signed(100 * lo.min(), 0)} points): these instances sit near class boundaries, so this is "
+                       f"a fact about the data, not about one model.")
+        ah, ae = tab[tab.measure == 'score_hard'], tab[tab.measure == 'score_easy']
+        if len(models) > 1 and len(ah) and (ah.hi.to_numpy() < ae.lo.to_numpy()).all():
+            out.append(f"The errors concentrate on {hard}: every model's {cfg['metric_name']} there is {_range(ah.value.min(), ah.value.max())}, "
+                       f"against {_range(ae.value.min(), ae.value.max())} on {easy} (for every model the two {_pct(level)} intervals are apart).")
+        ch = tab[tab.measure == 'score_change_hard']
         if len(models) > 1 and len(ch) and (ch.hi < 0).all():
-            out.append(f"Every model loses accuracy on {hard} under feature noise (changes {_signed(ch.value.min())} to "
-                       f"{_signed(ch.value.max())}).")
-        fh = tab[tab.measure == 'flip_hard']
-        if len(fh) and 'ill-conditioned' in fh.basis.iloc[0]:
-            out.append(f"κ on {hard} is ill-conditioned for some models (one class makes ≥ 90 % of their clean predictions there, "
-                       f"so a single flip moves κ a lot): the verdicts use the flip rate and the accuracy change instead.")
+            out.append(f"Every model loses {cfg['metric_name']} on {hard} under feature noise (changes {_signed(ch.value.min())} to "
+                       f"{_signed(ch.value.max())}; every {_pct(level)} interval is below 0, the highest upper end {_signed(ch.hi.max())}).")
     rl = tab[tab.measure == 'rla']
     if len(models) > 1 and len(rl) and (rl.lo > 0).all():
-        out.append(f"Every model loses accuracy when {_pct(cfg['class_noise'])} of the training labels are wrong "
-                   f"(relative loss {_num(rl.value.min())} to {_num(rl.value.max())}).")
-    acc = tab[(tab.measure == 'accuracy') & (tab.model != BASELINE)]
+        out.append(f"Every model loses {cfg['metric_name']} when {_pct(cfg['class_noise'])} of the training labels are wrong "
+                   f"(relative loss {_num(rl.value.min())} to {_num(rl.value.max())}; every {_pct(level)} interval above 0, the lowest lower end "
+                   f"{_num(rl.lo.min())}).")
+    acc = tab[(tab.measure == 'score') & (tab.model != BASELINE)]
     if len(models) > 1 and (acc.lo > 0.97).all():
-        out.append(f"Every model is very accurate here (all above {_num(acc.lo.min())}): differences between them are small in absolute terms.")
+        out.append(f"Every model scores very high here (every {_pct(level)} interval above {_num(acc.lo.min())}): differences between them "
+                   f"are small in absolute terms.")
     return out
 
-def _model_sentence(tab, m, cfg)->str:
-    "A short sentence per model: accuracy against the baseline, then each comparative call with its figure and interval."
-    a, base = _get(tab, m, 'accuracy'), _get(tab, BASELINE, 'accuracy')
-    s = f"{m}: accuracy {_num(a['value'], 3)} {_iv(a['lo'], a['hi'])}"
+def _model_sentence(tab, pw, m, cfg)->str:
+    "A short sentence per model: its score against the baseline (with the deciding interval), against the most accurate, and what each noise does to it."
+    name, lv = cfg['metric_name'], f"{cfg['level']:.0%}"
+    a, base = _get(tab, m, 'score'), _get(tab, BASELINE, 'score')
+    s = f"{m}: {name} {_num(a['value'], 3)} {_iv(a['lo'], a['hi'])}"
+    d = f"difference {_signed(a['vs_baseline'], 3)} {_iv(a['vs_baseline_lo'], a['vs_baseline_hi'], lambda z: _signed(z, 3))}"
     if not a.get('beats_baseline', False):
-        return s + (f", not better than always predicting the majority class ({_num(base['value'], 3)}): not recommended; "
-                    f"its robustness is not compared.")
-    short = lambda c: c.replace(' from the rest', '')
-    parts = [s + (f", {a['call']}" if a['call'].startswith(('more', 'less')) else '')]
-    fh, ch = _get(tab, m, 'flip_hard'), _get(tab, m, 'acc_change_hard')
-    if fh: parts.append(f"feature noise on the hardest bin: {short(fh['call'])} ({_pct(fh['value'])} flip, {_pct(fh['lo'])} to "
-                        f"{_pct(fh['hi'])}; accuracy {_signed(ch['value'])})")
-    r = _get(tab, m, 'rla')
-    if r: parts.append(f"label noise: {short(r['call'])} (RLA {_num(r['value'])}, {_num(r['lo'])} to {_num(r['hi'])})")
-    d, dr = _get(tab, m, 'flip_perturbed'), _get(tab, m, 'drop_hardest')
-    if d: parts.append(f"perturbation of the hardest cases: {short(d['call'])} ({_pct(d['value'])} change, {_pct(d['lo'])} to "
-                       f"{_pct(d['hi'])}; accuracy {_signed(-dr['value'])})")
+        return s + (f", not better than always predicting the majority class ({_num(base['value'], 3)}; {d}, Bonferroni over "
+                    f"{cfg['bonferroni_models']} models): not recommended; its robustness is not compared.")
+    parts = [s + f", better than the majority-class baseline {_num(base['value'], 3)} ({d})"]
+    w = cfg['winners']['score']
+    if w['winner'] and w['winner'] != m:
+        p = _pair(pw[pw.measure == 'score'], m, w['winner'])
+        rel = 'ties with' if p['call'] == 'indistinguishable' else 'less accurate than'
+        parts.append(f"{rel} {w['winner']} ({_signed(p['diff'], 3)} {_iv(p['lo'], p['hi'], lambda z: _signed(z, 3))})")
+    elif w['winner'] == m:
+        parts.append('the most accurate' + (f", tied with {', '.join(w['ties'])}" if w['ties'] else ''))
+    for meas, k in _KINDS.items():
+        r = _get(tab, m, meas)
+        if r is None: continue
+        where = _kind_words(meas, cfg)[1]
+        sc = _get(tab, m, k['score'])
+        txt = (f"{k['kind']}: {_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)} of its correct predictions turn wrong {where}"
+               + (f", {_pct(_get(tab, m, k['flip'])['value'])} flip" if k['flip'] else '')
+               + f", {name} {_num(sc['value'], 3)} {_iv(sc['lo'], sc['hi'])}")
+        if not r['call'].startswith('not compared'): txt += f" — {r['call']}"
+        parts.append(txt)
+    if not a.get('accurate', False):
+        parts.append("not among the most accurate, so not a robustness candidate")
     return '; '.join(parts) + '.'
 
-def _best(tab, measure, better, among)->dict|None:
-    t = tab[(tab.measure == measure) & tab.model.isin(among)]
-    if t.empty: return None
-    return t.loc[t.value.idxmax() if better == 'higher' else t.value.idxmin()].to_dict()
+def _vs(p:dict, fmt=None)->str:
+    "'+0.031 (0.010 to 0.052)': a paired difference and its interval."
+    f = fmt or (lambda z: _signed(z, 3))
+    return f"{f(p['diff'])} {_iv(p['lo'], p['hi'], f)}"
 
-def _lead(pw, measure, best, tab)->str:
-    "How the best model stands: clearly ahead of every other model, or statistically indistinguishable from which ones."
-    p = pw[(pw.measure == measure) & ((pw.a == best['model']) | (pw.b == best['model']))]
-    ties = sorted({(r.b if r.a == best['model'] else r.a) for r in p.itertuples() if r.call == 'indistinguishable'})
-    ahead = best['call'].startswith('more')
-    if not ties: return "clearly ahead of every other model"
-    tied = ', '.join(ties) if len(ties) <= 3 else f"{len(ties)} others"
-    return (f"better than the average of the rest but statistically indistinguishable from {tied}" if ahead else
-            f"statistically indistinguishable from {tied}")
+def _lead(pw, measure, w:dict, models_ok:list, fmt=None, better:str='higher')->str:
+    "How the winner stands against the others compared: ties named as ties with the interval that makes them ties, else the closest clear difference."
+    p = pw[pw.measure == measure]
+    others = [m for m in models_ok if m != w['winner']]
+    if not others: return "the only model among the accurate ones, so there is no other to compare it with"
+    if w['ties']:
+        shown = w['ties'][:3]
+        tie = '; '.join(f"{w['winner']} − {t}: {_vs(_pair(p, w['winner'], t), fmt)}" for t in shown)
+        more = f" and {len(w['ties']) - 3} more" if len(w['ties']) > 3 else ''
+        return (f"tied with {', '.join(shown)}{more} (paired difference{'s' if len(shown) > 1 else ''} {tie}: "
+                f"{'each interval includes' if len(shown) > 1 else 'the interval includes'} 0)")
+    edge = (lambda t: _pair(p, w['winner'], t)['lo']) if better == 'higher' else (lambda t: -_pair(p, w['winner'], t)['hi'])
+    closest = min(others, key=edge)
+    return (f"ahead of every other compared model (closest: {closest}, difference {_vs(_pair(p, w['winner'], closest), fmt)}, "
+            f"Bonferroni over the pairs)")
 
 def _headline(tab, pw, models, cfg)->list:
-    "At most five sentences: most accurate; most robust to feature noise on hard instances, to label noise, to perturbation; the trade-off."
-    acc = tab[(tab.measure == 'accuracy') & (tab.model != BASELINE)]
-    base = _get(tab, BASELINE, 'accuracy')
+    "At most five sentences: most accurate; who stays right under feature noise, label noise and perturbation (`ROBUST_RULE`); the trade-off."
+    name = cfg['metric_name']
+    acc = tab[(tab.measure == 'score') & (tab.model != BASELINE)]
+    base = _get(tab, BASELINE, 'score')
     good = acc.model[acc.beats_baseline.astype(bool)].tolist()
-    top = acc.loc[acc.value.idxmax()]
     if not good:
-        return [f"No model does better than always predicting the majority class ({_num(base['value'], 3)}): the best, {top.model}, "
-                f"reaches {_num(top.value, 3)} {_iv(top.lo, top.hi)}; do not rely on these models, and their robustness is not compared."]
-    b = _best(tab, 'accuracy', 'higher', good)
+        top = acc.loc[acc.value.idxmax()]
+        return [f"No model does better than always predicting the majority class ({name} {_num(base['value'], 3)}): the best, "
+                f"{top.model}, reaches {_num(top.value, 3)} {_iv(top.lo, top.hi)}, difference {_signed(top.vs_baseline, 3)} "
+                f"{_iv(top.vs_baseline_lo, top.vs_baseline_hi, lambda z: _signed(z, 3))} (Bonferroni over {cfg['bonferroni_models']} "
+                f"models); do not rely on these models, and their robustness is not compared."]
+    w = cfg['winners']['score']
+    b = _get(tab, w['winner'], 'score')
     worse = [m for m in models if m not in good]
-    out = [f"Most accurate: {b['model']}, {_num(b['value'], 3)} {_iv(b['lo'], b['hi'])} against {_num(base['value'], 3)} for always "
-           f"predicting the majority class; {_lead(pw, 'accuracy', b, tab)}" +
+    out = [f"Most accurate ({name}): {w['winner']}, {_num(b['value'], 3)} {_iv(b['lo'], b['hi'])}, against {_num(base['value'], 3)} for "
+           f"always predicting the majority class (difference {_signed(b['vs_baseline'], 3)} "
+           f"{_iv(b['vs_baseline_lo'], b['vs_baseline_hi'], lambda z: _signed(z, 3))}); {_lead(pw, 'score', w, good)}" +
            (f"; {', '.join(worse)} {'does' if len(worse) == 1 else 'do'} no better than that baseline." if worse else ".")]
-    hard, _ = _hard_words(cfg)
-    winners = {}
-    if len(good) < 2:
-        out.append(f"Only {good[0]} beats the baseline, so there is no robustness comparison to make.")
-        return out
-    f = _best(tab, 'flip_hard', 'lower', good)
-    if f:
-        winners['flip_hard'] = f['model']
-        ch = _get(tab, f['model'], 'acc_change_hard')
-        out.append(f"Most robust to {_noise_words(cfg)} on {hard}: {_who(f['model'], b, tab)}, {_pct(f['value'])} of its predictions flip "
-                   f"{_iv(f['lo'], f['hi'], _pct)} and its accuracy changes by {_signed(ch['value'])} {_iv(ch['lo'], ch['hi'], _signed)}; "
-                   f"{_lead(pw, 'flip_hard', f, tab)} (judged by the flip rate).")
-    r = _best(tab, 'rla', 'lower', good)
-    if r:
-        winners['rla'] = r['model']
-        out.append(f"Most robust to label noise ({_pct(cfg['class_noise'])} of training labels wrong): {_who(r['model'], b, tab)}, relative loss of "
-                   f"accuracy {_num(r['value'])} {_iv(r['lo'], r['hi'])}; {_lead(pw, 'rla', r, tab)}.")
-    d = _best(tab, 'flip_perturbed', 'lower', good)
-    if d:
-        winners['flip_perturbed'] = d['model']
-        dr = _get(tab, d['model'], 'drop_hardest')
-        out.append(f"Most robust to perturbation of the hardest {_pct(cfg['alpha'])} (Gaussian noise of {_num(cfg['perturb_level'], 1)} "
-                   f"feature sd): {_who(d['model'], b, tab)}, {_pct(d['value'])} of its predictions change {_iv(d['lo'], d['hi'], _pct)} and its "
-                   f"accuracy there changes by {_signed(-dr['value'])} {_iv(-dr['hi'], -dr['lo'], _signed)}; {_lead(pw, 'flip_perturbed', d, tab)}.")
-    out.append(_tradeoff(tab, pw, b, winners))
+    ok = acc.model[acc.accurate.astype(bool)].tolist()
+    for meas, k in _KINDS.items():
+        wm = cfg['winners'].get(meas)
+        if not wm or not wm['winner']: continue
+        r, sc = _get(tab, wm['winner'], meas), _get(tab, wm['winner'], k['score'])
+        what, where = _kind_words(meas, cfg)
+        s = (f"Most robust to {what}: {wm['winner']} stays right most — {_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)} of its correct "
+             f"predictions turn wrong {where}" + (f" and {_pct(_get(tab, wm['winner'], k['flip'])['value'])} of its predictions flip"
+             if k['flip'] else '') + f"; its {name} there {_num(sc['value'], 3)} {_iv(sc['lo'], sc['hi'])}")
+        out.append(s + f"; {_lead(pw, meas, wm, ok, _pts, 'lower')}.")
+    out.append(_tradeoff(tab, pw, w, cfg))
     return out[:5]
 
-def _who(m, b, tab)->str:
-    "A model's name, with its accuracy when it is not the most accurate (a robust but inaccurate model is no recommendation)."
-    if m == b['model']: return m
-    return f"{m} (accuracy {_num(_get(tab, m, 'accuracy')['value'], 3)})"
-
-def _noisy_accuracy(tab, m, meas)->tuple:
-    "A model's accuracy under the noise a robustness measure tests, and where: what the user gets from it on noisy inputs."
-    if meas == 'flip_hard':
-        a, c = _get(tab, m, 'acc_hard'), _get(tab, m, 'acc_change_hard')
-        return (None if a is None or c is None else a['value'] + c['value']), 'on the hardest bin under that noise'
-    if meas == 'rla':
-        a = _get(tab, m, 'acc_noisy_ela')
-        return (None if a is None else a['value']), 'when trained on the noisy labels'
-    a = _get(tab, m, 'acc_perturbed_hardest')
-    return (None if a is None else a['value']), 'on the perturbed hardest cases'
-
-def _tradeoff(tab, pw, b, winners)->str:
-    "The trade-off sentence: is the most accurate model also (statistically) among the most robust, and if not, is the more robust one still worse under that noise?"
-    name = dict(flip_hard='feature noise', rla='label noise', flip_perturbed='perturbation')
+def _tradeoff(tab, pw, w:dict, cfg)->str:
+    "The trade-off sentence: is the most accurate model also (within the intervals) the one that stays right under each noise? If another is clearly better under a noise, what to prefer where — worded per noise kind, with the deciding paired interval."
+    b, name = w['winner'], cfg['metric_name']
     lost, kept = [], []
-    for meas, w in winners.items():
-        if w == b['model']: continue
-        p = pw[(pw.measure == meas) & (((pw.a == w) & (pw.b == b['model'])) | ((pw.b == w) & (pw.a == b['model'])))]
-        if len(p) and p.call.iloc[0] != 'indistinguishable':
-            x, y, r = _get(tab, w, meas), _get(tab, b['model'], meas), p.iloc[0]
-            d, lo, hi = (r['diff'], r.lo, r.hi) if r.a == w else (-r['diff'], -r.hi, -r.lo)    # w − the most accurate
-            f, what = (_num, 'RLA') if meas == 'rla' else (_pct, 'predictions changing')
-            g = _signed if meas == 'rla' else (lambda z: _signed(100 * z, 0) + ' points')
-            (aw, where), (ab, _) = _noisy_accuracy(tab, w, meas), _noisy_accuracy(tab, b['model'], meas)
-            if aw is not None and ab is not None and aw <= ab:     # more stable, but still less accurate under that noise
-                more = 'loses less accuracy' if meas == 'rla' else 'changes fewer predictions'
-                kept.append(f"{name[meas]} ({w} {more}, but its accuracy {where} is {'lower' if aw < ab else 'no higher'}: "
-                            f"{_num(aw)} against {_num(ab)} for {b['model']})")
-                continue
-            lost.append(f"{w} under {name[meas]} ({what} {f(x['value'])} against {f(y['value'])} for {b['model']}, difference "
-                        f"{g(d)} {_iv(lo, hi, g)}" + (f"; accuracy {where} {_num(aw)} against {_num(ab)})" if aw is not None else ")"))
-    if not lost and not kept:
-        return (f"No trade-off is supported by the data: {b['model']} is the most accurate and no model is clearly more robust "
-                f"than it on any of these tests.")
+    for meas, k in _KINDS.items():
+        wm = cfg['winners'].get(k['score'])          # who keeps the highest score under this noise (among the accurate models)
+        if not wm or not wm['winner']: continue
+        if wm['winner'] == b or b in wm['ties']: kept.append(k['kind']); continue
+        p = _pair(pw[pw.measure == k['score']], wm['winner'], b)
+        if p is None: continue
+        if p['call'] == 'indistinguishable': kept.append(k['kind']); continue
+        lost.append((meas, wm['winner'], p))
     if not lost:
-        return (f"No real trade-off: {b['model']} is the most accurate and stays at least as accurate under " + '; '.join(kept) + ".")
-    return (f"The trade-off: {b['model']} is the most accurate, but clearly less robust than " + '; '.join(lost) +
-            f" — prefer {b['model']} for clean inputs, " + ('the others' if len(lost) > 1 else lost[0].split(' ')[0]) +
-            " where inputs are noisy that way" + (f"; under {'; '.join(kept)}, {b['model']} stays at least as accurate." if kept else "."))
+        return (f"No trade-off is supported by the data: {b} is the most accurate, and no accurate model keeps a clearly higher {name} "
+                f"than it under {', '.join(kept) if kept else 'any of these tests'} (paired intervals in the table of pairs).")
+    said = []
+    for meas, m, p in lost:
+        said.append(f"{_KINDS[meas]['kind']}, where {m} keeps a higher {name} {_kind_words(meas, cfg)[1]} (difference "
+                    f"{_vs(p)}) — prefer {m} {_KINDS[meas]['prefer']}")
+    return (f"The trade-off: {b} is the most accurate on clean data, but not under " + '; and under '.join(said) +
+            (f"; under {', '.join(kept)}, {b} stays right at least as well." if kept else "."))
 
 # %% ../nbs/92_answer.ipynb #e879a7c6
 def accuracy_chart(v:Verdict,              # a `verdict` result
                    width:int=360,          # chart width (px)
                   )->alt.Chart:
-    "Accuracy of every model with its interval, the majority-class baseline as a rule (red: not better than it)."
-    t = v.table[(v.table.measure == 'accuracy') & (v.table.model != BASELINE)].copy()
+    "The chosen metric of every model with its interval, the majority-class baseline as a rule (red: not better than it)."
+    t = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].copy()
+    name = v.config.get('metric_name', 'accuracy')
     t['beats'] = np.where(t.beats_baseline.astype(bool), 'better than the baseline', 'not better than the baseline')
-    base = float(v.value(BASELINE, 'accuracy'))
+    base = float(v.value(BASELINE, 'score'))
     y = alt.Y('model:N', sort='-x', title=None)
-    bars = alt.Chart(t).mark_rule(strokeWidth=2).encode(x=alt.X('lo:Q', title=f"accuracy ({v.config['level']:.0%} interval)",
+    bars = alt.Chart(t).mark_rule(strokeWidth=2).encode(x=alt.X('lo:Q', title=f"{name} ({v.config['level']:.0%} interval)",
                                                                  scale=alt.Scale(zero=False)), x2='hi:Q', y=y,
         color=alt.Color('beats:N', title=None, scale=alt.Scale(domain=['better than the baseline', 'not better than the baseline'],
                                                                range=['#4c78a8', '#e45756'])))
     pts = alt.Chart(t).mark_point(filled=True, size=60).encode(x='value:Q', y=y, color='beats:N',
-        tooltip=['model', alt.Tooltip('value:Q', title='accuracy', format='.3f'), alt.Tooltip('lo:Q', format='.3f'),
+        tooltip=['model', alt.Tooltip('value:Q', title=name, format='.3f'), alt.Tooltip('lo:Q', format='.3f'),
                  alt.Tooltip('hi:Q', format='.3f')])
     h = min(420, 22 * len(t) + 30)
-    ref = pd.DataFrame({'x': [base, v.config['random_accuracy']], 'y': [-6, 8],
-                        'label': [f"majority class {base:.3f}", f"random guess at the class shares (κ = 0): {v.config['random_accuracy']:.3f}"]})
+    ref = pd.DataFrame({'x': [base], 'y': [-6], 'label': [f"majority class {base:.3f}"]})
+    if v.config.get('metric', 'accuracy') == 'accuracy':
+        ref = pd.DataFrame({'x': [base, v.config['random_accuracy']], 'y': [-6, 8],
+                            'label': [f"majority class {base:.3f}", f"random guess at the class shares (κ = 0): {v.config['random_accuracy']:.3f}"]})
     rule = alt.Chart(ref).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q')
     lab = alt.Chart(ref).mark_text(align='left', dx=4, color='#57606a', fontSize=10).encode(
         x='x:Q', text='label:N', y=alt.Y('y:Q', scale=None, axis=None))
     return (bars + pts + rule + lab).properties(width=width, height=h,
-                                                title='accuracy with intervals against the majority-class baseline')
+                                                title=f'{name} with intervals against the majority-class baseline')
 
 def bins_chart(v:Verdict,              # a `verdict` result with feature-noise measures
-               measures=('flip_rate', 'acc_change', 'kappa'), # per-bin measures to draw, one panel each
+               measures=('score_noisy', 'break_rate', 'flip_rate', 'kappa'), # per-bin measures to draw, one panel each
                width:int=200, height:int=160,
               )->alt.Chart:
-    "Per difficulty bin: each model's estimate with its interval bar, one panel per measure (κ hollow where ill-conditioned)."
+    "Per difficulty bin: each model's estimate with its interval bar, one panel per measure (score_noisy: the chosen metric under noise; κ hollow where ill-conditioned)."
     if not len(v.bins): raise ValueError("the verdict has no per-bin figures (no feature-noise predictions)")
     d = v.bins[v.bins.measure.isin(measures)].copy()
     d['conditioned'] = np.where(d.kappa_ok | (d.measure != 'kappa'), 'yes', 'no (one class ≥ 90 %)')
@@ -421,23 +474,25 @@ def _place_labels(px:np.ndarray,              # points' x positions (pixels from
                 boxes.append(b); side[i], shift[i] = sd, s; break
     return side, shift
 
-_ROBUST_AXES = {'flip_hard': 'share of predictions that flip on the hardest bin', 'rla': 'relative loss of accuracy under label noise (RLA)',
-                'flip_perturbed': 'share of predictions changing under perturbation, hardest cases'}
+_ROBUST_AXES = {'break_hard': 'correct predictions turned wrong by feature noise, hardest bin',
+                'break_labels': 'correct predictions turned wrong by label noise',
+                'break_perturbed': 'correct predictions turned wrong by perturbation, hardest cases'}
 
 def tradeoff_chart(v:Verdict,               # a `verdict` result
-                   robustness:str|None=None,# measure on the y axis (default: flip_hard, else rla, else drop_hardest)
+                   robustness:str|None=None,# measure on the y axis (default: break_hard, else break_labels, else break_perturbed)
                    width:int=420, height:int=300,
                   )->alt.Chart:
-    "Accuracy (x) against a robustness measure (y, lower = more robust), one point per model with interval bars both ways."
+    "The clean score (x) against the break rate under one noise (y, lower = stays right), one point per model with interval bars both ways."
     have = set(v.table.measure)
     if robustness is None: robustness = next((k for k in _ROBUST_AXES if k in have), None)
     if robustness not in have: raise ValueError(f"no robustness measure {robustness!r} in the verdict; have {sorted(have)}")
-    a = v.table[(v.table.measure == 'accuracy') & (v.table.model != BASELINE)].set_index('model')
+    a = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].set_index('model')
+    name = v.config.get('metric_name', 'accuracy')
     r = v.table[v.table.measure == robustness].set_index('model')
     d = pd.DataFrame({'model': a.index, 'acc': a.value, 'acc_lo': a.lo, 'acc_hi': a.hi, 'rob': r.value.reindex(a.index),
                       'rob_lo': r.lo.reindex(a.index), 'rob_hi': r.hi.reindex(a.index),
                       'baseline': np.where(a.beats_baseline.astype(bool), 'better than the baseline', 'not better than the baseline')})
-    acc_base = float(v.value(BASELINE, 'accuracy'))
+    acc_base = float(v.value(BASELINE, 'score'))
     xd, yd = _padded(d[['acc', 'acc_lo', 'acc_hi']]), _padded(d[['rob', 'rob_lo', 'rob_hi']])
     show_base = acc_base >= xd[0] - 0.25 * (xd[1] - xd[0])       # the baseline is drawn where it does not squeeze the models together
     if show_base: xd = (min(xd[0], acc_base - 0.01 * (xd[1] - xd[0])), xd[1])
@@ -447,8 +502,8 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     if d.rob.notna().any(): order.insert(0, order.pop(order.index(int(np.nanargmin(d.rob.to_numpy(float))))))  # after the most robust
     d['label_side'], shift = _place_labels(px, py, d.model.tolist(), order, width, height)
     d['label_rob'] = d.rob - shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
-    x = alt.X('acc:Q', title=f"accuracy ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
-    yt = _ROBUST_AXES[robustness] + ' (lower = more robust)'
+    x = alt.X('acc:Q', title=f"{name}, clean ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
+    yt = _ROBUST_AXES[robustness] + ' (lower = stays right)'
     y = alt.Y('rob:Q', title=yt, scale=alt.Scale(domain=list(yd), nice=False, zero=False))
     col = alt.Color('baseline:N', title=None, scale=alt.Scale(domain=['better than the baseline', 'not better than the baseline'],
                                                               range=['#4c78a8', '#e45756']))
@@ -465,7 +520,7 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     sub = [] if show_base else [f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)"]
     if np.isnan(shift[d.rob.notna().to_numpy()]).any(): sub.append("labels left off where they would overlap: hover over a dot to see its model")
     return alt.layer(*layers).properties(width=width, height=height, title=alt.TitleParams(
-        'the trade-off: accuracy against robustness' + (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
+        f'the trade-off: {name} against staying right under noise' + (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
 
 def _padded(t:pd.DataFrame, pad:float=0.04)->tuple:
     "(low, high) of every finite value in `t`, widened by `pad` of the range each side (a range of 0 gets ±0.01)."

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 from .report import build_report, STAGES
 from .leaks import LeakWarning
+from .metrics import METRICS
+from .report import NOISE_DRAWS
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']
@@ -43,6 +45,10 @@ def _parser()->argparse.ArgumentParser:
             s.add_argument('--folds', type=int, default=5, help="cross-validation folds (default 5)")
             s.add_argument('--nu', type=float, default=0.2, help="feature-noise level ν (default 0.2)")
             s.add_argument('--class-noise', type=float, default=0.1, help="share of flipped training labels for ELA (default 0.1)")
+            s.add_argument('--metric', choices=('auto',) + METRICS, default='auto',
+                           help="what models are compared on (default auto: balanced_accuracy for an imbalanced target, else accuracy)")
+            s.add_argument('--noise-draws', type=int, default=NOISE_DRAWS,
+                           help=f"independent feature-noise draws per level; the intervals resample them (default {NOISE_DRAWS})")
             s.add_argument('--ih-pool', default='models', choices=('models', 'pyhard7'),
                            help="instance hardness from the evaluated 'models' (default, no extra fit) or [PLM22]'s 'pyhard7' pool")
         s.add_argument('--out', default='robustdiff-report', help="output folder (default robustdiff-report)")
@@ -98,6 +104,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
+            kw.update(metric=a.metric, noise_draws=a.noise_draws)
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,

@@ -11,8 +11,8 @@ from .perturb import group_ranks, perturb_counts, _check_lambdas
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
-           'percentile_interval', 'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions',
-           'compare_to_rest', 'compare_pairs', 'verdict_weights']
+           'percentile_interval', 'draw_weights', 'feature_noise_intervals', 'ela_intervals', 'hardest',
+           'perturbation_predictions', 'compare_to_rest', 'compare_pairs', 'verdict_weights']
 
 # %% ../nbs/91b_intervals.ipynb #bef9e49f
 LEVEL = 0.90      # nominal coverage of every interval
@@ -140,6 +140,67 @@ def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray)
         raise ValueError(f"model(s) {miss} have no {value!r} for some instances: every model must predict every instance")
     return m.to_numpy(np.float64)
 
+def draw_weights(n_draws:int,         # D, the independent noise draws
+                 n_boot:int=N_BOOT,   # B, the resamples (rows of the instance weights they pair with)
+                 random_state=0,      # seed
+                )->np.ndarray:        # (B + 1, D): row 0 all ones (the estimate), then multinomial(D, 1/D) per resample
+    "Bootstrap weights of the noise draws: each resample redraws the D draws with replacement, paired with a row of the instance weights."
+    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+        raise ValueError(f"n_draws must be a positive int, got {n_draws!r}")
+    rng = np.random.default_rng([0 if random_state is None else int(random_state), 91])
+    return np.vstack([np.ones((1, n_draws)), rng.multinomial(n_draws, np.full(n_draws, 1 / n_draws), size=n_boot).astype(float)])
+
+def _draw_shrinkage(Rs:list)->np.ndarray:
+    "Per column, the share c ∈ [0, 1] of the between-draw spread of the estimates that is a real draw effect (method of moments, as `fold_shrinkage`)."
+    A = np.stack([np.asarray(r, float) for r in Rs])                    # D × R × M, row 0 the estimates
+    D = len(A)
+    if D < 2: return np.zeros(A.shape[2])
+    with np.errstate(invalid='ignore'), warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        s2 = np.nanvar(A[:, 0], axis=0, ddof=1)                       # spread of the D estimates
+        one = np.nanmean(np.nanvar(A[:, 1:], axis=1), axis=0)          # instance-bootstrap variance of one draw's estimate
+        mean = np.nanvar(np.nanmean(A[:, 1:], axis=0), axis=0)         # … of the mean over the draws (the same instance resamples)
+        resid = np.maximum(0, one - mean) * D / (D - 1)                # the within-instance noise of one draw's estimate
+        c2 = np.where(s2 > 0, np.maximum(0, s2 - resid) / s2, 0.0)
+    return np.sqrt(np.clip(np.nan_to_num(c2), 0, 1))
+
+def _combine_draws(U:np.ndarray, Rs:list, shrink:bool=True)->np.ndarray:
+    "The draws' replicates (each R × M) averaged with the draw weights U (R × D) of each resample, shrunk per column to the draw effect (`_draw_shrinkage`); a draw's NaN is left out."
+    A = np.stack([np.asarray(r, float) for r in Rs])                    # D × R × M
+    c = _draw_shrinkage(Rs) if shrink else np.ones(A.shape[2])
+    Uc = 1 + c[None, None, :] * (U.T[:, :, None] - 1)                   # D × R × M
+    w = Uc * np.isfinite(A)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
+
+def _truth(df:pd.DataFrame, instances:np.ndarray)->np.ndarray:
+    "Each instance's true class as str, in the order of `instances`."
+    return df.drop_duplicates('instance').set_index('instance').y_true.astype(str).loc[instances].to_numpy()
+
+def _positive_scores(df:pd.DataFrame, p_col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
+    "(n × M × 2) probabilities of [negative, positive] class (binary targets) from each row's probability of its true class, averaged over repeats."
+    if len(classes) != 2: raise ValueError(f"roc_auc here needs a binary target (the predictions keep the probability of the true class only); got {len(classes)} classes")
+    if p_col not in df.columns or df[p_col].isna().any():
+        bad = sorted(df.loc[df[p_col].isna(), 'model'].unique()) if p_col in df.columns else models
+        raise ValueError(f"roc_auc needs predicted probabilities: model(s) {bad} have no predict_proba")
+    pos = np.where(df.y_true.astype(str).to_numpy() == classes[1], df[p_col].to_numpy(float), 1 - df[p_col].to_numpy(float))
+    s = _per_instance(df.assign(_pos=pos), '_pos', models, instances)
+    return np.stack([1 - s, s], 2)
+
+def _metric_matrix(metric:str, Wa:np.ndarray, df:pd.DataFrame, pred:str, models:list, instances:np.ndarray, classes:list|None=None,
+                   p_col:str|None=None)->np.ndarray:
+    "Replicates (rows of Wa) × models of `metric` on the predictions in column `pred` (pooled over repeats and copies)."
+    from robustdiff.metrics import metric_replicates_many
+    if metric == 'accuracy':
+        return _wmean(Wa, _per_instance(df.assign(_ok=(df[pred].astype(str).to_numpy() == df.y_true.astype(str).to_numpy()).astype(float)),
+                                        '_ok', models, instances))
+    y = _truth(df, instances)
+    classes = classes or sorted(set(y) | set(df[pred].astype(str)))
+    P = _class_shares(df.assign(**{pred: df[pred].astype(str)}), pred, models, instances, classes).reshape(len(instances), len(models), -1)
+    S = _positive_scores(df, p_col, models, instances, classes) if metric == 'roc_auc' else None
+    return metric_replicates_many(metric, Wa, y, P, S, classes)
+
+
 # %% ../nbs/91b_intervals.ipynb #d94e2c15
 def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
     "What `_mix` needs whatever λ: the rows with their bin, each row's rank and group size, the labels as str."
@@ -150,19 +211,22 @@ def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
         raise ValueError(f"noisy holds several noise levels {sorted(noisy.level.unique())}: pass the rows of one")
     p = noisy.merge(bins[['instance', 'bin']], on='instance', how='inner', validate='many_to_one')
     if p.empty: raise ValueError("no predicted instance has a difficulty bin")
-    rank, size = group_ranks(p.groupby(['model', 'repeat', 'fold', 'bin'], sort=False).ngroup().to_numpy(), p.priority.to_numpy())
+    keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
+    rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
     yt, yc, yn = (p[c].astype(str).to_numpy() for c in ('y_true', 'y_pred', 'y_noisy'))
     p['y_pred'] = yc
     return p, rank, size, yt, yc, yn
 
 def _mix(parts:tuple, lam:float)->pd.DataFrame:
-    "The predictions at proportion λ (as `scc_curves`): in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction; `parts`' frame gains y_mixed, correct_clean, correct_noisy and flip."
+    "The predictions at proportion λ (as `scc_curves`): in each model × repeat × fold × bin the ⌈λ·n⌉ rows of lowest priority take their noisy prediction; `parts`' frame gains y_mixed, correct_clean, correct_noisy, flip, broke (right when clean, wrong under noise) and, with probabilities, p_mixed."
     p, rank, size, yt, yc, yn = parts
     hit = rank < perturb_counts(size, lam)
     p['y_mixed'] = np.where(hit, yn, yc)
     p['correct_clean'] = (yc == yt).astype(float)
     p['correct_noisy'] = (p.y_mixed.to_numpy() == yt).astype(float)
     p['flip'] = (p.y_mixed.to_numpy() != yc).astype(float)
+    p['broke'] = p.correct_clean.to_numpy() * (1 - p.correct_noisy.to_numpy())
+    if {'p_true', 'p_noisy'} <= set(p.columns): p['p_mixed'] = np.where(hit, p.p_noisy.to_numpy(float), p.p_true.to_numpy(float))
     return p
 
 def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
@@ -200,8 +264,23 @@ def _weights(bins, instances, W, n_boot, random_state)->np.ndarray:
     if W.shape[1] != len(b): raise ValueError(f"W has {W.shape[1]} columns for {len(b)} instances in bins")
     return _ones_first(_align(W, b.index.to_numpy(), instances))
 
-def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state)->list:
-    "`_feature_noise_reps` at each λ of `lams`; what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
+def _draws(df:pd.DataFrame)->list:
+    "The noise draws in a prediction table (one, 0, when it has no `draw` column)."
+    return sorted(df.draw.unique().tolist()) if 'draw' in df.columns else [0]
+
+def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy', U=None)->list:
+    "`_feature_noise_reps` at each λ of `lams`: per noise draw, then the draws averaged with their bootstrap weights U (`draw_weights`)."
+    draws = _draws(noisy)
+    if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric)
+    per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric) for d in draws]
+    R = next(iter(per[0][0][1].values())).shape[0]
+    U = draw_weights(len(draws), R - 1, random_state) if U is None else U
+    if U.shape != (R, len(draws)): raise ValueError(f"draw weights U must have shape {(R, len(draws))}, got {U.shape}")
+    return [(per[0][i][0], {key: _combine_draws(U, [p[i][1][key] for p in per]) for key in per[0][i][1]}, per[0][i][2])
+            for i in range(len(lams))]
+
+def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy')->list:
+    "One noise draw at each λ: what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
     lams = [float(_check_lambdas([lam])[0]) for lam in lams]
     parts = _mixed_parts(noisy, bins)
     p = parts[0]
@@ -211,15 +290,18 @@ def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state)->list:
     Wa = _weights(bins, inst, W, n_boot, random_state)
     binv = b.loc[inst].to_numpy()
     diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
-    V_clean, S1s, clean_means, out = None, {}, {}, []
+    y = _truth(p, inst)
+    V_clean, S1s, clean_means, clean_scores, out = None, {}, {}, {}, []
+    Sc = _positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
     for lam in lams:
         p = _mix(parts, lam)
-        classes = sorted(set(p.y_pred) | set(p.y_mixed))
+        classes = sorted(set(p.y_pred) | set(p.y_mixed) | set(y))
         if V_clean is None: V_clean = _per_instance(p, 'correct_clean', models, inst)
         if tuple(classes) not in S1s: S1s[tuple(classes)] = _class_shares(p, 'y_pred', models, inst, classes)
         S1 = S1s[tuple(classes)]
-        Vn, Vf = _per_instance(p, 'correct_noisy', models, inst), _per_instance(p, 'flip', models, inst)
+        Vn, Vf, Vb = (_per_instance(p, c, models, inst) for c in ('correct_noisy', 'flip', 'broke'))
         S2 = _class_shares(p, 'y_mixed', models, inst, classes)
+        Sn = _positive_scores(p, 'p_mixed', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
             on = binv == k
@@ -227,28 +309,43 @@ def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state)->list:
             # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
             if (k, tuple(classes)) not in clean_means: clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]]))
             a0, s1 = np.split(clean_means[(k, tuple(classes))], [M], axis=1)
-            a1, fl, s2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], S2[on]])), [M, 2 * M], axis=1)
+            a1, fl, br, s2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], Vb[on], S2[on]])), [M, 2 * M, 3 * M], axis=1)
             kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
-            for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=fl, kappa=kap).items(): reps[(name, int(k))] = R
+            with np.errstate(invalid='ignore', divide='ignore'):
+                brk = np.where(a0 > 0, br / np.where(a0 > 0, a0, 1), np.nan)        # Σw·c(1−c′) / Σw·c: `metrics.break_rate`
+            if metric == 'accuracy': m0, m1 = a0, a1
+            else:
+                if (k, tuple(classes)) not in clean_scores:
+                    clean_scores[(k, tuple(classes))] = _score_of(metric, Wk, y[on], S1[on], None if Sc is None else Sc[on], M, classes)
+                m0 = clean_scores[(k, tuple(classes))]
+                m1 = _score_of(metric, Wk, y[on], S2[on], None if Sn is None else Sn[on], M, classes)
+            for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, score_clean=m0, score_noisy=m1, score_change=m1 - m0,
+                                flip_rate=fl, break_rate=brk, kappa=kap).items(): reps[(name, int(k))] = R
             facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=dom[0])
         out.append((models, reps, facts))
     return out
 
-def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state)->tuple:
-    "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
-    return _feature_noise_reps_many(noisy, bins, [lam], W, n_boot, random_state)[0]
+def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:
+    "The metric (rows of Wk × M models) from per-instance class shares S (n × M·K); roc_auc from the positive-class scores Spos."
+    from robustdiff.metrics import metric_replicates_many
+    return metric_replicates_many(metric, Wk, y, S.reshape(len(S), M, -1), Spos, classes)
 
-def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level)
+def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
+    "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
+    return _feature_noise_reps_many(noisy, bins, [lam], W, n_boot, random_state, metric, U)[0]
+
+def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level; several noise draws if it has a `draw` column)
                             bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
                             lam:float=0.5,        # proportion λ of each bin's instances perturbed
                             level:float=LEVEL,    # coverage of the intervals
                             n_boot:int=N_BOOT,    # bootstrap resamples
                             random_state=0,       # seed of the resampling
                             W:np.ndarray|None=None, # shared `bootstrap_weights` over `bins.instance` (None: drawn here)
+                            metric:str='accuracy',# the metric of score_* (`robustdiff.metrics.METRICS`)
                            )->pd.DataFrame:       # model, bin, difficulty, n, lam, measure, value, lo, hi, dominant_share, kappa_ok
-    "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy, accuracy change, flip rate and κ at λ."
+    "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy and metric, their change, flip rate, break rate and κ at λ."
     _check_level(level)
-    return _noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state), lam, level)
+    return _noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric), lam, level)
 
 def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd.DataFrame:
     "`feature_noise_intervals`'s table from the replicates of `_feature_noise_reps` (the verdict computes them once for both)."
@@ -262,8 +359,9 @@ def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd
     return pd.DataFrame(rows).sort_values(['model', 'measure', 'bin'], ignore_index=True)
 
 # %% ../nbs/91b_intervals.ipynb #16153497
-def _accuracy_reps(clean, bins, W, n_boot, random_state)->tuple:
-    "Replicates of every model's accuracy and of the majority-class baseline (the class most frequent among the instances)."
+def _accuracy_reps(clean, bins, W, n_boot, random_state, metric:str='accuracy')->tuple:
+    "Replicates of every model's score on `metric` and of the majority-class baseline (the class most frequent among the instances) on the same metric."
+    from robustdiff.metrics import baseline_replicates
     need = {'model', 'instance', 'y_true', 'correct'}
     if not isinstance(clean, pd.DataFrame) or not need <= set(clean.columns):
         raise ValueError(f"clean must be the output of clean_predictions/cv_predictions (columns {sorted(need)})")
@@ -271,14 +369,22 @@ def _accuracy_reps(clean, bins, W, n_boot, random_state)->tuple:
     b = _strata(bins)
     inst = b.index[b.index.isin(clean.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    acc = _wmean(Wa, _per_instance(clean, 'correct', models, inst))
-    y = clean.drop_duplicates('instance').set_index('instance').y_true.astype(str).loc[inst]
-    major = y.value_counts().index[0]
-    base = _wmean(Wa, (y.to_numpy() == major).astype(float)[:, None])[:, 0]
-    return models, acc, base, str(major)
+    pred = 'y_pred' if 'y_pred' in clean.columns else None
+    if pred is None: clean, pred = clean.assign(_yp=_pseudo_labels(clean, 'correct', metric)), '_yp'
+    score = _metric_matrix(metric, Wa, clean, pred, models, inst, p_col='p_true')
+    y = _truth(clean, inst)
+    major = pd.Series(y).value_counts().index[0]
+    base = baseline_replicates(metric, Wa, y, sorted(set(y)))
+    return models, score, base, str(major)
 
-def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None)->tuple:
-    "Replicates of clean and noisy-training accuracy, RLA and ELA ([SLH16] eqs. 2–3) at one class-noise rate."
+def _pseudo_labels(df:pd.DataFrame, correct:str, metric:str)->np.ndarray:
+    "Labels from correctness alone (the true class where right, a class of its own where wrong): enough for accuracy and balanced accuracy."
+    if metric not in ('accuracy', 'balanced_accuracy'):
+        raise ValueError(f"{metric} needs the predicted labels, not only whether each prediction is right")
+    return np.where(df[correct].to_numpy() > 0, df.y_true.astype(str).to_numpy(), '\x00wrong')
+
+def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None, metric:str='accuracy')->tuple:
+    "Replicates of the clean and noisy-training score on `metric`, RLA and ELA ([SLH16] eqs. 2–3, on that metric) at one class-noise rate."
     need = {'model', 'instance', 'noise', 'correct_clean', 'correct_noisy'}
     if not isinstance(ela_preds, pd.DataFrame) or not need <= set(ela_preds.columns):
         raise ValueError(f"ela_preds must be the output of ela_predictions (columns {sorted(need)})")
@@ -292,10 +398,17 @@ def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None)->tuple:
     b = _strata(bins)
     inst = b.index[b.index.isin(e.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    a0, ax = (_wmean(Wa, _per_instance(e, c, models, inst)) for c in ('correct_clean', 'correct_noisy'))
+    out = []
+    for c, lab, p in (('correct_clean', 'y_pred_clean', 'p_true_clean'), ('correct_noisy', 'y_pred_noisy', 'p_true_noisy')):
+        d = e if lab in e.columns else e.assign(**{lab: _pseudo_labels(e, c, metric)})
+        out.append(_metric_matrix(metric, Wa, d, lab, models, inst, p_col=p))
+    a0, ax = out
+    e2 = e.assign(_broke=e.correct_clean.to_numpy(float) * (1 - e.correct_noisy.to_numpy(float)))
+    br, c0 = (_wmean(Wa, _per_instance(e2, c, models, inst)) for c in ('_broke', 'correct_clean'))
     with np.errstate(invalid='ignore', divide='ignore'):
         rla, ela = np.where(a0 > 0, (a0 - ax) / a0, np.nan), np.where(a0 > 0, (1 - ax) / a0, np.nan)
-    return models, dict(acc_clean_ela=a0, acc_noisy_ela=ax, rla=rla, ela=ela), float(noise)
+        brk = np.where(c0 > 0, br / np.where(c0 > 0, c0, 1), np.nan)      # `metrics.break_rate`: right with clean labels, wrong with noisy ones
+    return models, dict(score_clean_ela=a0, score_noisy_ela=ax, rla=rla, ela=ela, break_rate=brk), float(noise)
 
 def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or several class-noise rates)
                   bins:pd.DataFrame,       # the instances and strata (`difficulty_bins` output, or one bin for every instance)
@@ -303,14 +416,15 @@ def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or se
                   n_boot:int=N_BOOT,       # bootstrap resamples (when W is None)
                   random_state=0,          # seed of the resampling (when W is None)
                   W:np.ndarray|None=None,  # shared resamples over `bins.instance` (e.g. `verdict_weights`); None: drawn here
+                  metric:str='accuracy',   # the metric of the clean and noisy scores (RLA and ELA on it)
                  )->pd.DataFrame:          # model, noise, measure (acc_clean, acc_noisy, rla, ela), value, lo, hi
-    "Per model and class-noise rate: clean and noisy-training accuracy, RLA and ELA ([SLH16] eqs. 2–3) with percentile intervals."
+    "Per model and class-noise rate: clean and noisy-training score, RLA and ELA ([SLH16] eqs. 2–3) with percentile intervals."
     _check_level(level)
     if not isinstance(ela_preds, pd.DataFrame) or 'noise' not in ela_preds.columns:
         raise ValueError("ela_preds must be the output of ela_predictions (a noise column)")
     rows = []
     for rate in sorted(ela_preds.noise.unique()):
-        models, reps, r = _ela_reps(ela_preds, bins, W, n_boot, random_state, rate)
+        models, reps, r = _ela_reps(ela_preds, bins, W, n_boot, random_state, rate, metric)
         for name, R in reps.items():
             lo, hi = percentile_interval(R[1:], level)
             rows += [dict(model=m, noise=r, measure=name.replace('_ela', ''), value=R[0, j], lo=lo[j], hi=hi[j]) for j, m in enumerate(models)]
@@ -328,8 +442,8 @@ def hardest(bins:pd.DataFrame,   # `difficulty_bins` output (instance, difficult
     top[order[len(b) - math.ceil(alpha * len(b)):]] = True
     return top
 
-def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state)->tuple:
-    "Replicates of the accuracy drop (clean level − largest level) on all and on the hardest α, and the share of flipped predictions there."
+def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
+    "Replicates of the score on `metric` under the largest perturbation level (hardest α) and its drop from clean (all, hardest α), the break and flip rates there; the perturbed copies are noise draws, resampled with U."
     need = {'model', 'instance', 'level', 'y_pred', 'correct'}
     if not isinstance(pp, pd.DataFrame) or not need <= set(pp.columns):
         raise ValueError(f"perturbation predictions need the columns {sorted(need)}")
@@ -339,17 +453,31 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state)->tuple:
     b = _strata(bins)
     inst = b.index[b.index.isin(pp.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    c0 = _per_instance(pp[pp.level == lv0], 'correct', models, inst)
-    c1 = _per_instance(pp[pp.level == lv1], 'correct', models, inst)
     top = hardest(bins, inst, alpha)
     keys = ['model', 'instance'] + (['repeat'] if 'repeat' in pp.columns else [])
-    first = pp[pp.level == lv0].drop_duplicates(keys)[keys + ['y_pred']].rename(columns={'y_pred': 'y_clean'})
-    m = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
-    m['flip'] = (m.y_pred.astype(str).to_numpy() != m.y_clean.astype(str).to_numpy()).astype(float)
-    fl = _per_instance(m, 'flip', models, inst)
-    reps = dict(drop_all=_wmean(Wa, c0 - c1), drop_hardest=_wmean(Wa[:, top], c0[top] - c1[top]),
-                flip_perturbed=_wmean(Wa[:, top], fl[top]), acc_perturbed_hardest=_wmean(Wa[:, top], c1[top]))
-    return models, reps, float(lv1)
+    p0 = pp[pp.level == lv0].drop_duplicates(keys)
+    first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
+    p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
+    p1['flip'] = (p1.y_pred.astype(str).to_numpy() != p1.y_clean.astype(str).to_numpy()).astype(float)
+    p1['broke'] = p1.c_clean.to_numpy(float) * (1 - p1.correct.to_numpy(float))
+    m0_all = _metric_matrix(metric, Wa, p0, 'y_pred', models, inst, p_col='p_true')
+    m0_top = _metric_matrix(metric, Wa[:, top], p0[p0.instance.isin(inst[top])], 'y_pred', models, inst[top], p_col='p_true')
+    c0_top = _wmean(Wa[:, top], _per_instance(p0, 'correct', models, inst)[top])
+    copies = sorted(p1.rep.unique()) if 'rep' in p1.columns else [0]
+    per = []
+    for r in copies:
+        q = p1[p1.rep.to_numpy() == r] if 'rep' in p1.columns else p1
+        qt = q[q.instance.isin(inst[top])]
+        m1_all = _metric_matrix(metric, Wa, q, 'y_pred', models, inst, p_col='p_true')
+        m1_top = _metric_matrix(metric, Wa[:, top], qt, 'y_pred', models, inst[top], p_col='p_true')
+        fl, br = (_wmean(Wa[:, top], _per_instance(q, c, models, inst)[top]) for c in ('flip', 'broke'))
+        with np.errstate(invalid='ignore', divide='ignore'):
+            brk = np.where(c0_top > 0, br / np.where(c0_top > 0, c0_top, 1), np.nan)
+        per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
+                        score_perturbed_hardest=m1_top))
+    if len(per) == 1: return models, per[0], float(lv1)
+    U = draw_weights(len(per), len(Wa) - 1, random_state) if U is None else U
+    return models, {k: _combine_draws(U, [p[k] for p in per]) for k in per[0]}, float(lv1)
 
 # %% ../nbs/91b_intervals.ipynb #e026bdb4
 def _perturb_fold(ctx, size:float, n_copies:int)->pd.DataFrame:

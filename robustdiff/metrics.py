@@ -4,12 +4,13 @@
 
 # %% ../nbs/06_metrics.ipynb #56c90f55
 from __future__ import annotations
+import warnings
 import numpy as np
 import pandas as pd
 
 # %% auto #0
 __all__ = ['METRICS', 'IMBALANCE', 'ROBUST_RULE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score',
-           'metric_replicates', 'baseline_score', 'baseline_replicates', 'break_rate']
+           'metric_replicates', 'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'break_rate']
 
 # %% ../nbs/06_metrics.ipynb #c7c972b4
 METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
@@ -139,25 +140,29 @@ def _auc_reps(W:np.ndarray, pos:np.ndarray, s:np.ndarray)->np.ndarray:
     return _safe_div((gp * (below + 0.5 * gn)).sum(1), gp.sum(1) * gn.sum(1))
 
 def _reps(metric:str, W:np.ndarray, T:np.ndarray, P:np.ndarray, S:np.ndarray|None=None)->np.ndarray:
-    "The metric per weight row of W (R × n) from the one-hot truth T, predicted class shares P and scores S (each n × K)."
+    "The metric per weight row of W (R × n) and model from the one-hot truth T (n × K), predicted class shares P and scores S (n × M × K): (R × M)."
     W = np.asarray(W, np.float64)
-    if metric == 'accuracy': return _safe_div(W @ (T * P).sum(1), W.sum(1))
+    n, M, K = P.shape
+    TP = (T[:, None, :] * P).reshape(n, M * K)
+    if metric == 'accuracy': return _safe_div(W @ TP.reshape(n, M, K).sum(2), W.sum(1, keepdims=True))
+    tp, t = (W @ TP).reshape(len(W), M, K), (W @ T)[:, None, :]
     if metric == 'balanced_accuracy':
-        rec = _safe_div(W @ (T * P), W @ T)
-        with np.errstate(all='ignore'):
-            return np.where(np.isnan(rec).all(1), np.nan, np.nanmean(np.where(np.isnan(rec), np.nan, rec), 1)) if rec.size else np.full(len(W), np.nan)
+        rec = _safe_div(tp, np.broadcast_to(t, tp.shape))
+        with np.errstate(all='ignore'), warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            return np.nanmean(rec, 2)
     if metric == 'macro_f1':
-        used = (T.sum(0) > 0) | (P.sum(0) > 0)            # the labels present in y_true or y_pred (scikit-learn's)
-        tp, t, p = W @ (T * P)[:, used], W @ T[:, used], W @ P[:, used]
+        used = (T.sum(0)[None, :] > 0) | (P.sum(0) > 0)          # M × K: the labels in y_true or that model's y_pred (scikit-learn's)
+        p = (W @ P.reshape(n, M * K)).reshape(len(W), M, K)
         f1 = np.where(t + p > 0, _safe_div(2 * tp, t + p), 0.0)
-        return f1.mean(1)
+        return (f1 * used).sum(2) / used.sum(1)
     if metric == 'roc_auc':
         if S is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
-        K = T.shape[1]
         cols = [1] if K == 2 else range(K)
-        A = np.stack([_auc_reps(W, T[:, k], S[:, k]) for k in cols], 1)
-        with np.errstate(all='ignore'):
-            return np.where(np.isnan(A).all(1), np.nan, np.nanmean(A, 1)) if K > 2 else A[:, 0]
+        A = np.stack([np.stack([_auc_reps(W, T[:, k], S[:, j, k]) for k in cols], 1) for j in range(M)], 1)   # R × M × classes
+        with np.errstate(all='ignore'), warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            return np.nanmean(A, 2)
     _check_metric(metric)
 
 def metric_score(metric:str,        # one of METRICS
@@ -185,17 +190,38 @@ def metric_replicates(metric:str,   # one of METRICS
                      )->np.ndarray: # (B,)
     "The metric under each bootstrap weight row, vectorised: equal to `metric_score(..., weights=W[b])` for every b."
     _check_metric(metric)
-    W = np.atleast_2d(np.asarray(W))
     yp = np.asarray(y_pred, dtype=object) if np.ndim(y_pred) == 1 else np.asarray(y_pred, float)
     soft = yp.ndim == 2
     if soft and classes is None: raise ValueError("y_pred as class shares (n × K) needs `classes`")
     cl = _classes(y_true, [] if soft else yp, classes)
+    n = len(np.asarray(y_true))
+    P = _as_matrix(yp, n, len(cl), 'y_pred') if soft else _onehot(yp, cl)
+    S = None if proba is None else _as_matrix(proba, n, len(cl), 'proba')[:, None, :]
+    return metric_replicates_many(metric, W, y_true, P[:, None, :], S, cl, rows)[:, 0]
+
+def metric_replicates_many(metric:str,   # one of METRICS
+                           W,            # (B, n) bootstrap weight rows
+                           y_true,       # true labels (n,)
+                           P,            # (n, M, K): for each of M models, the share of each class among an instance's predictions
+                           S=None,       # (n, M, K) probabilities (roc_auc), or None
+                           classes=None, # the K class labels in order
+                           rows:int=64,  # weight rows per product
+                          )->np.ndarray: # (B, M)
+    "`metric_replicates` for M models at once, one product of the weights per chunk of rows (the models share the resamples)."
+    _check_metric(metric)
+    W = np.atleast_2d(np.asarray(W))
+    P = np.asarray(P, float)
+    if P.ndim != 3: raise ValueError(f"P must be (instances, models, classes), got shape {P.shape}")
+    cl = list(classes) if classes is not None else _classes(y_true, [], None)
+    if P.shape[2] != len(cl): raise ValueError(f"P has {P.shape[2]} class columns for {len(cl)} classes")
     T = _onehot(y_true, cl)
-    P = _as_matrix(yp, len(T), len(cl), 'y_pred') if soft else _onehot(yp, cl)
-    if W.shape[1] != len(T): raise ValueError(f"W has {W.shape[1]} columns for {len(T)} labels")
-    S = None if proba is None else _as_matrix(proba, len(T), len(cl), 'proba')
+    if W.shape[1] != len(T) or len(P) != len(T): raise ValueError(f"W has {W.shape[1]} columns and P {len(P)} rows for {len(T)} labels")
+    if S is not None:
+        S = np.asarray(S, float)
+        if S.shape != P.shape: raise ValueError(f"S must have the shape of P {P.shape}, got {S.shape}")
     if metric == 'roc_auc' and S is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
-    return np.concatenate([_reps(metric, W[i:i + rows], T, P, S) for i in range(0, len(W), rows)]) if len(W) else np.empty(0)
+    if not len(W): return np.empty((0, P.shape[1]))
+    return np.concatenate([_reps(metric, W[i:i + rows], T, P, S) for i in range(0, len(W), rows)])
 
 # %% ../nbs/06_metrics.ipynb #7281b032
 def baseline_score(metric:str,  # one of METRICS
@@ -218,8 +244,9 @@ def baseline_replicates(metric:str, W, y, classes=None)->np.ndarray:
 
 # %% ../nbs/06_metrics.ipynb #926df83c
 ROBUST_RULE = ("A model is called most robust only if (a) its clean score beats the majority-class baseline (interval) and (b) its "
-               "clean score interval overlaps the best model's (it is among the accurate ones); among those, the one with the best "
-               "score under noise, and models whose difference is not clear are named together as a tie.")
+               "clean score interval overlaps the best model's (it is among the accurate ones); among those, the one whose correct "
+               "predictions the noise turns wrong least often (the break rate; its score under noise is shown beside it), and models "
+               "whose difference is not clear are named together as a tie.")
 
 def break_rate(correct_clean,   # (n,) 1 where the clean prediction is right (or the share of right predictions over repeats)
                correct_noisy,   # (n,) 1 where the prediction under noise is right, paired with `correct_clean`

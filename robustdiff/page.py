@@ -48,7 +48,7 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
                   "[PLM22] §3"),
     'area': ("A footprint's area as a share of the whole instance space", "[PLM22] §3"),
     'purity': ("The share of good instances inside a footprint", "[PLM22] §3"),
-    'baseline': ("Always predicting the most frequent class: a model must beat its accuracy to have learnt anything", "this report"),
+    'baseline': ("Always predicting the most frequent class: a model must beat its score (on the chosen metric) to have learnt anything", "this report"),
     'interval': ("A 90 % bootstrap interval: folds and instances resampled, the same resample for every model", "this report"),
     'perturbation': ("Gaussian noise added to the test features in steps of the training standard deviation, PiML style",
                      "[PiML] eq. R1"),
@@ -150,21 +150,27 @@ _TITLES = dict(data='Data', accuracy='Accuracy', difficulty='Instance difficulty
                isa='Instance space', verdict='Verdict')
 _SHOWN = dict(scc_accuracy=200)   # tables shown open, with up to this many rows (the others: folded, 25 rows)
 
-PLAIN = {'accuracy': 'accuracy', 'flip_hard': 'predictions that flip, hardest bin', 'acc_change_hard': 'accuracy change, hardest bin',
-         'kappa_hard': 'κ, hardest bin', 'acc_hard': 'clean accuracy, hardest bin', 'flip_easy': 'predictions that flip, easiest bin',
-         'acc_change_easy': 'accuracy change, easiest bin', 'kappa_easy': 'κ, easiest bin',
-         'rla': 'relative accuracy loss under label noise (RLA)', 'ela': 'ELA (lower = accurate and robust)',
-         'acc_clean_ela': 'accuracy, clean training labels', 'acc_noisy_ela': 'accuracy, noisy training labels',
+PLAIN = {'score': '{m}', 'break_hard': 'correct predictions turned wrong by feature noise, hardest bin',
+         'score_noisy_hard': '{m} under feature noise, hardest bin', 'flip_hard': 'predictions that flip, hardest bin',
+         'score_change_hard': '{m} change, hardest bin', 'kappa_hard': 'κ, hardest bin', 'score_hard': 'clean {m}, hardest bin',
+         'flip_easy': 'predictions that flip, easiest bin', 'break_easy': 'correct predictions turned wrong, easiest bin',
+         'score_change_easy': '{m} change, easiest bin', 'kappa_easy': 'κ, easiest bin', 'score_easy': 'clean {m}, easiest bin',
+         'break_labels': 'correct predictions turned wrong by label noise', 'score_noisy_labels': '{m}, noisy training labels',
+         'rla': 'relative loss under label noise (RLA, on {m})', 'ela': 'ELA (on {m}; lower = accurate and robust)',
+         'break_perturbed': 'correct predictions turned wrong by perturbation, hardest cases',
+         'score_perturbed_hardest': '{m} under perturbation, hardest cases',
          'flip_perturbed': 'predictions that change under perturbation, hardest cases',
-         'drop_hardest': 'accuracy drop under perturbation, hardest cases', 'drop_all': 'accuracy drop under perturbation, all',
-         'acc_perturbed_hardest': 'accuracy under perturbation, hardest cases'}
+         'drop_hardest': '{m} drop under perturbation, hardest cases', 'drop_all': '{m} drop under perturbation, all'}
 
 def verdict_wide(v:pd.DataFrame)->pd.DataFrame:
-    "The tidy verdict as one row per model, one plain-language column per measure, each cell 'value (lo to hi)'."
+    "The tidy verdict as one row per model, one plain-language column per measure (named with the metric it uses), each cell 'value (lo to hi)'."
+    from robustdiff.metrics import metric_name
+    metric = next((m for m in v.get('metric', pd.Series(dtype=str)).dropna() if m), 'accuracy')
+    plain = {k: s.format(m=metric_name(metric)) for k, s in PLAIN.items()}
     t = v[v.measure.isin(PLAIN)].copy()
     t['cell'] = [f"{fmt_number(a)} ({fmt_number(l)} to {fmt_number(h)})" for a, l, h in zip(t.value, t.lo, t.hi)]
     w = t.pivot(index='model', columns='measure', values='cell')
-    w = w[[k for k in PLAIN if k in w.columns]].rename(columns=PLAIN)
+    w = w[[k for k in PLAIN if k in w.columns]].rename(columns=plain)
     order = list(dict.fromkeys(v.model))
     return w.reindex(order).reset_index()
 
@@ -179,13 +185,25 @@ def _pool_note(c:dict)->str:
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
              f"that pool does well, not where your models do."))
 
+def _answer_note(c:dict, lv:float)->str:
+    "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline' and 'most robust' (`ROBUST_RULE`)."
+    from robustdiff.metrics import ROBUST_RULE, metric_name
+    m = c.get('metric', 'accuracy')
+    why = c.get('metric_reason')
+    return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
+            f"class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the noise draws "
+            f"resampled too; the same resample for every model). Models are compared on {metric_name(m)}" + (f" ({why})" if why else '') +
+            f". A model beats the majority-class baseline only when the interval of its difference from it, Bonferroni-corrected over the "
+            f"models, lies above 0 (printed beside each model). Robustness means staying right: the share of a model's correct predictions "
+            f"that the noise turns wrong. {ROBUST_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
+
 def _answer_section(rep, e, seen)->str:
     t = rep.tables
     if 'headline' not in t: return ''
     lv = rep.config.get('verdict_level', 0.9)
     out = ['<section id="answer"><h2>The answer</h2>',
            '<ol class="headline">' + ''.join(f'<li>{_abbr_html(e(s), seen)}</li>' for s in t['headline'].sentence) + '</ol>',
-           f'<p class="muted">{_abbr_html(e(f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the same resample for every model); a model is called more or less robust only when the interval of its difference from the rest excludes 0 after a Bonferroni correction over the models compared, and only among models that beat the majority-class baseline."), seen)}</p>']
+           f'<p class="muted">{_abbr_html(e(_answer_note(rep.config, lv)), seen)}</p>']
     if 'findings' in t:
         out += [f'<p class="finding">{_abbr_html(e(s), seen)}</p>' for s in t['findings'].sentence]
     st = rep.stages.get('verdict')
@@ -225,6 +243,8 @@ def render_html(rep)->str:
     secs, nav = [], []
     for w in getattr(rep, 'warnings', []):   # e.g. possible label leaks, above everything
         secs.append(f'<div class="warning" role="alert">{_abbr_html(e(w), seen)}</div>')
+    if c.get('target_sentence'):              # the target's balance and the metric, said before the first chart
+        secs.append(f'<p class="target" id="target">{_abbr_html(e(c["target_sentence"]), seen)}</p>')
     ans = _answer_section(rep, e, seen)
     if ans: secs.append(ans); nav.append('<a href="#answer">Answer</a>')
     for name, st in rep.stages.items():

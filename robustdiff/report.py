@@ -26,9 +26,10 @@ from .perturb import _check_lambdas
 from .taxonomy import kappa_losses
 from .publish import check_out_dir, save_report, check_run, _write_csv, _MARKER
 from .leaks import leak_check, LeakWarning
+from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
 
 # %% auto #0
-__all__ = ['STAGES', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'check_out_dir']
+__all__ = ['STAGES', 'NOISE_DRAWS', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'check_out_dir']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict')
@@ -115,17 +116,18 @@ def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
 
 # %% ../nbs/90_report.ipynb #509cb4dd
 _PASS_INPUTS = _FoldNoise()        # per process: a fold's perturbed copies, computed once for all its models
+NOISE_DRAWS = 5                    # independent feature-noise draws per level (measured in robustdiff.intervals: interval stability)
 _PASS_INPUTS.max_bytes = 256 * 2**20
 
 def _perturb_levels(size:float, levels:int)->list:
     "The PiML noise levels 0, λ, …, (levels − 1)λ, rounded as `robustness_test` does."
     return [round(i * size, 12) for i in range(levels)]
 
-def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, repeats:int)->tuple:
-    "A fold's perturbed test rows (the SCC copies, then the PiML copies level by level) and the SCC row priorities."
+def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, repeats:int, draws:int=1)->tuple:
+    "A fold's perturbed test rows (the SCC copies, `draws` per perturbation, then the PiML copies level by level) and the SCC row priorities (draws × rows)."
     from robustdiff.robustness import _parts, _stacked
     ds = ctx.dataset
-    noisy, priority = _fold_noise(ctx, perturbations)            # the seeds of `noisy_predictions`
+    noisy, priority = _fold_noise(ctx, perturbations, draws)     # the seeds of `noisy_predictions`
     copies = list(noisy)
     if repeats:
         Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
@@ -149,20 +151,21 @@ def _p_true(P, classes, y)->np.ndarray:
     return np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
 
 def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
-    "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips."
+    "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips, probability of the true class (NaN without predict_proba)."
     from robustdiff.ela import class_noise, _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
     y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
     est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
-    return np.asarray(est.predict(ds.X.iloc[ctx.test])), int(np.count_nonzero(y_noisy != y_tr))
+    labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
+    return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
 
-def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int)->pd.DataFrame:
+def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int, draws:int=1)->pd.DataFrame:
     "One fitted model on one fold: every row any stage needs (see above); `class_noise` 0 skips the ELA refit."
     ds, est, te = ctx.dataset, ctx.estimator, ctx.test
-    m, n_scc = len(te), len(perturbations)
-    key = list(perturbations) + [('piml raw', size, levels, repeats)]
-    copies, priority = _PASS_INPUTS.get(ctx, key, lambda: _pass_inputs(ctx, perturbations, size, levels, repeats))
+    m, n_scc = len(te), len(perturbations) * draws
+    key = list(perturbations) + [('piml raw', size, levels, repeats)] + ([('draws', draws)] if draws > 1 else [])
+    copies, priority = _PASS_INPUTS.get(ctx, key, lambda: _pass_inputs(ctx, perturbations, size, levels, repeats, draws))
     y_te = ds.y.iloc[te].to_numpy()
     labels, P = _predict_blocks(est, [ds.X.iloc[te]] + copies)
     n_blocks = 1 + n_scc + (levels - 1) * repeats
@@ -172,14 +175,15 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
     out = pd.DataFrame({'part': np.repeat(part, m).astype(np.int8), 'k': np.repeat(k, m).astype(np.int16),
                         'rep': np.repeat(rep, m).astype(np.int16), 'instance': np.tile(te, n_blocks), 'y_pred': labels,
                         'p_true': _p_true(P, getattr(est, 'classes_', None), np.tile(y_te, n_blocks)),
-                        'extra': np.r_[priority, np.full((n_blocks - 1) * m, np.nan)]})
+                        'extra': np.r_[priority[0], np.concatenate([priority[i % draws] for i in range(n_scc)]),   # each SCC copy: its draw's priority
+                                       np.full((n_blocks - 1 - n_scc) * m, np.nan)]})
     if class_noise > 0:
         unfitted = clone(est)
         ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
-        pred, flipped = _noisy_refit(ctx, unfitted, class_noise)
+        pred, flipped, p_true = _noisy_refit(ctx, unfitted, class_noise)
         out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
                                             'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
-                                            'p_true': np.nan, 'extra': float(flipped)})], ignore_index=True)
+                                            'p_true': p_true, 'extra': float(flipped)})], ignore_index=True)
     return out
 
 # %% ../nbs/90_report.ipynb #3e4026c7
@@ -199,9 +203,10 @@ class _Ctx:
         perts = _as_perturbations(c['nu'])
         noise = c['class_noise'] if 'ela' in self.names else 0.0
         reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
-        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps)
+        draws = c.get('noise_draws', 1) if 'scc' in self.names or 'verdict' in self.names else 1
+        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps, draws=draws)
         fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
-        return fn, ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps)
+        return fn, ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps) + ((draws,) if draws > 1 else ())
 
     def set_pass(self, r:pd.DataFrame):
         "Keep the one pass's rows (`map_folds` output), numbering its tasks."
@@ -231,18 +236,30 @@ class _Ctx:
             inst = clean.instance.to_numpy()
             y_true, y_pred = y[inst], clean.y_pred.to_numpy()
             frames = []
+            D = int(self.one_pass().loc[lambda r: r.part == 1, 'k'].max() + 1) // len(_as_perturbations(self.cfg['nu']))   # draws run
+            auc = self.cfg.get('metric') == 'roc_auc'
             for k, p in enumerate(_as_perturbations(self.cfg['nu'])):
-                frames.append(pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(),
-                    'fold': clean.fold.to_numpy(), 'instance': inst, 'y_true': y_true, 'y_pred': y_pred,
-                    'correct': (y_pred == y_true).astype('int8'), 'perturbation': type(p).__name__,
-                    'level': float(getattr(p, 'level', np.nan)), 'y_noisy': self._part(1, k).y_pred.to_numpy(),
-                    'priority': clean.extra.to_numpy(), '_task': clean.task.to_numpy(), '_k': k}))
+                for d in range(D):
+                    part = self._part(1, k * D + d)
+                    frames.append(pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(),
+                        'fold': clean.fold.to_numpy(), 'instance': inst, 'y_true': y_true, 'y_pred': y_pred,
+                        'correct': (y_pred == y_true).astype('int8'), 'perturbation': type(p).__name__,
+                        'level': float(getattr(p, 'level', np.nan)), 'y_noisy': part.y_pred.to_numpy(),
+                        'priority': (clean if d == 0 else part).extra.to_numpy(), **({'draw': np.int16(d)} if D > 1 else {}),
+                        **({'p_true': clean.p_true.to_numpy(), 'p_noisy': part.p_true.to_numpy()} if auc else {}),
+                        '_task': clean.task.to_numpy(), '_k': k * D + d}))
             out = pd.concat(frames, ignore_index=True)
             if len(frames) > 1: out = out.sort_values(['_task', '_k'], kind='stable', ignore_index=True)  # a task's rows together
             self._noisy = out.drop(columns=['_task', '_k'])
         return self._noisy
 
     def clean(self)->pd.DataFrame: return clean_predictions(self.noisy())
+
+    def ela_labels(self)->pd.DataFrame:
+        "`ela_predictions` with the predicted labels and probabilities of the true class (clean and noisy training): what the metrics need."
+        e, clean, noisy = self.ela_predictions(), self._part(0), self._part(3)
+        return e.assign(y_pred_clean=clean.y_pred.to_numpy(), y_pred_noisy=noisy.y_pred.to_numpy(),
+                        p_true_clean=clean.p_true.to_numpy(), p_true_noisy=noisy.p_true.to_numpy())
 
     def oof(self)->pd.DataFrame:
         "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true."
@@ -331,15 +348,31 @@ def _stage_data(ctx:_Ctx, st:Stage):
         title=f'{ds.name}: class distribution')
 
 # %% ../nbs/90_report.ipynb #4e36c1a4
+def _metric_scores(oof:pd.DataFrame, metric:str)->pd.Series:
+    "Each model's out-of-fold score on `metric`, pooled over folds (index: model)."
+    from robustdiff.intervals import _metric_matrix
+    models = list(dict.fromkeys(oof.model))
+    inst = np.sort(oof.instance.unique())
+    return pd.Series(_metric_matrix(metric, np.ones((1, len(inst))), oof, 'y_pred', models, inst, p_col='p_true')[0], index=models)
+
 def _stage_accuracy(ctx:_Ctx, st:Stage):
     clean = ctx.clean()
-    ctx.oof()                        # kept for the reader (rep.extra['oof']) and for IH
+    oof = ctx.oof()                  # kept for the reader (rep.extra['oof']) and for IH
     acc = accuracy_table(clean).sort_values('accuracy', ascending=False, ignore_index=True)
+    metric = ctx.cfg.get('metric', 'accuracy')
+    if metric != 'accuracy':         # the chosen metric beside accuracy; models ranked by it
+        acc[metric] = acc.model.map(_metric_scores(oof, metric))
+        acc = acc.sort_values(metric, ascending=False, ignore_index=True, kind='stable')
     st.tables['accuracy'] = acc
     st.charts['accuracy'] = accuracy_chart(clean)
     best = acc.iloc[0]
-    st.notes.append(f"Best cross-validated accuracy: {best.model} ({best.accuracy:.3f}); "
-                    f"majority class: {ctx.ds.y.value_counts(normalize=True).max():.3f}.")
+    share = ctx.ds.y.value_counts(normalize=True).max()
+    if metric == 'accuracy':
+        st.notes.append(f"Best cross-validated accuracy: {best.model} ({best.accuracy:.3f}); majority class: {share:.3f}.")
+    else:
+        st.notes.append(f"Best cross-validated {metric_name(metric)}: {best.model} ({best[metric]:.3f}; its accuracy {best.accuracy:.3f}); "
+                        f"always predicting the majority class scores {baseline_score(metric, ctx.ds.y):.3f} {metric_name(metric)} "
+                        f"(accuracy {share:.3f}). The chart shows accuracy per fold; the verdict compares {metric_name(metric)}.")
 
 # %% ../nbs/90_report.ipynb #ea315259
 def _respondent_models(spec, random_state):
@@ -412,17 +445,22 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    bins:pd.DataFrame,  # `difficulty_bins` output
                    lambdas,            # the curves' λs
                    W:np.ndarray,       # the verdict's resamples over `bins.instance`
-                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi
-    "Bootstrap intervals of the κ and accuracy curves (`robustdiff.answer.feature_noise_intervals` at every λ)."
+                   metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
+                   random_state:int=0, # seed of the noise draws' resampling (the verdict's)
+                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
+    "Bootstrap intervals of the κ, accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
     from robustdiff.intervals import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
-        for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, 0)):
+        for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, random_state, metric)):
             t = _noise_table(models, reps, facts, lam, LEVEL)
-            ka = t[t.measure == 'kappa'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('kappa_')
-            ac = t[t.measure == 'acc_noisy'].set_index(['model', 'bin'])[['lo', 'hi']].add_prefix('acc_')
-            frames.append(ka.join(ac).reset_index().assign(perturbation=pert, level=lv, lam=float(lam)))
+            part = lambda m, pre, cols=('lo', 'hi'): t[t.measure == m].set_index(['model', 'bin'])[list(cols)].add_prefix(pre)
+            sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
+            br = part('break_rate', 'break_rate', ('value', 'lo', 'hi')).rename(columns={'break_ratevalue': 'break_rate',
+                                                                                      'break_ratelo': 'break_rate_lo', 'break_ratehi': 'break_rate_hi'})
+            frames.append(part('kappa', 'kappa_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
+                          .assign(perturbation=pert, level=lv, lam=float(lam)))
     return pd.concat(frames, ignore_index=True)
 
 def _stage_scc(ctx:_Ctx, st:Stage):
@@ -430,7 +468,8 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     items = ctx.table('difficulty', 'difficulty')
     bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=c['random_state'])
     curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
-    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance))
+    metric = c.get('metric', 'accuracy')
+    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, c['random_state'])
     keys = ['perturbation', 'level', 'model', 'lam', 'bin']
     for t in (curves, iv): t['_lam'] = t.lam.round(10)
     curves = curves.merge(iv.drop(columns='lam'), on=[k if k != 'lam' else '_lam' for k in keys], how='left',
@@ -441,29 +480,49 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     st.tables['kappa_losses'] = kappa_losses(curves).drop(columns='dataset')
     one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
     st.charts['scc'] = scc_chart(one, columns=6, title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
-    st.charts['scc_acc'] = scc_chart(one, y='acc', columns=6,
-                                     title=f"{ctx.ds.name}: accuracy of the same predictions against the truth (λ = 0: clean accuracy)")
+    st.charts['scc_acc'] = scc_chart(one, y='score', columns=6, ytitle=metric_name(metric),
+                                     title=f"{ctx.ds.name}: {metric_name(metric)} of the same predictions against the truth (λ = 0: clean)")
+    st.charts['scc_break'] = scc_chart(one, y='break_rate', columns=6, ytitle='correct turned wrong',
+                                       title=f"{ctx.ds.name}: share of the clean-correct predictions that the noise turns wrong (what the verdict judges by, hardest bin)")
     st.tables['scc_accuracy'] = _acc_by_bin(curves, ctx.clean(), bins)
     lam = max(c['lambdas'])
+    D = int(ctx.noisy().draw.max() + 1) if 'draw' in ctx.noisy().columns else 1
     st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
-                    f"accuracy of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
+                    f"{metric_name(metric)} of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
                     f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
-                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves. Shaded bands: 90 % bootstrap intervals "
-                    f"(columns `kappa_lo`, `kappa_hi`, `acc_lo`, `acc_hi`; the verdict's resamples).")
+                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves. Every point averages {D} independent "
+                    f"draw{'s' if D > 1 else ''} of the noise; shaded bands: 90 % bootstrap intervals that resample the instances"
+                    f"{' and the noise draws' if D > 1 else ''} (columns `kappa_lo`, `kappa_hi`, `acc_lo`, `acc_hi`, `score_lo`, `score_hi`; "
+                    f"the verdict's resamples). `break_rate`: the share of the clean-correct predictions that the noise turns wrong.")
 
 # %% ../nbs/90_report.ipynb #98d91027
-def _ela_chart(tab:pd.DataFrame,  # `ela_table` rows of one noise rate (with `ela_lo`/`ela_hi`: interval bars)
-               noise:float,       # the class-noise rate (for the axis title)
+def _dot_chart(tab:pd.DataFrame,   # one row per model
+               x:str,              # the value column; its interval in `{x}_lo`, `{x}_hi`
+               xtitle:str,         # axis title
+               title:str,          # chart title
+               lower_better:bool=True, # sort: the best model on top
+               tick:str|None=None, # a second value drawn as a grey tick (e.g. the clean score)
               )->alt.LayerChart:
-    "ELA per model, lower is better, with its bootstrap interval as a bar where the table has one."
-    y = alt.Y('model:N', sort='x', title=None)
-    tip = ['model'] + [alt.Tooltip(f'{k}:Q', format='.3f') for k in ('acc_clean', 'acc_noisy', 'rla', 'ela', 'ela_lo', 'ela_hi') if k in tab]
-    bars = alt.Chart(tab).mark_bar().encode(x=alt.X('ela:Q', title=f"ELA at {noise:.0%} class noise (lower is better)"), y=y, tooltip=tip)
-    layers = [bars]
-    if {'ela_lo', 'ela_hi'} <= set(tab.columns):
-        layers.append(alt.Chart(tab).mark_rule(color='black', strokeWidth=1.5).encode(x='ela_lo:Q', x2='ela_hi:Q', y=y, tooltip=tip))
-    title = 'Equalized Loss of Accuracy' + (' (bars: 90 % intervals)' if len(layers) > 1 else '')
-    return alt.layer(*layers).properties(width=360, height=min(400, 18 * len(tab) + 20), title=title)
+    "One dot per model with its interval bar (and an optional grey tick): the figure a headline sentence quotes."
+    y = alt.Y('model:N', sort=alt.EncodingSortField(x, order='ascending' if lower_better else 'descending'), title=None)
+    tip = ['model'] + [alt.Tooltip(f'{k}:Q', format='.3f') for k in (x, f'{x}_lo', f'{x}_hi', tick) if k and k in tab]
+    layers = [alt.Chart(tab).mark_rule(strokeWidth=2).encode(x=alt.X(f'{x}_lo:Q', title=xtitle, scale=alt.Scale(zero=False)),
+                                                             x2=f'{x}_hi:Q', y=y, tooltip=tip),
+              alt.Chart(tab).mark_point(filled=True, size=60).encode(x=f'{x}:Q', y=y, tooltip=tip)]
+    if tick: layers.append(alt.Chart(tab).mark_tick(color='#57606a', thickness=2).encode(x=f'{tick}:Q', y=y, tooltip=tip))
+    return alt.layer(*layers).properties(width=300, height=min(400, 18 * len(tab) + 20), title=title)
+
+def _ela_chart(tab:pd.DataFrame,  # `_stage_ela`'s table: score_clean, score_noisy with score_noisy_lo/_hi (the chosen metric)
+               noise:float,       # the class-noise rate (for the axis title)
+               metric:str='accuracy', # the chosen metric (axis title)
+              )->alt.LayerChart:
+    "Left: the share of correct predictions that training on noisy labels turns wrong (the verdict's decision), right: the score then (grey tick: clean labels); 90 % intervals."
+    name = metric_name(metric)
+    left = _dot_chart(tab, 'break_rate', f"correct predictions turned wrong at {noise:.0%} label noise (lower = stays right)",
+                      'label noise: correct predictions turned wrong')
+    right = _dot_chart(tab, 'score_noisy', f"{name} trained on noisy labels (grey tick: clean labels)", f'label noise: {name}',
+                       lower_better=False, tick='score_clean')
+    return alt.hconcat(left, right)
 
 def _stage_ela(ctx:_Ctx, st:Stage):
     from robustdiff.ela import ela_table
@@ -474,13 +533,26 @@ def _stage_ela(ctx:_Ctx, st:Stage):
     tab = tab.drop(columns='dataset', errors='ignore').sort_values('ela', ignore_index=True)
     bins = ctx.table('scc', 'bins')
     bins = ctx.all_bins() if bins is None else bins
-    iv = ela_intervals(preds, bins, W=ctx.weights(bins.instance))           # the verdict's resamples
+    W = ctx.weights(bins.instance)                                          # the verdict's resamples
+    iv = ela_intervals(preds, bins, W=W)                                    # RLA and ELA on accuracy, as [SLH16] and the table
     iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
     iv.columns = [f'{m}_{b}' for b, m in iv.columns]
     iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
     tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
-    st.tables['ela'] = tab
-    st.charts['ela'] = _ela_chart(tab, c['class_noise'])
+    metric = c.get('metric', 'accuracy')
+    sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels
+    sc = sc[sc.measure.isin(['score_clean', 'score_noisy', 'break_rate'])].pivot(index=['model', 'noise'], columns='measure',
+                                                                                values=['value', 'lo', 'hi'])
+    sc.columns = [m if b == 'value' else f'{m}_{b}' for b, m in sc.columns]
+    tab = tab.merge(sc[['break_rate', 'break_rate_lo', 'break_rate_hi', 'score_clean', 'score_noisy', 'score_noisy_lo', 'score_noisy_hi']]
+                    .reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
+    st.tables['ela'] = tab.sort_values('break_rate', ignore_index=True, kind='stable')
+    st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric)
+    st.notes.append(f"Left chart: the share of each model's correct predictions that turn wrong when {c['class_noise']:.0%} of the "
+                    f"training labels are wrong (columns `break_rate`, `break_rate_lo`, `break_rate_hi`), what the verdict judges "
+                    f"robustness to label noise by; right: its {metric_name(metric)} then (`score_noisy`; grey tick: `score_clean`). "
+                    f"RLA and ELA ([SLH16] eqs. 2–3, on accuracy, with intervals) are in the table. One draw of label noise per fold: "
+                    f"the folds and instances are resampled.")
 
 # %% ../nbs/90_report.ipynb #5b863e24
 def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group in their test order)
@@ -510,10 +582,23 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             subsets:list,    # `_perturbation_subsets`
                             W:np.ndarray,    # the verdict's resamples over `instances`
                             instances,       # the instances of W's columns
+                            metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
-    "Pooled accuracy per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval
+    "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
+    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
+    if metric != 'accuracy':
+        models, classes = list(dict.fromkeys(pp.model)), sorted(pp.y_true.astype(str).unique())
+        for label, mask in subsets:
+            if label.startswith('worst'): continue
+            q = pp if mask is None else pp[mask]
+            for lv, g in q.groupby('level', sort=True):
+                sel = np.sort(g.instance.unique())
+                R = _metric_matrix(metric, Wa[:, pd.Index(inst).get_indexer(sel)], g, 'y_pred', models, sel, classes, 'p_true')
+                lo, hi = percentile_interval(R[1:])
+                rows += [dict(model=m, level=lv, subset=label, metric=metric_name(metric), value=R[0, j], lo=lo[j], hi=hi[j])
+                         for j, m in enumerate(models)]
+        return pd.DataFrame(rows)
     models = list(dict.fromkeys(pp.model))
     M, n = len(models), len(inst)
     cell = pd.Index(inst).get_indexer(pp.instance.to_numpy()) * M + pd.Index(models).get_indexer(pp.model.to_numpy())
@@ -532,17 +617,35 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                  for li, lv in enumerate(levels) for j, m in enumerate(models)]
     return pd.DataFrame(rows)
 
+def _group_metric(q:pd.DataFrame, keys:list, metric:str, classes:list)->pd.DataFrame:
+    "`metric` of each group of rows (y_true, y_pred; roc_auc: p_true, binary): keys + value."
+    from robustdiff.metrics import metric_score
+    rows = []
+    for key, g in q.groupby(keys, sort=False):
+        yt, yp = g.y_true.astype(str).to_numpy(), g.y_pred.astype(str).to_numpy()
+        proba = None
+        if metric == 'roc_auc':
+            s = np.where(yt == classes[1], g.p_true.to_numpy(float), 1 - g.p_true.to_numpy(float))
+            proba = np.c_[1 - s, s]
+        rows.append((*key, metric_score(metric, yt, yp, proba, classes)))
+    return pd.DataFrame(rows, columns=keys + ['value'])
+
 def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         alpha:float,       # share of worst / hardest rows
                         hard:pd.Series|None=None, # IRT difficulty per instance (±inf for all-right/all-wrong), or None
+                        metric:str='accuracy', # the chosen metric: other than accuracy, the whole fold and its hardest α share only
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
-    "Accuracy of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
+    "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
+    classes = sorted(pp.y_true.astype(str).unique())
     for label, mask in _perturbation_subsets(pp, alpha, hard):
         q = pp if mask is None else pp[mask]
-        t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
-        frames.append(t.assign(metric='ACC', subset=label))
+        if metric == 'accuracy':
+            t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
+            frames.append(t.assign(metric='ACC', subset=label))
+        elif not label.startswith('worst'):      # 'worst' is chosen per model by its residuals: not one set of instances to score
+            frames.append(_group_metric(q, keys, metric, classes).assign(metric=metric_name(metric), subset=label))
     tab = pd.concat(frames, ignore_index=True).drop(columns='repeat').rename(columns={'rep': 'repeat'})
     tab['repeat'] = tab.repeat.astype(np.int64)
     return tab[['model', 'fold', 'level', 'repeat', 'metric', 'value', 'subset']]
@@ -557,13 +660,15 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
         b = items.set_index('instance').difficulty
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
-    tab = _perturbation_table(pp, c['alpha'], hard)
+    metric = c.get('metric', 'accuracy')
+    tab = _perturbation_table(pp, c['alpha'], hard, metric)
     st.tables['perturbation'] = tab
     inst = np.sort(pp.instance.unique())
-    iv = _perturbation_intervals(pp, _perturbation_subsets(pp, c['alpha'], hard), ctx.weights(inst), inst)
+    iv = _perturbation_intervals(pp, _perturbation_subsets(pp, c['alpha'], hard), ctx.weights(inst), inst, metric)
     st.tables['perturbation_intervals'] = iv
+    which = "whole test fold, worst and hardest" if metric == 'accuracy' else "whole test fold and hardest"
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
-        title=f"accuracy under raw feature noise (sd = level × training sd): whole test fold, worst and hardest {c['alpha']:.0%}")
+        title=f"{metric_name(metric)} under raw feature noise (sd = level × training sd): {which} {c['alpha']:.0%}")
     st.notes.append(f"Cross-validated: each model's fit on each of the {c['n_splits']} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
                     f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
@@ -572,6 +677,25 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
                     f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
     if ctx.ds.missing_counts.sum(): st.notes.append("Missing cells stay missing in the perturbed copies; each model's pipeline imputes "
                                                     "them from its training fold, as for the clean predictions.")
+    bins = ctx.table('scc', 'bins')
+    if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
+        from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
+        two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
+        models, reps, lv = _perturbation_reps(two, bins, c['alpha'], ctx.weights(bins.instance), N_BOOT, c['random_state'], metric)
+        rows = []
+        for k in ('break_perturbed', 'score_perturbed_hardest'):
+            lo, hi = percentile_interval(reps[k][1:])
+            rows.append(pd.DataFrame({'model': models, k: reps[k][0], f'{k}_lo': lo, f'{k}_hi': hi}).set_index('model'))
+        br = pd.concat(rows, axis=1).reset_index().assign(level=lv)
+        st.tables['perturbation_break'] = br
+        st.charts['perturbation_break'] = alt.hconcat(
+            _dot_chart(br, 'break_perturbed', f"correct predictions turned wrong at level {lv:g}, hardest {c['alpha']:.0%} (lower = stays right)",
+                       'perturbation: correct predictions turned wrong'),
+            _dot_chart(br, 'score_perturbed_hardest', f"{metric_name(metric)} at level {lv:g}, hardest {c['alpha']:.0%}",
+                       f'perturbation: {metric_name(metric)}', lower_better=False))
+        st.notes.append(f"Last chart (table `perturbation_break`): the share of each model's correct predictions on the hardest "
+                        f"{c['alpha']:.0%} that perturbation of size {lv:g} turns wrong, and its {metric_name(metric)} there, with 90 % "
+                        f"intervals that resample the instances and the {c['perturb_repeats']} perturbed copies: the verdict's figures.")
 
 # %% ../nbs/90_report.ipynb #88582b19
 def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predictions with p_true
@@ -653,7 +777,7 @@ def _stage_isa(ctx:_Ctx, st:Stage):
 def _verdict_inputs(ctx:_Ctx)->tuple:
     "Per-instance inputs of the verdict, from the one pass: bins, noisy, ELA and perturbation predictions (None where a stage did not run)."
     bins = ctx.table('scc', 'bins')
-    ela = ctx.ela_predictions() if ctx.table('ela', 'ela') is not None else None
+    ela = ctx.ela_labels() if ctx.table('ela', 'ela') is not None else None
     if bins is None:                                     # no difficulty: one bin, no feature-noise or perturbation verdict
         return ctx.all_bins(), None, ela, None
     pp = ctx.perturbation_predictions() if ctx.table('perturbation', 'perturbation') is not None else None
@@ -665,8 +789,8 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     from robustdiff.answer import verdict, tradeoff_chart, accuracy_chart, bins_chart
     c = ctx.cfg
     bins, noisy, ela, pp = _verdict_inputs(ctx)
-    v = verdict(noisy, bins, clean=ctx.clean(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance))
+    v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
+                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'))
     v.config['fold_shrink'] = ctx.extra['fold_shrink']
     st.tables['verdict'] = v.table
     st.tables['verdict_models'] = v.sentences
@@ -674,7 +798,7 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     st.tables['findings'] = pd.DataFrame({'sentence': v.findings})
     st.tables['verdict_pairs'] = v.pairwise
     if len(v.bins): st.tables['verdict_bins'] = v.bins
-    if v.table.measure.isin(['flip_hard', 'rla', 'flip_perturbed']).any(): st.charts['tradeoff'] = tradeoff_chart(v)
+    if v.table.measure.isin(['break_hard', 'break_labels', 'break_perturbed']).any(): st.charts['tradeoff'] = tradeoff_chart(v)
     st.charts['accuracy_baseline'] = accuracy_chart(v)
     if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
 
@@ -801,6 +925,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  progress:bool=True,       # progress bars and a line per stage
                  csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, missing, ...)
                  task:str='auto',          # 'auto': refuse a target that looks continuous (`check_task`); 'classification': accept it
+                 metric:str='auto',        # what models are compared on: 'auto' (balanced accuracy for an imbalanced target, else accuracy) or one of `robustdiff.metrics.METRICS`
+                 noise_draws:int=NOISE_DRAWS, # independent feature-noise draws per level (the intervals resample them too)
                 )->Report:
     "Run every selected stage of the robustness analysis of `dataset` × `models` and (with `out`) write the report."
     t0 = time.perf_counter()
@@ -816,8 +942,16 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         raise ValueError(f"perturb_repeats must be an int ≥ 1, got {perturb_repeats!r}")
     if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
+    _check_metric(metric, auto=True)
+    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
+        raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
     ds = _load(dataset, target, csv_kws)
     check_task(ds.y, task, f'target {target!r}' if target else 'target')
+    profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
+    metric, metric_reason = choose_metric(ds.y, metric)
+    if metric == 'roc_auc' and profile['n_classes'] != 2:
+        raise ValueError(f"metric 'roc_auc' needs a binary target here (the report keeps each prediction's probability of the true "
+                         f"class only); this target has {profile['n_classes']} classes: use 'balanced_accuracy' or 'macro_f1'")
     check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     get_models(models, random_state)
@@ -832,9 +966,11 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     cfg = dict(models=models, respondents=respondents, nu=nu, lambdas=tuple(float(l) for l in lambdas), n_bins=n_bins,
                n_splits=n_splits, random_state=int(random_state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
                progress=progress, class_noise=class_noise, perturb_size=perturb_size, alpha=alpha,
-               hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool)
+               hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
+               metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws))
     ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
+    log(profile['sentence'])
     leaks = leak_check(ds, random_state=int(random_state))   # before any fit: warned, never refused
     for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
     try:

@@ -170,21 +170,23 @@ class _FoldNoise:
 
 _FOLD_NOISE = _FoldNoise()
 
-def _fold_noise(ctx, perturbations)->tuple:
-    "The perturbed copies of the fold's test rows (one per perturbation, fitted on the training rows) and the row priorities."
+def _fold_noise(ctx, perturbations, draws:int=1)->tuple:
+    "The perturbed copies of the fold's test rows (per perturbation, `draws` independent noise draws each, fitted on the training rows) and the row priorities (draws × rows)."
     from sklearn.base import clone
     ds = ctx.dataset
     Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
     fitted = [clone(pert).fit(Xtr, ds.y.iloc[ctx.train]) for pert in perturbations]
-    noisy = [p.transform(Xte, random_state=ctx.rng(1, k)) for k, p in enumerate(fitted)]
-    return noisy, ctx.rng(0).random(len(ctx.test))
+    seed = lambda *key, d: ctx.rng(*key) if d == 0 else ctx.rng(*key, d)      # draw 0: the seeds of one draw
+    noisy = [p.transform(Xte, random_state=seed(1, k, d=d)) for k, p in enumerate(fitted) for d in range(draws)]
+    return noisy, np.stack([seed(0, d=d).random(len(ctx.test)) for d in range(draws)])
 
-def _noisy_fold(ctx, perturbations)->pd.DataFrame:
-    "For one fitted model on one fold: clean and fully perturbed predictions of the test fold, in one `predict` call."
+def _noisy_fold(ctx, perturbations, draws:int=1)->pd.DataFrame:
+    "For one fitted model on one fold: clean and fully perturbed predictions of the test fold (each noise draw), in one `predict` call."
     ds, est = ctx.dataset, ctx.estimator
     Xte = ds.X.iloc[ctx.test]
     y_true = ds.y.iloc[ctx.test].to_numpy()
-    noisy, priority = _FOLD_NOISE.get(ctx, perturbations, lambda: _fold_noise(ctx, perturbations))  # same for every model
+    key = list(perturbations) + ([('draws', draws)] if draws > 1 else [])
+    noisy, priority = _FOLD_NOISE.get(ctx, key, lambda: _fold_noise(ctx, perturbations, draws))  # same for every model
     m, X_all = len(ctx.test), _stack_rows([Xte] + noisy)
     if X_all is not None: pred = np.asarray(est.predict(X_all))      # clean and noisy rows stacked: one call
     else: pred = np.concatenate([np.asarray(est.predict(X)) for X in [Xte] + noisy])
@@ -196,8 +198,8 @@ def _noisy_fold(ctx, perturbations)->pd.DataFrame:
     frames = [pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
                             'correct': (y_pred == y_true).astype('int8'),
                             'perturbation': type(p).__name__, 'level': float(getattr(p, 'level', np.nan)),
-                            'y_noisy': pred[(k + 1)*m:(k + 2)*m], 'priority': priority})
-              for k, p in enumerate(perturbations)]
+                            'y_noisy': pred[(i + 1)*m:(i + 2)*m], 'priority': priority[d], **({'draw': np.int16(d)} if draws > 1 else {})})
+              for i, (p, d) in enumerate((p, d) for p in perturbations for d in range(draws))]
     return pd.concat(frames, ignore_index=True)
 
 def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or a `load_dataset` name)
@@ -210,14 +212,17 @@ def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or
                       backend:str|None=None,   # joblib backend (None, 'loky', 'threading', 'dask', ...)
                       progress:bool=True,      # progress bar
                       cache_dir=None,          # store/reuse each model × fold result here (resumable runs)
-                     )->pd.DataFrame:          # tidy: model, repeat, fold, instance, y_true, y_pred, correct, perturbation, level, y_noisy, priority
+                      noise_draws:int=1,       # independent noise draws per perturbation (and row priorities); > 1 adds the column `draw`
+                     )->pd.DataFrame:          # tidy: model, repeat, fold, instance, y_true, y_pred, correct, perturbation, level, y_noisy, priority, draw
     "Cross-validated clean and fully perturbed predictions of every model (one fit per model × fold)."
     from functools import partial
     from robustdiff.responses import map_folds
     perts = _as_perturbations(perturbation)
-    fn = partial(_noisy_fold, perturbations=perts)
+    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
+        raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
+    fn = partial(_noisy_fold, perturbations=perts, draws=int(noise_draws))
     fn.__qualname__, fn.__module__ = '_noisy_fold', __name__
-    key = ('noisy_predictions', [repr(p) for p in perts])
+    key = ('noisy_predictions', [repr(p) for p in perts]) + ((int(noise_draws),) if noise_draws > 1 else ())
     try: return map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
                           cache_dir, cache_key=key, desc=None)
     finally: _FOLD_NOISE.clear()                       # the perturbed rows are not kept beyond the call (in this process)
@@ -254,7 +259,8 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     if (per_bin < 2).any():
         warnings.warn(f"difficulty bin(s) {per_bin.index[per_bin < 2].tolist()} hold a single instance: κ there can only be "
                       "0 or 1 (use fewer bins)")
-    fold_keys = _GROUP + ['repeat', 'fold', 'bin']
+    draw = ['draw'] if 'draw' in p.columns else []          # several noise draws: each mixed on its own, then averaged like repeats
+    fold_keys = _GROUP + ['repeat'] + draw + ['fold', 'bin']
     gf = p.groupby(fold_keys, sort=False, dropna=False).ngroup().to_numpy()
     rank, size = group_ranks(gf, p.priority.to_numpy())
     (yt, yc, yn), _ = _codes(p.y_true.to_numpy(), p.y_pred.to_numpy(), p.y_noisy.to_numpy())
@@ -279,8 +285,8 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
         return out
 
     folds = _table(fold_keys)
-    if per_fold: return folds.sort_values(_GROUP + ['repeat', 'fold', 'lam', 'bin'], ignore_index=True)
-    pooled = _table(_GROUP + ['repeat', 'bin'])
+    if per_fold: return folds.sort_values(_GROUP + ['repeat'] + draw + ['fold', 'lam', 'bin'], ignore_index=True)
+    pooled = _table(_GROUP + ['repeat'] + draw + ['bin'])
     keys = _GROUP + ['lam', 'bin']
     curves = pooled.groupby(keys, sort=False, dropna=False).agg(
         difficulty=('difficulty', 'first'), n=('n', 'mean'), agree=('agree', 'mean'), kappa=('kappa', 'mean'), acc=('acc', 'mean'))
@@ -397,6 +403,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
               points:bool=True,      # mark each bin with a point (False: lines only, much smaller SVG for many panels)
               xtitle:str|None=None,  # x-axis title (default: says what x is)
               x:str='auto',          # 'difficulty' (bin mean, as [FB24]), 'bin' (bin number), 'auto': 'bin' if two bins of a panel share a mean (clipped extremes)
+              ytitle:str|None=None,  # y-axis title (default: says what y is)
              )->alt.Chart:
     "System characteristic curves: y per difficulty bin, one line per λ, one panel per model."
     import altair as alt
@@ -411,7 +418,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
         x = 'bin' if per.duplicated([k for k in (facet, 'difficulty') if k]).any() else 'difficulty'
     if xtitle is None: xtitle = 'difficulty (bin mean)' if x == 'difficulty' else 'difficulty bin (easiest first)'
     d = curves.copy()
-    ytitle = {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions'}.get(y, y)
+    ytitle = ytitle or {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions'}.get(y, y)
     col = (alt.Color('lam:O', title='λ', scale=alt.Scale(scheme='viridis', reverse=True)) if color == 'lam'
            else alt.Color(f'{color}:N', title=color))
     xenc = alt.X('difficulty:Q', title=xtitle) if x == 'difficulty' else alt.X('bin:O', title=xtitle, axis=alt.Axis(labelAngle=0))

@@ -34,7 +34,8 @@ def test_every_stage_runs(full_report):
     assert status == {k: 'ok' for k in STAGES}, {k: (s.status, s.message) for k, s in rep.stages.items()}
     v = rep.verdict
     assert sorted(v.model.unique()) == ['cart', 'knn3', 'logreg', 'majority class', 'nb']
-    for m in ('accuracy', 'flip_hard', 'kappa_hard', 'acc_change_hard', 'ela', 'rla', 'flip_perturbed', 'drop_hardest'):
+    for m in ('score', 'break_hard', 'flip_hard', 'kappa_hard', 'score_change_hard', 'ela', 'rla', 'break_labels', 'break_perturbed',
+              'flip_perturbed', 'drop_hardest'):
         assert v[v.measure == m][['value', 'lo', 'hi']].notna().all().all(), m
     assert 1 <= len(rep.answer) <= 5
     files = {p.name for p in out.iterdir()}
@@ -78,15 +79,17 @@ def test_accuracy_beside_kappa(tiny, full_report):
     np.testing.assert_allclose(s.kappa_noisy.to_numpy(), top.kappa.loc[s.index].to_numpy(), rtol=0, atol=1e-12)
     assert len(pd.read_csv(out/'scc_accuracy.csv')) == len(sa)
     chart = rep.stages['scc'].charts['scc_acc'].to_dict()
-    assert chart['spec']['layer'][0]['encoding']['y']['field'] == 'acc' and chart['facet']['field'] == 'model'
+    assert chart['spec']['layer'][0]['encoding']['y']['field'] == 'score' and chart['facet']['field'] == 'model'   # the chosen metric
+    if rep.config['metric'] == 'accuracy': np.testing.assert_allclose(curves.score, curves.acc, rtol=0, atol=1e-12)
     page = (out/'report.html').read_text()
     assert 'id="chart-scc_acc"><svg' in page and 'table <code>scc_accuracy</code>' in page
     vb = rep.table('verdict_bins')          # the verdict's per-bin figures are the table's (and the curves')
     for meas, col in (('acc_change', 'acc_change'), ('kappa', 'kappa_noisy'), ('acc_clean', 'acc_clean')):
         t = vb[vb.measure == meas].set_index(['model', 'bin'])
         np.testing.assert_allclose(t.value.loc[s.index].to_numpy(), s[col].to_numpy(), rtol=0, atol=1e-12)
-    for sentence in rep.table('verdict_models').sentence:     # a flip rate quoted comes with the accuracy change beside it
-        assert re.search(r'\(\d+ % flip, \d+ % to \d+ %; accuracy [−+±]\d\.\d\d\)', sentence), sentence
+    for sentence in rep.table('verdict_models').sentence:     # a break rate quoted comes with its interval, the flip rate and the score there
+        assert re.search(r'\d+ % \(\d+ % to \d+ %\) of its correct predictions turn wrong on the hardest \d+ %, \d+ % flip, accuracy '
+                         r'\d\.\d{3} \(\d\.\d+ to \d\.\d+\)', sentence) or 'not better than' in sentence, sentence
 
 
 def test_gzip_outputs_are_byte_reproducible(tmp_path):
@@ -104,7 +107,7 @@ def test_a_failing_stage_does_not_stop_the_report(tiny, monkeypatch):
     monkeypatch.setitem(r._RUN, 'ela', boom)
     rep = build_report(tiny, stages='accuracy,ela,verdict', **QUICK)
     assert rep.stages['ela'].status == 'failed' and 'boom' in rep.stages['ela'].message
-    assert rep.stages['verdict'].status == 'ok' and 'rla' not in set(rep.verdict.measure)
+    assert rep.stages['verdict'].status == 'ok' and not {'rla', 'break_labels'} & set(rep.verdict.measure)
     assert 'RuntimeError: boom' in __import__('robustdiff.report', fromlist=['render_html']).render_html(rep)
 
 
