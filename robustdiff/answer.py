@@ -264,7 +264,7 @@ def _pts(z)->str:
 def _findings(tab, models, reps, cfg, level)->list:
     "Statements true of every model, made once, as facts about the data (each with the interval that decides it)."
     out = []
-    bon = f"{_pct(level)} Bonferroni intervals over the {len(models)} models"
+    bon = f"{_pct(level)} interval, Bonferroni-corrected over the {len(models)} models,"
     if reps is not None:
         hard, easy = _hard_words(cfg)
         h, e = reps[('flip_rate', cfg['hard_bin'])], reps[('flip_rate', cfg['easy_bin'])]
@@ -272,12 +272,12 @@ def _findings(tab, models, reps, cfg, level)->list:
         n_up = int((lo > 0).sum())
         if len(models) > 2 and 2 * len(models) <= 3 * n_up < 3 * len(models):
             out.append(f"Under {_noise_words(cfg)}, {n_up} of {len(models)} models' predictions on {hard} flip more often than on "
-                       f"{easy} (the difference's lower {bon} end is above 0 for them): a property of the data (instances near class "
+                       f"{easy} (for each of them the difference's {bon} lies above 0): a property of the data (instances near class "
                        f"boundaries) rather than of these models.")
         if len(models) > 1 and (lo > 0).all():
             out.append(f"Under {_noise_words(cfg)}, every model's predictions on {hard} flip more often than on {easy} "
-                       f"({_range(h[0].min(), h[0].max(), _pct)} against {_range(e[0].min(), e[0].max(), _pct)}; the smallest lower end of the "
-                       f"differences' {bon} is {_signed(100 * lo.min(), 0)} points): these instances sit near class boundaries, so this is "
+                       f"({_range(h[0].min(), h[0].max(), _pct)} against {_range(e[0].min(), e[0].max(), _pct)}; every difference's {bon} "
+                       f"lies above 0, the lowest lower end {_pts(lo.min())}): these instances sit near class boundaries, so this is "
                        f"a fact about the data, not about one model.")
         ah, ae = tab[tab.measure == 'score_hard'], tab[tab.measure == 'score_easy']
         if len(models) > 1 and len(ah) and (ah.hi.to_numpy() < ae.lo.to_numpy()).all():

@@ -192,7 +192,7 @@ def _answer_note(c:dict, lv:float)->str:
     why = c.get('metric_reason')
     return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
             f"class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the noise draws "
-            f"resampled too; the same resample for every model). Models are compared on {metric_name(m)}" + (f" ({why})" if why else '') +
+            f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
             f". A model beats the majority-class baseline only when the interval of its difference from it, Bonferroni-corrected over the "
             f"models, lies above 0 (printed beside each model). Robustness means staying right: the share of a model's correct predictions "
             f"that the noise turns wrong. {ROBUST_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")

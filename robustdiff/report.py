@@ -672,8 +672,9 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
     st.notes.append(f"Cross-validated: each model's fit on each of the {c['n_splits']} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
                     f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
-                    f"copy, as PiML); 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
-                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the accuracy pooled over "
+                    f"copy, as PiML" + (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {metric_name(metric)}: left out)") +
+                    f"; 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
+                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {metric_name(metric)} pooled over "
                     f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
     if ctx.ds.missing_counts.sum(): st.notes.append("Missing cells stay missing in the perturbed copies; each model's pipeline imputes "
                                                     "them from its training fold, as for the clean predictions.")

@@ -552,3 +552,47 @@ def test_interval_coverage_includes_the_noise_draws(tau):
     cov = {k: h / sims for k, h in hits.items()}
     assert 0.85 <= cov['both'] <= 0.95, cov
     if tau: assert cov['instances'] < 0.8 < cov['both'], cov
+
+
+def test_an_imbalanced_target_is_said_first_and_compared_on_balanced_accuracy(tmp_path):
+    "6 % positives: the log and the page say so before any chart, the models are compared on balanced accuracy (baseline 0.5), and --metric overrides it."
+    from sklearn.datasets import make_classification
+    from robustdiff.report import build_report
+    from robustdiff.cli import main
+    X, y = make_classification(400, 6, n_informative=4, weights=[0.94, 0.06], flip_y=0, random_state=0)
+    frame = pd.DataFrame(X, columns=[f'x{i}' for i in range(6)]).assign(y=np.where(y == 1, 'yes', 'no'))
+    ds = Dataset('imb', frame.drop(columns='y'), frame.y)
+    rep = build_report(ds, models='quick', respondents='models', stages='accuracy,difficulty,scc,verdict', n_jobs=1, progress=False,
+                       out=tmp_path/'r', noise_draws=2)
+    assert rep.config['metric'] == 'balanced_accuracy' and 'imbalanced' in rep.config['target_sentence']
+    assert "'yes'" in rep.config['target_sentence'] and '6 %' in rep.config['target_sentence']
+    v = rep.verdict
+    assert (v[v.measure == 'score'].metric == 'balanced_accuracy').all() and v.query("model == @BASELINE").value.iloc[0] == 0.5
+    assert rep.answer[0].startswith('Most accurate (balanced accuracy)') or rep.answer[0].startswith('No model does better')
+    assert 'balanced_accuracy' in rep.table('accuracy').columns
+    page = (tmp_path/'r'/'report.html').read_text()
+    assert page.index('id="target"') < page.index('<svg') and 'imbalanced' in page[:page.index('<svg')]
+    csv = tmp_path/'imb.csv'; frame.to_csv(csv, index=False)
+    code = main(['report', str(csv), '--target', 'y', '--models', 'quick', '--respondents', 'models', '--stages', 'accuracy,verdict',
+                 '--metric', 'accuracy', '--out', str(tmp_path/'c'), '--n-jobs', '1', '--quiet'])
+    assert code == 0 and pd.read_csv(tmp_path/'c'/'verdict.csv').query("measure == 'score'").metric.eq('accuracy').all()
+    with pytest.raises(ValueError, match='balanced_accuracy'): build_report(ds, metric='f1', progress=False)
+    with pytest.raises(ValueError, match='binary'):
+        build_report(Dataset('three', frame.drop(columns='y'), pd.Series(np.arange(400) % 3)), metric='roc_auc', progress=False)
+
+
+def test_roc_auc_runs_through_the_report_on_a_binary_target():
+    "ROC AUC: the scores are the probabilities of the one pass; the baseline is 0.5; equal to scikit-learn's AUC of the out-of-fold probabilities."
+    from sklearn.metrics import roc_auc_score
+    from robustdiff.report import build_report
+    ds = make_synthetic('moons', 150, random_state=1)
+    rep = build_report(ds, models='quick', respondents='models',
+                       stages='accuracy,difficulty,scc,ela,perturbation,verdict', n_jobs=1, progress=False, metric='roc_auc', noise_draws=2)
+    assert all(s.status == 'ok' for k, s in rep.stages.items() if s.status != 'off'), {k: s.message for k, s in rep.stages.items()}
+    oof = rep.extra['oof']
+    for m in ('logreg', 'nb', 'knn3'):
+        o = oof[oof.model == m]
+        p1 = np.where(o.y_true.astype(str) == '1', o.p_true, 1 - o.p_true)
+        assert rep.verdict.query("model == @m and measure == 'score'").value.iloc[0] == pytest.approx(roc_auc_score(o.y_true.astype(str) == '1', p1))
+    assert rep.verdict.query("model == @BASELINE").value.iloc[0] == 0.5
+    assert rep.answer[0].startswith('Most accurate (ROC AUC)')
