@@ -340,6 +340,10 @@ def _stage_accuracy(ctx:_Ctx, st:Stage):
     best = acc.iloc[0]
     st.notes.append(f"Best cross-validated accuracy: {best.model} ({best.accuracy:.3f}); "
                     f"majority class: {ctx.ds.y.value_counts(normalize=True).max():.3f}.")
+    oof = ctx.oof()                  # the folds, for anyone who checks a model against scikit-learn's cross_val_predict
+    st.tables['folds'] = oof.drop_duplicates('instance')[['instance', 'repeat', 'fold']].sort_values('instance', ignore_index=True)
+    st.tables['accuracy_folds'] = (oof.groupby(['model', 'repeat', 'fold'], sort=False).correct.agg(n='size', accuracy='mean')
+                                   .reset_index())
 
 # %% ../nbs/90_report.ipynb #ea315259
 from .respondents import auto_respondents
