@@ -886,9 +886,9 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
 def _as_given_note(names)->str:
     "The sentence saying which models were used as given, and what they saw."
     return (f"Used as given: {', '.join(names)} — fitted on the raw feature columns with their names (nominal columns as text, "
-            f"numbers as float64, date columns as days since 1970-01-01, identifier columns dropped; see the data section), "
-            f"without robustdiff's imputing, scaling or one-hot encoding; a fitted model was cloned and refitted on every "
-            f"training fold.")
+            f"numbers as float64, missing cells as NaN, date columns as days since 1970-01-01, identifier columns dropped; see "
+            f"the data section), without robustdiff's imputing, scaling or one-hot encoding, which only the bundled portfolio "
+            f"models get; a fitted model was cloned and refitted on every training fold.")
 
 def _inputs(dataset)->list:
     "The input file, if any: never replaced by the report."
