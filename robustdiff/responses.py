@@ -352,7 +352,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
         try: _fit_pipeline(pipe, dataset.X.iloc[train], dataset.y.iloc[train].to_numpy(), shared)
         except Exception as e:
             hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
-                    "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model))")
+                    "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                 f"{type(e).__name__}: {e}{hint}", name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)

@@ -188,7 +188,7 @@ def test_a_model_marked_needs_prep_is_wrapped(csv):
 
 def test_few_models_get_a_shorter_ladder(csv):
     "respondents left at 'auto' with one model: the ladder's first 120 respondents, said in the difficulty stage's notes."
-    rep = build_report(csv, target='y', models={'mine': _pipeline()}, stages='accuracy,difficulty', **FAST)
+    rep = build_report(csv, target='y', models={'mine': _pipeline()}, stages='accuracy,difficulty', n_splits=3, **FAST)
     assert rep.config['respondents'] == 'ladder:120'
     assert rep.table('respondent_abilities').shape[0] == 120
     assert any("first 120 of the ladder's 240 respondents" in n for n in rep.stages['difficulty'].notes)
