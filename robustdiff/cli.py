@@ -12,6 +12,7 @@ from .report import build_report, STAGES
 from .leaks import LeakWarning
 from .metrics import METRICS
 from .report import NOISE_DRAWS
+from .responses import ModelFitError
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']
@@ -39,8 +40,14 @@ def _parser()->argparse.ArgumentParser:
                            help="missing feature values: impute them inside each model's training fold (default), drop those rows, or stop")
             s.add_argument('--task', choices=('auto', 'classification'), default='auto',
                            help="auto (default): refuse a target that looks continuous; classification: treat its values as classes")
-            s.add_argument('--models', default='fabra18', help="evaluated models: fabra18, pyhard7, ela2, quick")
-            s.add_argument('--respondents', default='ladder', help="population defining difficulty ('ladder', a portfolio, or 'models')")
+            s.add_argument('--models', default=None, help="evaluated portfolio: fabra18 (default without --model), pyhard7, ela2, quick")
+            s.add_argument('--model', action='append', default=None, metavar='[NAME=]FILE.skops|module:attr',
+                           help="a model of yours, used as given: a skops file or an importable module:attribute (repeatable; "
+                                "beside --models or instead of it; a fitted model is refitted on every fold)")
+            s.add_argument('--trust', action='append', default=None, metavar='TYPE,...',
+                           help="types a --model skops file may create besides scikit-learn's, numpy's and robustdiff's")
+            s.add_argument('--respondents', default='auto', help="population defining difficulty ('auto': the ladder, shorter "
+                                                                 "for 1-3 models; 'ladder', 'ladder:N', a portfolio, or 'models')")
             s.add_argument('--stages', default=None, help=f"comma-separated subset of: {','.join(STAGES)} (default: all)")
             s.add_argument('--folds', type=int, default=5, help="cross-validation folds (default 5)")
             s.add_argument('--nu', type=float, default=0.2, help="feature-noise level ν (default 0.2)")
@@ -76,6 +83,13 @@ def _csv_kws(a)->dict:
         kw['drop'] = drop
     return kw
 
+def _models(a):
+    "The evaluated models: the --models portfolio and the --model ones (loaded, types checked), as `build_report(models=...)` takes them."
+    if not a.model: return a.models or 'fabra18'
+    from robustdiff.portfolio import load_model
+    mine = [load_model(m, [t for ts in (a.trust or []) for t in _split(ts)]) for m in a.model]
+    return ([a.models] if a.models else []) + mine
+
 _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
                 ConnectionError, ImportError, UnicodeDecodeError)
 
@@ -102,13 +116,16 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
         else:
             data = a.data or a.dataset_opt or DEFAULT_DATASET
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
-            kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
+            kw = dict(target=a.target, models=_models(a), respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
             kw.update(metric=a.metric, noise_draws=a.noise_draws)
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,
                                force=a.force, progress=not a.quiet, **kw)
+    except ModelFitError as e:                               # a model cannot be fitted: no report on it, its name and the cause
+        print(f"robustdiff: error: {e}; no report was written", file=sys.stderr)
+        return 1
     except _USER_ERRORS as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"robustdiff: error: {msg}", file=sys.stderr)

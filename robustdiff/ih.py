@@ -91,12 +91,12 @@ def _resample(X, y, how:str, seed:np.random.SeedSequence)->tuple:
 
 def _resampled_fold(ctx, how:str='over')->pd.DataFrame:
     "Out-of-fold predictions of a model fitted on its training fold resampled (`how`), test fold untouched."
-    from robustdiff.portfolio import make_pipeline
+    from sklearn.base import clone
     from robustdiff.responses import FoldContext, _predict_fold
     ds = ctx.dataset
     est = ctx.estimator.named_steps['model'].estimator
     X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed)
-    pipe = make_pipeline(est, ds).fit(X, y)
+    pipe = clone(ctx.estimator).set_params(model=clone(est)).fit(X, y)   # its pipeline (the package's prep, or as given) around the real model
     return _predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
 
 # %% ../nbs/40b_ih.ipynb #b32be76e
@@ -135,8 +135,9 @@ class InstanceHardness:
 
 def _calibrated(models:dict)->dict:
     "Platt-calibrate (sigmoid, 3-fold, ensemble=False) every model that is not calibrated already."
+    from robustdiff.portfolio import _keep_mark
     return {name: est if isinstance(est, CalibratedClassifierCV) else
-            CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False) for name, est in models.items()}
+            _keep_mark(CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False), est) for name, est in models.items()}
 
 _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the pool's training folds
 
@@ -179,9 +180,10 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     if resample:
         from functools import partial
         from robustdiff.responses import map_folds
+        from robustdiff.portfolio import _keep_mark
         fn = partial(_resampled_fold, how=resampling)
         fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
-        preds = map_folds(fn, dataset, {n: _Deferred(e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
+        preds = map_folds(fn, dataset, {n: _keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
                           progress=progress, cache_dir=cache_dir, cache_key=('resampling', resampling))
     else:
         preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,

@@ -16,9 +16,9 @@ from sklearn.base import clone
 from .data import Dataset, load_dataset, check_task, is_table_path
 from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
-from .portfolio import get_models
+from .portfolio import get_models, _wants_prep
 from .responses import (cv_predictions, response_matrix, accuracy_table, accuracy_chart, map_folds,
-                                  predict_labels_proba, FoldContext, _release_memory)
+                                  predict_labels_proba, FoldContext, _release_memory, ModelFitError)
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
                             _as_perturbations, _fold_noise, _stack_rows, _FoldNoise)
@@ -373,8 +373,14 @@ def _stage_accuracy(ctx:_Ctx, st:Stage):
         st.notes.append(f"Best cross-validated {metric_name(metric)}: {best.model} ({best[metric]:.3f}; its accuracy {best.accuracy:.3f}); "
                         f"always predicting the majority class scores {baseline_score(metric, ctx.ds.y):.3f} {metric_name(metric)} "
                         f"(accuracy {share:.3f}). The chart shows accuracy per fold; the verdict compares {metric_name(metric)}.")
+    # the folds, for anyone who checks a model against scikit-learn's cross_val_predict
+    st.tables['folds'] = oof.drop_duplicates('instance')[['instance', 'repeat', 'fold']].sort_values('instance', ignore_index=True)
+    st.tables['accuracy_folds'] = (oof.groupby(['model', 'repeat', 'fold'], sort=False).correct.agg(n='size', accuracy='mean')
+                                   .reset_index())
 
 # %% ../nbs/90_report.ipynb #ea315259
+from .respondents import auto_respondents
+
 def _respondent_models(spec, random_state):
     "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
@@ -393,6 +399,7 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
             U = response_matrix(respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'],
                                                        c['backend'], c['progress'], c['cache_dir']))
         who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
+        if c.get('respondents_reason'): st.notes.append(c['respondents_reason'])
     irt = fit_irt(U, '1PL')
     items = with_reliability(irt)
     st.tables['difficulty'] = items
@@ -876,6 +883,10 @@ def _schedule(ctx:_Ctx)->float:
 _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_difficulty, scc=_stage_scc, ela=_stage_ela,
             perturbation=_stage_perturbation, hardness=_stage_hardness, isa=_stage_isa, verdict=_stage_verdict)
 
+def _own_failure(ctx:_Ctx, e:BaseException)->bool:
+    "Whether `e` is an evaluated model's fit failing (`build_report` raises it rather than reporting a failed stage)."
+    return isinstance(e, ModelFitError) and e.model in ctx.cfg.get('model_names', ())
+
 def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
     st = Stage(name)
     if not on: return st
@@ -893,6 +904,7 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
             for k in bad: st.charts.pop(k)
             st.status, st.message = 'warn', '; '.join(f"chart {k} could not be drawn: {m}" for k, m in bad.items())
     except Exception as e:
+        if _own_failure(ctx, e): raise           # an evaluated model cannot be fitted: no report on it at all
         st.status, st.message = 'failed', f"{type(e).__name__}: {e}"
         st.tables.clear(); st.charts.clear()
         if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
@@ -903,8 +915,8 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
 # %% ../nbs/90_report.ipynb #426c0582
 def build_report(dataset,                  # a Dataset, a `load_dataset` name ('sklearn:breast_cancer', 'pmlb:letter', ...) or a CSV path
                  target:str|None=None,     # target column of a CSV file (default 'target')
-                 models='fabra18',         # the evaluated models: a portfolio name, dict or list of (name, estimator)
-                 respondents='ladder',     # who defines difficulty: a population name, a portfolio, or 'models' (the evaluated ones)
+                 models='fabra18',         # the evaluated models: a portfolio name, a dict or list of (name, estimator) (and portfolio names), or one estimator; yours are used as given
+                 respondents='auto',       # who defines difficulty: 'auto' (the ladder, shorter for ≤ 3 models), 'ladder', 'ladder:N', a portfolio, or 'models'
                  stages=None,              # stage names (list or comma-separated str); None = all of `STAGES`
                  out=None,                 # folder to write the report to (None: keep it in memory)
                  n_jobs:int|None=1,        # parallel workers for the fits (-1 = all cores)
@@ -955,7 +967,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                          f"class only); this target has {profile['n_classes']} classes: use 'balanced_accuracy' or 'macro_f1'")
     check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
-    get_models(models, random_state)
+    evaluated = get_models(models, random_state)                 # TypeError / ValueError naming a bad model, before any fit
+    respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
     if 'difficulty' in names: _respondent_models(respondents, random_state)
     if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
     if out is not None:
@@ -968,10 +981,13 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                n_splits=n_splits, random_state=int(random_state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
                progress=progress, class_noise=class_noise, perturb_size=perturb_size, alpha=alpha,
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
-               metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws))
+               metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
+               model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),
+               respondents_reason=why_respondents)
     ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     log(profile['sentence'])
+    if why_respondents: log(why_respondents)
     leaks = leak_check(ds, random_state=int(random_state))   # before any fit: warned, never refused
     for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
     try:
@@ -980,6 +996,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             if fits: log(f"[0/{len(STAGES)}] fits of every stage in one schedule: {fits:.1f} s")
             for s in summarise(fit_warnings): log(f"  {s}"); ctx.extra.setdefault('fit_warnings', []).append(s)
         except Exception as e:   # each stage then computes what it needs itself, and fails on its own
+            if _own_failure(ctx, e): raise        # an evaluated model cannot be fitted: at once, naming it
             fits = float('nan')
             log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
             if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
@@ -993,12 +1010,22 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         if client is not None: client.close()
     first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)
     if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.extra.get('fit_warnings', [])]
+    acc = ctx.stages.get('accuracy')
+    if acc is not None and acc.status in ('ok', 'warn') and cfg['as_given']: acc.notes.insert(0, _as_given_note(cfg['as_given']))
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
-                     'custom' if k in ('models', 'respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
+                     'custom' if k in ('respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
+    if not isinstance(models, str): printable['models'] = ', '.join(evaluated)
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
     rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra, warnings=leaks.message.tolist())
     if out is not None: rep.save(out, force=force, protect=_inputs(dataset))
     return rep
+
+def _as_given_note(names)->str:
+    "The sentence saying which models were used as given, and what they saw."
+    return (f"Used as given: {', '.join(names)} — fitted on the raw feature columns with their names (nominal columns as text, "
+            f"numbers as float64, missing cells as NaN, date columns as days since 1970-01-01, identifier columns dropped; see "
+            f"the data section), without robustdiff's imputing, scaling or one-hot encoding, which only the bundled portfolio "
+            f"models get; a fitted model was cloned and refitted on every training fold.")
 
 def _inputs(dataset)->list:
     "The input file, if any: never replaced by the report."

@@ -14,12 +14,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neural_network import MLPClassifier
 from sklearn.exceptions import ConvergenceWarning
-from .portfolio import get_models, register_portfolio
+import re
+from .portfolio import get_models, register_portfolio, needs_prep
 
 # %% auto #0
-__all__ = ['ARTIFICIAL', 'KINDS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents', 'check_respondents',
+__all__ = ['ARTIFICIAL', 'KINDS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents', 'check_respondents',
            'check_population', 'respondent_predictions', 'difficulty_se', 'split_half_reliability', 'reliability_chart',
-           'split_half_chart', 'population_chart', 'with_reliability']
+           'split_half_chart', 'population_chart', 'with_reliability', 'auto_respondents']
 
 # %% ../nbs/12_respondents.ipynb #1853cd5a
 def _subset_size(frac, n:int, minimum:int=1)->int:
@@ -172,8 +173,8 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
         tag, _, make = _FAMILIES[fam]
         name = f"{fam}_{tag}{_label(cap)}_{_budget('r', rows)}_{_budget('f', cols)}" + ('_bal' if bal else '') + (f"_{j // len(cells)}" if j >= len(cells) else '')
         est = make(cap)
-        out[name] = SubsetClassifier(est, rows, cols, bal, stream=j)   # also at full budget: caps k-NN's k at the fold's size
-    for a in arts: out[f'artificial_{a}'] = ArtificialLearner(a)
+        out[name] = needs_prep(SubsetClassifier(est, rows, cols, bal, stream=j))   # also at full budget: caps k-NN's k at the fold's size
+    for a in arts: out[f'artificial_{a}'] = needs_prep(ArtificialLearner(a))   # package models: the package's preprocessing
     return out
 
 _ = register_portfolio('ladder', lambda: get_respondents('ladder'), overwrite=True)
@@ -189,11 +190,17 @@ def _respond_fold(ctx)->pd.DataFrame:
     return pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
                          'correct': (y_pred == y_true).astype('int8')})
 
-def check_respondents(respondents=None,        # None / 'ladder' / a portfolio name / dict / list of (name, estimator)
+def _ladder_spec(spec)->int|None:
+    "N of a population named 'ladder:N' (the first N respondents of the ladder), else None."
+    m = re.fullmatch(r'ladder:(\d+)', spec) if isinstance(spec, str) else None
+    return int(m.group(1)) if m else None
+
+def check_respondents(respondents=None,        # None / 'ladder' / 'ladder:N' / a portfolio name / dict / list of (name, estimator)
                       random_state:int|None=0, # seed passed to `get_models`
                      )->dict:                  # {name: classifier}, validated
     "The population as a validated dict: at least 2 respondents, all classifiers (raises before any fit)."
     if respondents is None: respondents = 'ladder'
+    if _ladder_spec(respondents) is not None: respondents = get_respondents('ladder', _ladder_spec(respondents))
     pop = get_models(respondents, random_state)      # TypeError naming a non-classifier, ValueError for duplicates
     if len(pop) < 2: raise ValueError(f"a population needs at least 2 distinct respondents, got {len(pop)}: {list(pop)}")
     return pop
@@ -325,3 +332,20 @@ def with_reliability(irt)->pd.DataFrame:
     it = irt.items.copy()
     if 'difficulty_se' not in it.columns: it['difficulty_se'] = difficulty_se(irt).to_numpy()
     return it
+
+# %% ../nbs/12_respondents.ipynb #46f615a5
+FEW_MODELS = 3           # up to this many evaluated models, 'auto' uses a shorter ladder
+_SMALL_TABLE = 50_000    # instances × features up to which the shorter ladder has 120 respondents (60 above)
+
+def auto_respondents(respondents,  # the `respondents` argument: 'auto' is resolved, anything else is kept
+                     n_models:int, # number of evaluated models
+                     dataset,      # the `Dataset` (its size sizes the population)
+                    )->tuple:      # (population spec, one sentence saying which and why)
+    "The population `respondents='auto'` means: the whole ladder for more than `FEW_MODELS` models, else its first 120 or 60 respondents (by table size)."
+    if not (isinstance(respondents, str) and respondents == 'auto'): return respondents, ''
+    if n_models > FEW_MODELS: return 'ladder', ''
+    cells = dataset.n_instances * dataset.n_features
+    n = 120 if cells <= _SMALL_TABLE else 60
+    return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}'): {n_models} evaluated "
+                           f"model{'s' if n_models > 1 else ''} and a table of {dataset.n_instances:,} × {dataset.n_features} "
+                           f"{'≤' if cells <= _SMALL_TABLE else '>'} {_SMALL_TABLE:,} cells (respondents='ladder' uses all 240).")

@@ -18,13 +18,13 @@ from sklearn.pipeline import Pipeline
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 from .data import Dataset, load_dataset, data_dir, _need_dir
-from .portfolio import get_models, make_pipeline
+from .portfolio import get_models, make_pipeline, model_pipeline, _wants_prep
 from .estimators import _quiet_many_classes
 from .fitwarnings import capture, tally
 
 # %% auto #0
-__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'map_folds', 'predict_is_argmax', 'predict_labels_proba', 'cv_predictions',
-           'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses']
+__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'ModelFitError', 'map_folds', 'predict_is_argmax', 'predict_labels_proba',
+           'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -53,7 +53,7 @@ def cv_splits(dataset:Dataset,   # the data to split
 class FoldContext:
     "What `map_folds` hands to its function for one model on one fold."
     model:str                   # the model's name in the portfolio
-    estimator:object            # the pipeline, fitted on the training fold
+    estimator:object            # the pipeline (`model_pipeline`), fitted on the training fold
     dataset:Dataset             # the whole dataset
     train:np.ndarray            # positions of the training instances
     test:np.ndarray             # positions of the test instances
@@ -325,9 +325,15 @@ def _release_memory():
     if 'fn' not in _TRIM: _TRIM['fn'] = _libc_trim()
     if _TRIM['fn'] is not None: _TRIM['fn'](0)
 
+class ModelFitError(RuntimeError):
+    "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
+    def __init__(self, message:str, model:str=''):
+        super().__init__(message); self.model = model
+    def __reduce__(self): return (ModelFitError, (self.args[0], self.model))   # keeps `model` across processes
+
 def _fit_pipeline(pipe, X, y, shared:dict|None=None):
     "`pipe.fit(X, y)`; with `shared` (one batch: one dataset, one training fold) `make_pipeline`'s prep step is fitted once per batch and every model fits on a copy of its output."
-    if shared is None or len(pipe.steps) != 2: return pipe.fit(X, y)
+    if shared is None or len(pipe.steps) != 2 or pipe.steps[0][0] != 'prep': return pipe.fit(X, y)   # a model of yours: as given
     if 'Xt' not in shared:                         # what `Pipeline.fit` does for its first step
         shared['prep'] = pipe.steps[0][1]
         shared['Xt'] = shared['prep'].fit_transform(X, y)
@@ -337,7 +343,7 @@ def _fit_pipeline(pipe, X, y, shared:dict|None=None):
     return pipe
 
 def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None):
-    pipe = make_pipeline(est, dataset)
+    pipe = model_pipeline(est, dataset)    # the package's prep for a bundled or `needs_prep` model; yours as given
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
@@ -345,8 +351,10 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
         try: _fit_pipeline(pipe, dataset.X.iloc[train], dataset.y.iloc[train].to_numpy(), shared)
         except Exception as e:
-            raise RuntimeError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
-                               f"{type(e).__name__}: {e}") from e
+            hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
+                    "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
+            raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
+                                f"{type(e).__name__}: {e}{hint}", name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
         out = fn(ctx)
@@ -383,7 +391,8 @@ _COST_PRIOR = {'RandomForestClassifier': 9, 'GradientBoostingClassifier': 8, 'Ri
                'FDAClassifier': 3, 'RBFNetworkClassifier': 3}
 
 def _cost_prior(est)->int:
-    "Expected relative cost of fitting `est` (larger = start earlier); unknown classes cost 1."
+    "Expected relative cost of fitting `est` (larger = start earlier; a Pipeline by its last step); unknown classes cost 1."
+    while hasattr(est, 'steps') and est.steps: est = est.steps[-1][1]
     return _COST_PRIOR.get(type(est).__name__, 1)
 
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
@@ -453,7 +462,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     if cache_dir is not None:
         base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
                             random_state, _token(fn), _token(cache_key)))
-        est_tok = {name: joblib_hash(_token(est)) for name, est in models.items()}
+        est_tok = {name: joblib_hash((_token(est), _wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
         for k, (name, est, repeat, fold, _, _) in enumerate(specs):
             key = _task_key(base, name, est_tok[name], repeat, fold)
             files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)

@@ -37,7 +37,9 @@ def _report_models():
     "A k-NN (its `kneighbors` calls joblib), a 2-job forest (threads) and a tree; each inside make_pipeline's ColumnTransformer (joblib too)."
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.neighbors import KNeighborsClassifier
-    return {'cart': DecisionTreeClassifier(max_depth=3), 'knn5': KNeighborsClassifier(5), 'rf': RandomForestClassifier(8, n_jobs=2)}
+    from robustdiff.portfolio import needs_prep
+    return {k: needs_prep(e) for k, e in {'cart': DecisionTreeClassifier(max_depth=3), 'knn5': KNeighborsClassifier(5),
+                                          'rf': RandomForestClassifier(8, n_jobs=2)}.items()}
 
 def _report_tables(rep)->dict:
     return {f'{s}.{k}': v for s, st in rep.stages.items() for k, v in (st.tables or {}).items() if isinstance(v, pd.DataFrame)}

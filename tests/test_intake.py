@@ -159,7 +159,8 @@ def _imputer_stats(ctx):
 def test_imputer_sees_only_training_rows():
     from sklearn.linear_model import LogisticRegression
     ds = from_file(PENGUINS, 'species')
-    models = {'lr': LogisticRegression(max_iter=500)}
+    from robustdiff.portfolio import needs_prep
+    models = {'lr': needs_prep(LogisticRegression(max_iter=500))}   # the package's imputer (a model of yours is used as given)
     stats = map_folds(_imputer_stats, ds, models, n_splits=5, progress=False)
     for fold, g in stats.groupby('fold'):
         test = np.array(g.test_rows.iloc[0]); train = np.setdiff1d(np.arange(ds.n_instances), test)
@@ -225,7 +226,8 @@ def test_fit_warnings_summarised_not_printed(tmp_path):
     from robustdiff.report import build_report
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        rep = build_report(from_file(PENGUINS, 'species'), models={'mlp': MLPClassifier(max_iter=20)}, stages='accuracy',
+        from robustdiff.portfolio import needs_prep
+        rep = build_report(from_file(PENGUINS, 'species'), models={'mlp': needs_prep(MLPClassifier(max_iter=20))}, stages='accuracy',
                            n_jobs=1, progress=True)
     notes = rep.stages['accuracy'].notes
     assert 'Warnings during the fits — mlp: 5 fits did not converge in 20 iterations.' in notes, notes

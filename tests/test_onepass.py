@@ -19,12 +19,12 @@ from robustdiff.report import build_report, _Ctx, _top_in_groups
 from robustdiff.scc import noisy_predictions, clean_predictions, scc_curves
 from robustdiff.ela import ela_experiment
 from robustdiff.responses import accuracy_table, cv_splits, _fold_seed, FoldContext
-from robustdiff.portfolio import get_models, make_pipeline
+from robustdiff.portfolio import get_models, make_pipeline, needs_prep
 
 def _models():
     "logreg (predict not the argmax of predict_proba: two passes), cart/knn (argmax), ridge (no predict_proba)."
-    return {'logreg': LogisticRegression(max_iter=1000), 'cart': DecisionTreeClassifier(), 'knn3': KNeighborsClassifier(3),
-            'nb': GaussianNB(), 'ridge': RidgeClassifier()}
+    return {k: needs_prep(e) for k, e in {'logreg': LogisticRegression(max_iter=1000), 'cart': DecisionTreeClassifier(),
+            'knn3': KNeighborsClassifier(3), 'nb': GaussianNB(), 'ridge': RidgeClassifier()}.items()}   # the package's preprocessing
 
 def _wine_nominal():
     "wine (3 classes) with one nominal column: the perturbation copies resample it (the unstackable-dtype path)."
@@ -218,13 +218,13 @@ def test_batched_map_folds_equals_one_fit_per_task(moons):
 class _Broken(DecisionTreeClassifier):
     def fit(self, X, y, **kw): raise ArithmeticError('cannot fit')
 
-def test_a_model_that_cannot_be_fitted_fails_its_stages_not_the_report(moons):
+def test_a_model_that_cannot_be_fitted_stops_the_report(moons):
+    "An evaluated model that cannot be fitted: nothing to report on it — build_report raises at once, naming it (issue 33)."
+    from robustdiff.responses import ModelFitError
     ds, _ = moons
-    rep = build_report(ds, models={'cart': DecisionTreeClassifier(), 'broken': _Broken()}, stages='data,accuracy,hardness,verdict',
-                       n_jobs=1, **KW)
-    assert rep.stages['accuracy'].status == 'failed' and "model 'broken' failed to fit" in rep.stages['accuracy'].message
-    assert rep.stages['data'].status == 'ok' and rep.stages['verdict'].status == 'skipped'
-    assert rep.stages['hardness'].status == 'failed'          # IH from the models needs the one pass
+    with pytest.raises(ModelFitError, match="model 'broken' failed to fit .*ArithmeticError: cannot fit"):
+        build_report(ds, models={'cart': DecisionTreeClassifier(), 'broken': _Broken()}, stages='data,accuracy,hardness,verdict',
+                     n_jobs=1, **KW)
 
 def test_fold_cache_is_shared_by_copies_of_a_dataset():
     "A worker gets a new copy of the dataset with every task: the copies share one entry per fold; other datasets never hit; the cache stays bounded."

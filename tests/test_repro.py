@@ -69,7 +69,8 @@ def test_pyhard_preset_ih_is_pyhards_resampling_path(weights):
     y = rng.choice(len(weights), n, p=weights)
     X = pd.DataFrame(rng.normal(size=(n, 3)) + y[:, None] * [1.0, 0.5, 0.0], columns=['a', 'b', 'c']) * [1, 10, 100]
     ds = Dataset('imbalanced', X, y)
-    models = {'lr': LogisticRegression(random_state=0), 'nb': GaussianNB()}
+    from robustdiff.portfolio import needs_prep
+    models = {'lr': needs_prep(LogisticRegression(random_state=0)), 'nb': needs_prep(GaussianNB())}   # scaled, as PyHard does
     ours = instance_hardness(ds, models=models, preset='pyhard', random_state=0)
     ref, imbalanced = _pyhard_ih_by_hand(ds, models)
     assert imbalanced and ours.resampled == 'over'
