@@ -35,7 +35,8 @@ RESULTS = ROOT/'benchmarks'/'results'
 
 
 def pmlb_names()->list:
-    return sorted(p.name.split('.')[0] for p in data_dir('pmlb').glob('*.tsv.gz'))
+    "The PMLB sets in data/pmlb, smallest file first (a partial run covers the most sets)."
+    return [p.name.split('.')[0] for p in sorted(data_dir('pmlb').glob('*.tsv.gz'), key=lambda p: (p.stat().st_size, p.name))]
 
 
 def _respondents(spec:str):
@@ -191,6 +192,8 @@ def main(argv=None):
     if a.max_rows <= 0: a.max_rows = 10**9
     parts = {k: [] for k in ('cov', 'auc', 'acc', 'speed')}
     info = []
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    tag = f"_{a.tag}" if a.tag else ''
     for name in a.datasets:
         t0 = time.perf_counter()
         o = one_dataset(name, a)
@@ -198,18 +201,23 @@ def main(argv=None):
             if k in o: parts[k].append(o[k])
         info.append(o['info'])
         print(f"{name}: {time.perf_counter() - t0:.0f} s  {o['info']}", flush=True)
-    RESULTS.mkdir(parents=True, exist_ok=True)
+        text = write(parts, info, a, tag, argv)          # after every data set: a partial run leaves its tables
+    print(text)
+
+
+def write(parts, info, a, tag, argv)->str:
     cov, auc, acc = (pd.concat(parts[k], ignore_index=True) for k in ('cov', 'auc', 'acc'))
     sp = pd.concat(parts['speed'], ignore_index=True) if parts['speed'] else None
-    tag = f"_{a.tag}" if a.tag else ''
     cov.to_csv(RESULTS/f'risk_coverage{tag}.csv', index=False)
     auc.to_csv(RESULTS/f'risk_auroc{tag}.csv', index=False)
     acc.to_csv(RESULTS/f'risk_accuracy{tag}.csv', index=False)
     pd.DataFrame(info).to_csv(RESULTS/f'risk_datasets{tag}.csv', index=False)
     if sp is not None: sp.to_csv(RESULTS/f'risk_speed{tag}.csv', index=False)
     text = summary(cov, auc, acc, info, sp, a)
-    (RESULTS/f'risk_summary{tag}.md').write_text(text + f"\n\nCommand: python benchmarks/bench_risk.py {' '.join(argv if argv is not None else sys.argv[1:])}\n")
-    print(text)
+    cmd = ' '.join(argv if argv is not None else sys.argv[1:])
+    (RESULTS/f'risk_summary{tag}.md').write_text(text + f"\n\nCommand: nice -n 10 python benchmarks/bench_risk.py {cmd}\n"
+                                                 f"Data sets done: {len(info)} of {len(a.datasets)}\n")
+    return text
 
 
 if __name__ == '__main__':
