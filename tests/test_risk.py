@@ -175,3 +175,17 @@ def test_p_values_equal_crepes():
     S, tb = np.round(rng.random((50, 3)), 2), rng.integers(0, 4, 50)
     ref = ConformalClassifier().fit(cal, bins=cb).predict_p(S, bins=tb, smoothing=False)
     np.testing.assert_allclose(mondrian_p_values(cal, cb, S, tb), ref, atol=1e-12)
+
+
+def test_sets_equal_p_values_above_alpha():
+    "The per-bin thresholds give exactly {y : p_y > α}, with ties and a bin without calibration rows."
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        cal, cb = np.round(rng.random(200), 2), rng.integers(0, 3, 200)
+        P = rng.dirichlet(np.ones(4), 100); P[:30] = np.round(P[:30], 2)
+        tb = rng.integers(0, 4, 100)
+        for a in (0.01, 0.1, 0.5):
+            ref = mondrian_p_values(1 - cal, cb, 1 - P, tb) > a
+            np.testing.assert_array_equal(conformal_sets(P, cal, cb, tb, a, nonempty=False), ref)
+    S = conformal_sets(P, cal, cb, tb, 0.5)
+    assert S.any(axis=1).all()                                    # never empty by default
