@@ -73,6 +73,9 @@ def _first_best(values, start=0.0):
 class _Node:
     "A node of a C4.5 tree: its training rows, class counts and, unless a leaf, its test and sons."
     __slots__ = ('rows', 'counts', 'attr', 'kind', 'value', 'sons', 'empty', 'big', 'pick')
+    def __getstate__(self): return {k: getattr(self, k) for k in self.__slots__}   # persistable (skops, pickle)
+    def __setstate__(self, state):
+        for k, v in state.items(): setattr(self, k, v)
     def __init__(self, rows, counts):
         self.rows, self.counts, self.attr, self.kind, self.value, self.sons = rows, counts, -1, None, None, None
         self.empty, self.big, self.pick = counts.sum() == 0, None, None
@@ -595,6 +598,9 @@ class C45Classifier(_MostProbable, ClassifierMixin, BaseEstimator):
 class _Test:
     "A node's test frozen for a rule condition: attribute, kind, threshold or level, and its most populated son."
     __slots__ = ('attr', 'kind', 'value', 'big')
+    def __getstate__(self): return {k: getattr(self, k) for k in self.__slots__}   # persistable (skops, pickle)
+    def __setstate__(self, state):
+        for k, v in state.items(): setattr(self, k, v)
     def __init__(self, node): self.attr, self.kind, self.value, self.big = node.attr, node.kind, node.value, _max_bag(node)
 
 

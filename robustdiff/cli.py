@@ -23,7 +23,7 @@ DEFAULT_DATASET = 'sklearn:breast_cancer'   # bundled with scikit-learn: what `r
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='robustdiff', description="How robust are my classifiers to noise, given how hard each "
                                 "instance is? Writes a self-contained HTML report and tidy CSV tables.")
-    sub = p.add_subparsers(dest='command', metavar='{report,demo}')
+    sub = p.add_subparsers(dest='command', metavar='{report,demo,score}')
     for name, help_ in (('report', 'the robustness report of a dataset'), ('demo', f'the report of {DEFAULT_DATASET} with every default')):
         s = sub.add_parser(name, help=help_, description=help_)
         if name == 'report':
@@ -65,6 +65,7 @@ def _parser()->argparse.ArgumentParser:
         s.add_argument('--scheduler', default=None, help="address of a running Dask scheduler, e.g. tcp://127.0.0.1:8786")
         s.add_argument('--force', action='store_true', help="write into a folder that holds other files")
         s.add_argument('--quiet', action='store_true', help="no progress output")
+    _score_parser(sub)
     return p
 
 # %% ../nbs/91_cli.ipynb #561e06fd
@@ -104,6 +105,31 @@ def _print_verdict(rep, out)->int:
     if rep.answer: print('\n' + '\n'.join(rep.answer))      # the headline, last
     return 1 if bad else 0
 
+# %% ../nbs/91_cli.ipynb #ba20a132
+def _score_parser(sub):
+    "The `score` subcommand's arguments."
+    s = sub.add_parser('score', help='score new rows with the risk model of a report', description="score new, unlabelled rows "
+                       "with the risk model a report wrote: prediction, difficulty, p_correct, p_flip, risk and a prediction set per row")
+    s.add_argument('report', help="the report folder (holding risk_model.rdrisk) or the model file")
+    s.add_argument('data', help="a table file of new rows (CSV, TSV, Parquet, Excel) with the training feature columns")
+    s.add_argument('--out', required=True, help="the scored CSV to write")
+    s.add_argument('--model', default=None, help="score with this model only (default: every model of the report)")
+    s.add_argument('--alpha', type=float, default=0.1, help="prediction sets hold the true class with probability ≥ 1 − alpha (default 0.1)")
+    s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
+    s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
+
+def _score(a)->int:
+    "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else."
+    from robustdiff.risk import score_file
+    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr))
+    except _USER_ERRORS as e:
+        print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+    except Exception as e:
+        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
+        print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
+    return 0
+
+
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
         )->int:               # exit code: 0 done, 1 a stage failed or the report could not be written, 2 user error
@@ -111,6 +137,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
     p = _parser()
     a = p.parse_args(argv)
     if a.command is None: a = p.parse_args(['demo'] + list(argv if argv is not None else sys.argv[1:]))
+    if a.command == 'score': return _score(a)
     try:
         if a.command == 'demo': data, kw = DEFAULT_DATASET, {}
         else:

@@ -147,7 +147,7 @@ def _fmt_table(df:pd.DataFrame, max_rows:int=25, headers:dict|None=None)->str:
 
 _TITLES = dict(data='Data', accuracy='Accuracy', difficulty='Instance difficulty (IRT)', scc='Robustness to feature noise by difficulty (SCCs)',
                ela='Robustness to label noise (ELA)', perturbation='Perturbation tests', hardness='Instance hardness',
-               isa='Instance space', verdict='Verdict')
+               isa='Instance space', verdict='Verdict', risk='Trusting a new prediction')
 _SHOWN = dict(scc_accuracy=200)   # tables shown open, with up to this many rows (the others: folded, 25 rows)
 
 PLAIN = {'score': '{m}', 'break_hard': 'correct predictions turned wrong by feature noise, hardest bin',
@@ -249,6 +249,8 @@ def render_html(rep)->str:
     if ans: secs.append(ans); nav.append('<a href="#answer">Answer</a>')
     for name, st in rep.stages.items():
         if name == 'verdict' or st.status == 'off': continue
+        if name == 'risk':   # its own section function (below)
+            secs.append(_risk_section(st, e, seen)); nav.append('<a href="#risk">New predictions</a>'); continue
         body = [f'<h2>{_abbr_html(e(_TITLES[name]))}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
@@ -279,3 +281,30 @@ def render_html(rep)->str:
 def _svg_text(secs)->str:
     "The text drawn inside the charts (axis titles, labels)."
     return ' '.join(html.unescape(t) for t in re.findall(r'<text[^>]*>([^<]*)</text>', ''.join(secs)))
+
+# %% ../nbs/93_page.ipynb #6c0cfad6
+_RISK_SAYS = {
+    'risk_coverage': "Coverage by predicted-difficulty bin: the share of rows whose true class is inside the prediction set "
+                     "(bars ± 2 SE, checked on out-of-fold rows the sets were not calibrated on). Mondrian sets are calibrated "
+                     "within each bin and should reach the dashed line 1 − α in every bin; marginal sets only on average.",
+    'risk_reliability': "Reliability of p_correct, the probability of being right at the predicted difficulty: predicted against "
+                        "observed accuracy in ten groups (bars: 90 % intervals); points on the dashed diagonal are calibrated.",
+    'risk_errors': "Error prediction: the accuracy of the predictions kept when the riskiest share is set aside, ranked by risk, "
+                   "by the model's own confidence, and by the predicted difficulty alone; a higher curve finds the wrong "
+                   "predictions sooner (AUROC in table risk_models).",
+}
+
+def _risk_section(st, e, seen)->str:
+    "The page section 'Trusting a new prediction': the stage's notes, then each chart after the sentence that explains it."
+    body = [f'<h2>{_abbr_html(e(_TITLES["risk"]))}<span class="status {st.status}">{st.status}'
+            f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
+    if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
+    body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
+    for k, ch in st.charts.items():
+        if k in _RISK_SAYS: body.append(f'<p>{_abbr_html(e(_RISK_SAYS[k]), seen)}</p>')
+        try: body.append(f'<div class="chart" id="chart-{e(k)}">{_svg(ch)}</div>')
+        except Exception as err: body.append(f'<div class="error">chart {e(k)} could not be rendered: {e(str(err))}</div>')
+    for k, t in st.tables.items():
+        body.append(f'<details><summary>table <code>{e(k)}</code> ({len(t)} rows; <code>{e(k)}.csv</code>)</summary>{_fmt_table(t)}</details>')
+    return f'<section id="risk">{"".join(body)}</section>'
+

@@ -123,11 +123,12 @@ def recover(out, # the report folder
 # %% ../nbs/94_publish.ipynb #34491baf
 TABLE_NAMES = ('data_summary', 'classes', 'accuracy', 'difficulty', 'respondent_abilities', 'reliability', 'abilities',
                'bins', 'scc', 'kappa_losses', 'scc_accuracy', 'ela', 'perturbation', 'hardness', 'hardness_vs_difficulty',
-               'instance_hardness', 'instance_space', 'footprints', 'verdict', 'leaks')
+               'instance_hardness', 'instance_space', 'footprints', 'verdict', 'leaks',
+               'risk_models', 'risk_coverage', 'risk_reliability', 'risk_errors')
 
 def _report_names(tables=TABLE_NAMES)->set:
     "File names a report may write."
-    return {'report.html', 'summary.json', _MARKER} | {f'{t}{ext}' for t in tables for ext in ('.csv', '.csv.gz')}
+    return {'report.html', 'summary.json', _MARKER, 'risk_model.rdrisk'} | {f'{t}{ext}' for t in tables for ext in ('.csv', '.csv.gz')}
 
 def _clash_error(out:Path, clash:list)->FileExistsError:
     return FileExistsError(f"output folder {str(out)!r} holds {', '.join(map(repr, clash[:5]))}{', ...' if len(clash) > 5 else ''}, "
@@ -274,6 +275,7 @@ def save_report(rep,               # a `robustdiff.report.Report`
     for name, t in rep.tables.items():
         fn = f'{name}.csv.gz' if t.size > 200_000 else f'{name}.csv'
         writers[fn] = lambda p, t=t: _write_csv(t, p); names.append(fn)
+    for fn, write in rep.extra.get('files', {}).items(): writers[fn] = write   # e.g. the risk model (robustdiff.risk)
     page = render_html(rep)
     writers['report.html'] = lambda p: p.write_text(page, encoding='utf-8')
     summary = rep.summary() | dict(files=sorted(names + ['report.html']),

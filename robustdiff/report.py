@@ -32,8 +32,8 @@ from .metrics import target_profile, choose_metric, baseline_score, metric_name,
 __all__ = ['STAGES', 'NOISE_DRAWS', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'check_out_dir']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
-STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict')
-_NEEDS = {'scc': ('difficulty',), 'isa': ('hardness',), 'verdict': ('accuracy',)}
+STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict', 'risk')
+_NEEDS = {'scc': ('difficulty',), 'isa': ('hardness',), 'verdict': ('accuracy',), 'risk': ('difficulty',)}
 
 @dataclass
 class Stage:
@@ -175,6 +175,7 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
     out = pd.DataFrame({'part': np.repeat(part, m).astype(np.int8), 'k': np.repeat(k, m).astype(np.int16),
                         'rep': np.repeat(rep, m).astype(np.int16), 'instance': np.tile(te, n_blocks), 'y_pred': labels,
                         'p_true': _p_true(P, getattr(est, 'classes_', None), np.tile(y_te, n_blocks)),
+                        'p_max': np.full(n_blocks * m, np.nan) if P is None else P.max(axis=1),   # confidence (robustdiff.risk)
                         'extra': np.r_[priority[0], np.concatenate([priority[i % draws] for i in range(n_scc)]),   # each SCC copy: its draw's priority
                                        np.full((n_blocks - 1 - n_scc) * m, np.nan)]})
     if class_noise > 0:
@@ -262,13 +263,14 @@ class _Ctx:
                         p_true_clean=clean.p_true.to_numpy(), p_true_noisy=noisy.p_true.to_numpy())
 
     def oof(self)->pd.DataFrame:
-        "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true."
+        "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true, p_max."
         if 'oof' in self.extra: return self.extra['oof']
         clean, y = self._part(0), self.ds.y.to_numpy()
         inst = clean.instance.to_numpy()
         self.extra['oof'] = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
                              'instance': inst, 'y_true': y[inst], 'y_pred': clean.y_pred.to_numpy(),
-                             'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy()})
+                             'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy(),
+                             'p_max': clean.p_max.to_numpy()})
         return self.extra['oof']
 
     def ela_predictions(self)->pd.DataFrame:
@@ -850,7 +852,7 @@ def _schedule(ctx:_Ctx)->float:
     from robustdiff.responses import _plan_folds, _run_plans, _answers_only
     c, names, plans = ctx.cfg, ctx.names, {}
     t0 = time.perf_counter()
-    if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict')) or \
+    if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict', 'risk')) or \
        ('difficulty' in names and c['respondents'] == 'models') or ('hardness' in names and c['ih_pool'] == 'models'):
         fn, key = ctx.pass_task()
         plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], key)
@@ -880,8 +882,12 @@ def _schedule(ctx:_Ctx)->float:
     return time.perf_counter() - t0
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
+def _stage_risk(ctx:_Ctx, st:Stage):
+    from robustdiff.risk import report_stage   # the risk model for new rows, fitted from this report's outputs
+    report_stage(ctx, st)
+
 _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_difficulty, scc=_stage_scc, ela=_stage_ela,
-            perturbation=_stage_perturbation, hardness=_stage_hardness, isa=_stage_isa, verdict=_stage_verdict)
+            perturbation=_stage_perturbation, hardness=_stage_hardness, isa=_stage_isa, verdict=_stage_verdict, risk=_stage_risk)
 
 def _own_failure(ctx:_Ctx, e:BaseException)->bool:
     "Whether `e` is an evaluated model's fit failing (`build_report` raises it rather than reporting a failed stage)."

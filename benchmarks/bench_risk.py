@@ -1,0 +1,224 @@
+"""Acceptance measurements of `robustdiff.risk` (issue 34) on the PMLB classification sets in data/pmlb.
+
+For each data set: 30 % held out (stratified, seed 0), the risk model fitted on the other 70 % (`fit_risk`), then on the
+held-out rows:
+  * coverage of the Mondrian conformal sets per predicted-difficulty bin at α = 0.1, beside marginal split conformal;
+  * AUROC for "the prediction is wrong" of `risk`, of the model's confidence (1 − max probability) and of b̂ alone;
+  * AUROC for "the prediction changes under feature noise ν" of `p_flip` and of the margin 1 − (p₁ − p₂);
+  * label-free accuracy of batches drawn without and with covariate shift toward hard rows: |estimate − actual| of
+    ours (mean 1 − risk), of the mean confidence (the CBPE idea), of the out-of-fold training accuracy;
+  * (--speed) predict_risk on 100 000 rows against the models' own predict_proba on the same rows;
+  * (--check-jobs) identical predict_risk tables for n_jobs 1 and 2.
+Tables go to benchmarks/results/risk_*.csv; the summary is printed and written to risk_summary.md.
+
+Cheap by default (the machine is shared): `--models quick` (4 models), a 40-respondent ladder population, at most
+4 000 rows per set. Examples:
+    nice -n 10 python benchmarks/bench_risk.py --datasets vowel,yeast,segmentation --speed vowel --check-jobs
+    nice -n 10 python benchmarks/bench_risk.py --datasets all
+"""
+from __future__ import annotations
+import argparse, sys, time
+from pathlib import Path
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from robustdiff.data import load_dataset, data_dir
+from robustdiff.risk import fit_risk, conformal_sets, _auroc
+from robustdiff.responses import predict_labels_proba
+from robustdiff.perturb import FB24Noise
+from robustdiff.respondents import get_respondents
+
+RESULTS = ROOT/'benchmarks'/'results'
+
+
+def pmlb_names()->list:
+    "The PMLB sets in data/pmlb, smallest file first (a partial run covers the most sets)."
+    return [p.name.split('.')[0] for p in sorted(data_dir('pmlb').glob('*.tsv.gz'), key=lambda p: (p.stat().st_size, p.name))]
+
+
+def _respondents(spec:str):
+    if spec.startswith('ladder') and spec[6:].isdigit(): return get_respondents('ladder', n=int(spec[6:]), random_state=0)
+    return spec
+
+
+def _split(ds, max_rows:int, seed:int=0):
+    idx = np.arange(ds.n_instances)
+    if ds.n_instances > max_rows:     # a stratified subsample first (cheap by default; --max-rows 0 keeps every row)
+        idx, _ = train_test_split(idx, train_size=max_rows, stratify=ds.y, random_state=seed)
+        idx = np.sort(idx)
+    y = ds.y.to_numpy()[idx]
+    tr, te = train_test_split(idx, test_size=0.3, stratify=y, random_state=seed)
+    return ds.subset(np.sort(tr)), ds.X.iloc[np.sort(te)].reset_index(drop=True), ds.y.iloc[np.sort(te)].reset_index(drop=True)
+
+
+def _batches(n:int, weights:np.ndarray|None, size:int, B:int, rng)->list:
+    p = None if weights is None else weights / weights.sum()
+    return [rng.choice(n, size, replace=False, p=p) for _ in range(B)]
+
+
+def one_dataset(name:str, a)->dict:
+    ds = load_dataset(f'pmlb:{name}')
+    tr, Xte, yte = _split(ds, a.max_rows)
+    t0 = time.perf_counter()
+    rm = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=a.n_jobs)
+    t_fit = time.perf_counter() - t0
+    r = rm.predict_risk(Xte, alpha=a.alpha)
+    y = yte.to_numpy()
+    noise = FB24Noise(nu=rm.nu if np.isfinite(rm.nu) else 0.2).fit(tr.X, tr.y)
+    Xn = noise.transform(Xte, random_state=np.random.default_rng(1))
+    cov, auc, acc = [], [], []
+    unc = np.zeros(len(y))
+    for m, g in r.groupby('model', sort=False):
+        pipe, cls = rm.models[m], rm.classes[m]
+        lab, P = predict_labels_proba(pipe, Xte)
+        if P is None: P = (np.asarray(lab)[:, None] == cls[None, :]).astype(float)
+        bins = g.difficulty_bin.to_numpy()
+        pos = pd.Index(cls).get_indexer(y)
+        mond = np.array([y[i] in s for i, s in enumerate(g.prediction_set)])
+        marg_sets = conformal_sets(P, rm.cal_p_true[m], np.zeros(len(rm.cal_bins)), np.zeros(len(y)), a.alpha)
+        marg = np.where(pos >= 0, marg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        for k in range(rm.n_bins):
+            on = bins == k
+            for kind, v in (('mondrian', mond), ('marginal', marg)):
+                c = float(v[on].mean()) if on.any() else np.nan
+                se = np.sqrt(c * (1 - c) / max(on.sum(), 1))
+                cov.append(dict(dataset=name, model=m, bin=k, method=kind, n=int(on.sum()), coverage=c, se=se,
+                                ok=bool(on.sum() == 0 or c >= 1 - a.alpha - 2 * se),
+                                set_size=float(g.set_size.to_numpy()[on].mean()) if kind == 'mondrian' and on.any() else
+                                         (float(marg_sets[on].sum(1).mean()) if on.any() else np.nan)))
+        wrong = g.prediction.to_numpy() != y
+        Ps = np.sort(P, axis=1)
+        margin = 1 - (Ps[:, -1] - (Ps[:, -2] if P.shape[1] > 1 else 0))
+        lab_n, _ = predict_labels_proba(pipe, Xn)
+        flipped = np.asarray(lab_n) != np.asarray(lab)
+        conf = 1 - g.confidence.fillna(1.0).to_numpy()
+        unc += conf
+        auc.append(dict(dataset=name, model=m, n_test=len(y), error_rate=float(wrong.mean()), flip_rate=float(flipped.mean()),
+                        distinct_conf=int(len(np.unique(np.round(conf, 9)))),
+                        auroc_risk=_auroc(g.risk, wrong), auroc_confidence=_auroc(conf, wrong), auroc_difficulty=_auroc(g.difficulty, wrong),
+                        auroc_pflip=_auroc(g.p_flip, flipped), auroc_pflip_bin=_auroc(g.p_flip_bin, flipped), auroc_margin=_auroc(margin, flipped)))
+    # label-free accuracy: batches without shift, and with covariate shift toward hard rows (the rows the models are
+    # least sure about, a function of x only: P(y | x) is unchanged)
+    rng = np.random.default_rng(0)
+    size = min(500, len(y) // 2)
+    u = pd.Series(unc).rank(pct=True).to_numpy()
+    for shift, w in (('none', None), ('hard', np.exp(4 * u))):
+        for bi, idx in enumerate(_batches(len(y), w, size, a.batches, rng)):
+            e = rm.estimate_accuracy(Xte.iloc[idx])
+            for row in e.table.itertuples():
+                g = r[r.model == row.model]
+                actual = float((g.prediction.to_numpy()[idx] == y[idx]).mean())
+                acc.append(dict(dataset=name, model=row.model, shift=shift, batch=bi, n=size, actual=actual, ours=row.estimated,
+                                ours_lo=row.lo, ours_hi=row.hi, cbpe=row.mean_confidence, train=row.train_accuracy,
+                                irt=row.expected_irt, hard_share=float(e.bins.batch_share.iloc[-1]), mix_alarm=e.mix_alarm))
+    out = dict(cov=pd.DataFrame(cov), auc=pd.DataFrame(auc), acc=pd.DataFrame(acc),
+               info=dict(dataset=name, rows=ds.n_instances, used=tr.n_instances + len(y), train=tr.n_instances, test=len(y),
+                         classes=ds.n_classes, fit_seconds=round(t_fit, 1), nrmse=rm.b_cv['nrmse'], spearman=rm.b_cv['spearman']))
+    if name in a.speed: out['speed'] = speed(rm, Xte, name, a.speed_rows)
+    if a.check_jobs and name == a.datasets[0]:
+        rm2 = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=2)
+        r2 = rm2.predict_risk(Xte, alpha=a.alpha)
+        same = r.drop(columns='prediction_set').equals(r2.drop(columns='prediction_set')) and list(r.prediction_set) == list(r2.prediction_set)
+        out['info']['n_jobs_1_equals_2'] = bool(same)
+    return out
+
+
+def speed(rm, Xte, name:str, n_rows:int)->pd.DataFrame:
+    X = Xte.sample(n_rows, replace=True, random_state=0).reset_index(drop=True)
+    def best(f, k=3):
+        t = []
+        for _ in range(k):
+            t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)
+        return min(t)
+    t_proba = best(lambda: [predict_labels_proba(p, X) for p in rm.models.values()])
+    t_risk = best(lambda: rm.predict_risk(X))
+    t_b = best(lambda: rm.estimator.predict(X))
+    return pd.DataFrame([dict(dataset=name, rows=n_rows, models=len(rm.models), predict_proba_s=t_proba, predict_risk_s=t_risk,
+                              difficulty_estimator_s=t_b, ratio=t_risk / t_proba)])
+
+
+def summary(cov, auc, acc, info, speed_t, a)->str:
+    L = [f"# robustdiff.risk benchmark\n", f"models={a.models}, respondents={a.respondents}, alpha={a.alpha}, max_rows={a.max_rows}, "
+         f"batches={a.batches}, n_jobs={a.n_jobs}\n", pd.DataFrame(info).to_markdown(index=False), '\n']
+    m = cov[cov.method == 'mondrian']
+    L.append(f"## Coverage by bin (α = {a.alpha})\nMondrian bins ≥ 1 − α − 2 SE: {int(m.ok.sum())} of {len(m)} "
+             f"(data set × model × bin); marginal: {int(cov[cov.method == 'marginal'].ok.sum())} of {len(m)}.\n")
+    w = cov.pivot_table(index=['dataset', 'method'], columns='bin', values='coverage', aggfunc='min')
+    L.append("Lowest coverage over the models, per bin:\n\n" + w.round(3).to_markdown() + '\n')
+    s = cov.pivot_table(index=['dataset', 'method'], values='set_size', aggfunc='mean')
+    L.append("Mean set size:\n\n" + s.round(2).to_markdown() + '\n')
+    per = auc.assign(diff=auc.auroc_risk - auc.auroc_confidence)
+    ok = per.groupby('dataset').apply(lambda d: bool((d['diff'] >= -0.01).all()), include_groups=False)
+    L.append(f"## Which predictions fail (AUROC for 'wrong')\nrisk not worse than confidence by more than 0.01 for every model "
+             f"on {int(ok.sum())} of {len(ok)} sets; per model × set: {int((per['diff'] >= -0.01).sum())} of {len(per)}.\n")
+    L.append(per[['dataset', 'model', 'error_rate', 'distinct_conf', 'auroc_risk', 'auroc_confidence', 'auroc_difficulty', 'diff']]
+             .round(3).to_markdown(index=False) + '\n')
+    L.append("## Which predictions flip under ν (AUROC)\n" + auc[['dataset', 'model', 'flip_rate', 'auroc_pflip', 'auroc_pflip_bin',
+             'auroc_margin']].round(3).to_markdown(index=False) + '\n')
+    acc = acc.assign(err_ours=(acc.ours - acc.actual).abs(), err_cbpe=(acc.cbpe - acc.actual).abs(), err_train=(acc.train - acc.actual).abs(),
+                     err_irt=(acc.irt - acc.actual).abs(), inside=(acc.ours_lo <= acc.actual) & (acc.actual <= acc.ours_hi))
+    med = acc.groupby(['dataset', 'model', 'shift'])[['err_ours', 'err_cbpe', 'err_train', 'err_irt']].median().reset_index()
+    overall = med.groupby('shift')[['err_ours', 'err_cbpe', 'err_train', 'err_irt']].median()
+    L.append("## Label-free accuracy: median |estimate − actual| (median over batches, then over data sets × models)\n" +
+             overall.round(4).to_markdown() + '\n')
+    L.append(f"Interval (90 %) holds the actual batch accuracy in {acc.inside.mean():.1%} of batches "
+             f"(none: {acc[acc['shift'] == 'none'].inside.mean():.1%}, hard: {acc[acc['shift'] == 'hard'].inside.mean():.1%}); "
+             f"mix alarm raised on {acc[acc['shift'] == 'hard'].mix_alarm.mean():.0%} of shifted and "
+             f"{acc[acc['shift'] == 'none'].mix_alarm.mean():.0%} of unshifted batches.\n")
+    L.append(med.round(4).to_markdown(index=False) + '\n')
+    if speed_t is not None and len(speed_t): L.append("## Speed\n" + speed_t.round(3).to_markdown(index=False) + '\n')
+    return '\n'.join(L)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--datasets', default='vowel,yeast,analcatdata_dmft', help="comma-separated PMLB names in data/pmlb, or 'all'")
+    p.add_argument('--models', default='quick')
+    p.add_argument('--respondents', default='ladder40', help="'ladderN' (N respondents of the ladder), 'ladder', 'models', ...")
+    p.add_argument('--alpha', type=float, default=0.1)
+    p.add_argument('--max-rows', type=int, default=4000, help="stratified subsample of larger sets (0: all rows)")
+    p.add_argument('--batches', type=int, default=20)
+    p.add_argument('--n-jobs', type=int, default=1)
+    p.add_argument('--speed', default='', help="comma-separated data sets to time on --speed-rows rows")
+    p.add_argument('--speed-rows', type=int, default=100_000)
+    p.add_argument('--check-jobs', action='store_true', help="also fit the first data set with n_jobs=2 and compare")
+    p.add_argument('--tag', default='', help="suffix of the result files")
+    a = p.parse_args(argv)
+    a.datasets = pmlb_names() if a.datasets == 'all' else [s.strip() for s in a.datasets.split(',') if s.strip()]
+    a.speed = [s.strip() for s in a.speed.split(',') if s.strip()]
+    if a.max_rows <= 0: a.max_rows = 10**9
+    parts = {k: [] for k in ('cov', 'auc', 'acc', 'speed')}
+    info = []
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    tag = f"_{a.tag}" if a.tag else ''
+    for name in a.datasets:
+        t0 = time.perf_counter()
+        o = one_dataset(name, a)
+        for k in parts:
+            if k in o: parts[k].append(o[k])
+        info.append(o['info'])
+        print(f"{name}: {time.perf_counter() - t0:.0f} s  {o['info']}", flush=True)
+        text = write(parts, info, a, tag, argv)          # after every data set: a partial run leaves its tables
+    print(text)
+
+
+def write(parts, info, a, tag, argv)->str:
+    cov, auc, acc = (pd.concat(parts[k], ignore_index=True) for k in ('cov', 'auc', 'acc'))
+    sp = pd.concat(parts['speed'], ignore_index=True) if parts['speed'] else None
+    cov.to_csv(RESULTS/f'risk_coverage{tag}.csv', index=False)
+    auc.to_csv(RESULTS/f'risk_auroc{tag}.csv', index=False)
+    acc.to_csv(RESULTS/f'risk_accuracy{tag}.csv', index=False)
+    pd.DataFrame(info).to_csv(RESULTS/f'risk_datasets{tag}.csv', index=False)
+    if sp is not None: sp.to_csv(RESULTS/f'risk_speed{tag}.csv', index=False)
+    text = summary(cov, auc, acc, info, sp, a)
+    cmd = ' '.join(argv if argv is not None else sys.argv[1:])
+    (RESULTS/f'risk_summary{tag}.md').write_text(text + f"\n\nCommand: nice -n 10 python benchmarks/bench_risk.py {cmd}\n"
+                                                 f"Data sets done: {len(info)} of {len(a.datasets)}\n")
+    return text
+
+
+if __name__ == '__main__':
+    main()

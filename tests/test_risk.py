@@ -1,0 +1,191 @@
+"Fast checks of robustdiff.risk: tidy output, save/load, refusal of changed or foreign files, the score CLI, n_jobs invariance, Mondrian coverage."
+import os, zipfile
+import numpy as np
+import pandas as pd
+import pytest
+from robustdiff.data import from_frame
+from robustdiff.report import build_report
+from robustdiff.risk import (RiskModel, RiskFileError, fit_risk, load_risk, conformal_sets, mondrian_p_values, RISK_FILE, _COLUMNS)
+from robustdiff.cli import main
+
+
+def _frame(n=240, seed=0):
+    "Two noisy moons, a nominal column and a few missing cells: the intake paths of a real table."
+    from sklearn.datasets import make_moons
+    X, y = make_moons(n, noise=0.35, random_state=seed)
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({'x1': X[:, 0], 'x2': X[:, 1], 'colour': rng.choice(['red', 'green', 'blue'], n), 'y': np.where(y == 1, 'up', 'down')})
+    df.loc[rng.choice(n, 6, replace=False), 'x2'] = np.nan
+    return df
+
+
+@pytest.fixture(scope='module')
+def fitted(tmp_path_factory):
+    out = tmp_path_factory.mktemp('rep')/'r'
+    ds = from_frame(_frame(), 'y', name='moons')
+    rep = build_report(ds, models='quick', respondents='models', stages='difficulty,risk', out=out, progress=False)
+    assert rep.stages['risk'].status == 'ok', rep.stages['risk'].message
+    return ds, rep, out
+
+
+def test_tidy_columns(fitted):
+    ds, rep, _ = fitted
+    rm = rep.extra['risk_model']
+    new = _frame(50, seed=3).drop(columns='y')
+    r = rm.predict_risk(new)
+    assert list(r.columns) == _COLUMNS
+    assert len(r) == 50 * len(rm.models) and not r.duplicated(['row', 'model']).any()
+    for c in ('confidence', 'p_correct', 'p_flip', 'p_flip_bin', 'risk'):
+        assert r[c].between(0, 1).all(), c
+    assert r.difficulty_bin.between(0, rm.n_bins - 1).all()
+    assert (r.difficulty_lo < r.difficulty).all() and (r.difficulty < r.difficulty_hi).all()
+    assert (r.set_size == r.prediction_set.map(len)).all()
+    assert set().union(*r.prediction_set) <= {'up', 'down'}
+    # the risk model's final fits predict what a plain refit of the same pipeline predicts
+    rows = r[r.model == 'logreg']
+    from robustdiff.portfolio import get_models, make_pipeline
+    ref = make_pipeline(get_models('quick', 0)['logreg'], ds).fit(ds.X, ds.y)
+    assert (rows.prediction.to_numpy() == ref.predict(rm._intake(new)[0])).all()
+
+
+def test_intake_notes_and_missing_column(fitted):
+    rm = fitted[1].extra['risk_model']
+    new = _frame(30, seed=4).drop(columns='y')
+    new.loc[0, 'colour'] = 'purple'; new['extra'] = 1; new.loc[1, 'x1'] = np.nan
+    r = rm.predict_risk(new)
+    notes = ' '.join(r.attrs['notes'])
+    assert "'extra'" in notes and 'purple' in notes and 'imputed' in notes
+    with pytest.raises(ValueError, match="missing feature column 'x2'"): rm.predict_risk(new.drop(columns='x2'))
+    bad = new.copy(); bad['x1'] = bad['x1'].astype(object); bad.loc[2, 'x1'] = 'abc'
+    with pytest.raises(ValueError, match="'x1' holds 1 value that are not numbers|'x1' holds 1 value"): rm.predict_risk(bad)
+
+
+def test_save_load_round_trip(fitted, tmp_path):
+    rm = fitted[1].extra['risk_model']
+    p = rm.save(tmp_path/'m.rdrisk')
+    back = RiskModel.load(p)
+    new = _frame(40, seed=5).drop(columns='y')
+    a, b = rm.predict_risk(new), back.predict_risk(new)
+    pd.testing.assert_frame_equal(a.drop(columns='prediction_set'), b.drop(columns='prediction_set'))
+    assert list(a.prediction_set) == list(b.prediction_set)
+    assert (fitted[2]/RISK_FILE).is_file()                     # the report wrote it
+    assert load_risk(fitted[2]/RISK_FILE).features == rm.features
+
+
+def test_tampered_foreign_untrusted_refused(fitted, tmp_path):
+    rm = fitted[1].extra['risk_model']
+    raw = rm.save(tmp_path/'m.rdrisk').read_bytes()
+    bad = bytearray(raw); bad[-100] ^= 1
+    (tmp_path/'t.rdrisk').write_bytes(bytes(bad))
+    with pytest.raises(RiskFileError, match='checksum mismatch'): load_risk(tmp_path/'t.rdrisk')
+    (tmp_path/'cut.rdrisk').write_bytes(raw[:len(raw) // 2])
+    with pytest.raises(RiskFileError, match='checksum mismatch'): load_risk(tmp_path/'cut.rdrisk')
+    with zipfile.ZipFile(tmp_path/'f.skops', 'w') as z: z.writestr('schema.json', '{}')
+    with pytest.raises(RiskFileError, match='not a robustdiff risk model'): load_risk(tmp_path/'f.skops')
+    # a well-formed file (valid checksum) whose payload holds a type outside the trusted list
+    import copy, collections
+    evil = copy.copy(rm); evil.fill = collections.OrderedDict(rm.fill)
+    evil.notes = [os.system]
+    evil.save(tmp_path/'e.rdrisk')
+    with pytest.raises(RiskFileError, match='outside the trusted list'): load_risk(tmp_path/'e.rdrisk')
+    assert main(['score', str(tmp_path/'t.rdrisk'), str(tmp_path/'x.csv'), '--out', str(tmp_path/'o.csv')]) == 2
+
+
+def test_score_cli(fitted, tmp_path, capsys):
+    out_dir = fitted[2]
+    new = _frame(25, seed=6)
+    new.to_csv(tmp_path/'new.csv', index=False)                # with the label column: ignored with a note
+    assert main(['score', str(out_dir), str(tmp_path/'new.csv'), '--out', str(tmp_path/'s.csv'), '--model', 'logreg', '--alpha', '0.2']) == 0
+    s = pd.read_csv(tmp_path/'s.csv')
+    assert len(s) == 25 and set(s.model) == {'logreg'} and set(_COLUMNS) <= set(s.columns)
+    err = capsys.readouterr().err
+    assert "'y'" in err and 'expected accuracy' in err
+    new.drop(columns='x1').to_csv(tmp_path/'miss.csv', index=False)
+    assert main(['score', str(out_dir), str(tmp_path/'miss.csv'), '--out', str(tmp_path/'m.csv')]) == 2
+    err = capsys.readouterr().err
+    assert "missing feature column 'x1'" in err and len(err.strip().splitlines()) == 1
+    assert main(['score', str(out_dir), str(tmp_path/'new.csv'), '--out', str(tmp_path/'m.csv'), '--model', 'nope']) == 2
+
+
+def test_page_section(fitted):
+    html = (fitted[2]/'report.html').read_text()
+    assert 'Trusting a new prediction' in html and 'id="chart-risk_coverage"' in html and 'Reliability of p_correct' in html
+
+
+def test_n_jobs_invariance(fitted):
+    ds, rep, _ = fitted
+    rm1 = rep.extra['risk_model']
+    rm2 = fit_risk(ds, models='quick', respondents='models', random_state=0, n_jobs=2)
+    new = _frame(60, seed=7).drop(columns='y')
+    a, b = rm1.predict_risk(new), rm2.predict_risk(new)
+    pd.testing.assert_frame_equal(a.drop(columns='prediction_set'), b.drop(columns='prediction_set'))
+    assert list(a.prediction_set) == list(b.prediction_set)
+
+
+def test_from_report(fitted):
+    rm = RiskModel.from_report(fitted[1])
+    new = _frame(20, seed=8).drop(columns='y')
+    pd.testing.assert_frame_equal(rm.predict_risk(new).drop(columns='prediction_set'),
+                                  fitted[1].extra['risk_model'].predict_risk(new).drop(columns='prediction_set'))
+    plain = build_report(fitted[0], models='quick', respondents='models', stages='difficulty', progress=False)
+    with pytest.raises(ValueError, match="'risk' stage"): RiskModel.from_report(plain)
+
+
+def test_estimate_accuracy(fitted):
+    rm = fitted[1].extra['risk_model']
+    new = _frame(200, seed=9)
+    e = rm.estimate_accuracy(new.drop(columns='y'), y=new.y)
+    t = e.table
+    assert set(t.model) == set(rm.models) and (t.lo <= t.estimated).all() and (t.estimated <= t.hi).all()
+    assert {'observed', 'shift_z', 'shift_alarm'} <= set(t.columns)
+    test_close = np.isclose(e.bins.batch_share.sum(), 1) and np.isclose(e.bins.train_share.sum(), 1)
+    assert test_close and 0 <= e.mix_p <= 1
+
+
+def _toy(n, rng):
+    "Two classes, a confidence that varies by row; bin 2's labels are 30 % noise, bin 0's 2 %."
+    bins = rng.integers(0, 3, n)
+    flip = rng.random(n) < np.array([0.02, 0.08, 0.3])[bins]
+    y = rng.integers(0, 2, n)
+    c = rng.uniform(0.55, 0.99, n)
+    p1 = np.where(y == 1, c, 1 - c)
+    return np.column_stack([1 - p1, p1]), np.where(flip, 1 - y, y), bins
+
+
+def test_mondrian_coverage_by_bin():
+    rng = np.random.default_rng(11)
+    Pc, yc, bc = _toy(3000, rng)
+    Pt, yt, bt = _toy(30000, rng)
+    p_true = Pc[np.arange(len(yc)), yc]
+    i = np.arange(len(yt))
+    mond = conformal_sets(Pt, p_true, bc, bt, 0.1)[i, yt]
+    marg = conformal_sets(Pt, p_true, np.zeros(len(yc)), np.zeros(len(yt)), 0.1)[i, yt]
+    for k in range(3):
+        on = bt == k
+        se = np.sqrt(0.09 / on.sum() + 0.09 / (bc == k).sum())   # test rows and the calibration draw
+        assert mond[on].mean() >= 0.9 - 2 * se, (k, mond[on].mean())
+    assert marg[bt == 2].mean() < 0.85          # marginal split conformal falls short in the hard bin
+    with pytest.raises(ValueError, match='alpha'): conformal_sets(Pt, p_true, bc, bt, 1.5)
+
+
+def test_p_values_equal_crepes():
+    from crepes import ConformalClassifier
+    rng = np.random.default_rng(2)
+    cal, cb = np.round(rng.random(300), 2), rng.integers(0, 4, 300)
+    S, tb = np.round(rng.random((50, 3)), 2), rng.integers(0, 4, 50)
+    ref = ConformalClassifier().fit(cal, bins=cb).predict_p(S, bins=tb, smoothing=False)
+    np.testing.assert_allclose(mondrian_p_values(cal, cb, S, tb), ref, atol=1e-12)
+
+
+def test_sets_equal_p_values_above_alpha():
+    "The per-bin thresholds give exactly {y : p_y > α}, with ties and a bin without calibration rows."
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        cal, cb = np.round(rng.random(200), 2), rng.integers(0, 3, 200)
+        P = rng.dirichlet(np.ones(4), 100); P[:30] = np.round(P[:30], 2)
+        tb = rng.integers(0, 4, 100)
+        for a in (0.01, 0.1, 0.5):
+            ref = mondrian_p_values(1 - cal, cb, 1 - P, tb) > a
+            np.testing.assert_array_equal(conformal_sets(P, cal, cb, tb, a, nonempty=False), ref)
+    S = conformal_sets(P, cal, cb, tb, 0.5)
+    assert S.any(axis=1).all()                                    # never empty by default
