@@ -304,6 +304,7 @@ def main():
     ap.add_argument('--compare', choices=['theta'])
     ap.add_argument('--spread', choices=['default', 'wide'], default='default')
     ap.add_argument('--shapes', default='240x20000,50000x100')
+    ap.add_argument('--out', default='', help='--compare: results file name (default irt_theta[_wide].json)')
     ap.add_argument('--parts', default='speed,perf1pl,perf2pl,agreement')
     ap.add_argument('--skip-girth', action='store_true')
     ap.add_argument('--datasets', default=','.join(NAMES))
@@ -319,7 +320,7 @@ def main():
                    command=' '.join(['python benchmarks/bench_irt.py'] + sys.argv[1:]),
                    threads=threadpoolctl.threadpool_info(), rows=rows,
                    load_average_after=[round(x, 2) for x in os.getloadavg()])
-        name = 'irt_theta.json' if a.spread == 'default' else f'irt_theta_{a.spread}.json'
+        name = a.out or ('irt_theta.json' if a.spread == 'default' else f'irt_theta_{a.spread}.json')
         out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
         (out/name).write_text(json.dumps(res, indent=2))
         print(f"{'shape':>10s} {'model':5s} {'ours s':>8s} {'theta s':>8s} {'speedup':>8s} {'target':>6s} {'rho b':>8s}")

@@ -45,6 +45,7 @@ def _parser()->argparse.ArgumentParser:
             s.add_argument('--class-noise', type=float, default=0.1, help="share of flipped training labels for ELA (default 0.1)")
             s.add_argument('--ih-pool', default='models', choices=('models', 'pyhard7'),
                            help="instance hardness from the evaluated 'models' (default, no extra fit) or [PLM22]'s 'pyhard7' pool")
+            s.add_argument('--max-rows', type=int, default=None, help="run the report on a stratified sample of this many rows when the table is larger (its intervals widen accordingly)")
         s.add_argument('--out', default='robustdiff-report', help="output folder (default robustdiff-report)")
         s.add_argument('--n-jobs', type=int, default=-1, help="parallel workers, -1 = all cores (default)")
         s.add_argument('--seed', type=int, default=0, help="random seed (default 0)")
@@ -98,6 +99,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
+            kw['max_rows'] = a.max_rows
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,

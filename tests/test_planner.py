@@ -56,3 +56,34 @@ def test_schedule_starts_with_the_costliest_and_the_bar_counts_fits(capsys):
     assert len(out) == 9
     err = capsys.readouterr().err
     assert '9/9 fits' in err and '100%' in err
+
+# ------------------------------------------------------------------ the log before the schedule, and max_rows
+def test_sample_rows_is_stratified_and_says_so():
+    from robustdiff.report import _sample_rows
+    ds = load_sklearn('breast_cancer')
+    assert _sample_rows(ds, None, 0) is ds and _sample_rows(ds, 10_000, 0) is ds
+    s = _sample_rows(ds, 200, 0)
+    assert s.n_instances == 200 and 'stratified sample of 200' in s.notes[-1]
+    share = lambda d: d.y.value_counts(normalize=True).sort_index().to_numpy()
+    np.testing.assert_allclose(share(s), share(ds), atol=0.01)
+    np.testing.assert_array_equal(_sample_rows(ds, 200, 0).X.to_numpy(), s.X.to_numpy())     # same seed, same rows
+    assert not np.array_equal(_sample_rows(ds, 200, 1).X.to_numpy(), s.X.to_numpy())
+    for bad in (10, 2.5, True, '100'):
+        with pytest.raises(ValueError, match='max_rows'): _sample_rows(ds, bad, 0)
+
+def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
+    from robustdiff.report import build_report
+    rep = build_report('sklearn:breast_cancer', models='quick', stages='data,accuracy', max_rows=150, n_jobs=1)
+    err = capsys.readouterr().err
+    assert 'plan: 20 fits in 20 tasks, about' in err and 'CPU-min by the cost prior' in err
+    assert rep.table('data_summary').instances.iloc[0] == 150
+    with pytest.raises(ValueError, match='max_rows'): build_report('sklearn:breast_cancer', models='quick', max_rows=3)
+
+def test_quadratic_stage_named_with_its_estimate():
+    from robustdiff.report import _Ctx, _plan_lines
+    from robustdiff.data import make_synthetic
+    big = make_synthetic('moons', n_samples=60_000)
+    lines = []
+    ctx = _Ctx(big, dict(n_jobs=1), {}, names=('hardness',), log=lines.append)
+    out = _plan_lines(ctx, {})
+    assert len(out) == 1 and 'grows as n²' in out[0] and 'about 0.9 CPU-min' in out[0] and '--max-rows' in out[0]
