@@ -497,8 +497,7 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
     done = total - sum(len(ks) for _, _, ks in batches)
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
     bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
-               bar_format='{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]')
-    bar.set_postfix_str(f'{done}/{total} fits', refresh=False)
+               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]', postfix=f'{done}/{total} fits')
     with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
         if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
