@@ -3,6 +3,18 @@ speed and memory of `fit_irt` before/after issue 16.
 
     python benchmarks/bench_irt.py [--parts speed,perf1pl,perf2pl,agreement] [--skip-girth]
                                    [--datasets letter,diabetes,...] [--repeats 3]
+    python benchmarks/bench_irt.py --compare theta [--repeats 2] [--spread default|wide] [--shapes 240x20000,50000x100]
+
+Issue 36 (`--compare theta`, written to benchmarks/results/irt_theta[_wide].json): `fit_irt` against theta-irt
+(`pip install theta-irt`, JAX MMLE-EM, "the fastest IRT library"; installed for this benchmark only, not a
+dependency) on 240 × 20 000 (the report's shape) and 50 000 × 100 (theta-irt's benchmark shape), 1PL on a simulated
+Rasch matrix and 2PL on a simulated 2PL matrix (`simulate_responses`, seed 0; `--spread wide`: σ = 2.5, b sd = 3).
+Both sides run in the same process, interleaved, each `--repeats` times; the best wall time counts (theta-irt's
+first run includes its JIT compilation, the second reuses it). Its input (a float matrix) is built outside the
+timing. Agreement: Spearman ρ between the two sets of difficulties b on the instances we estimate (target ≥ 0.999);
+for the 2PL also with our slope prior off (`a_prior_sd=None`, plain MML as theta-irt fits). Targets: 2PL ≥ 1×
+theta-irt on 50 000 × 100 and ≥ 5× on 240 × 20 000; 1PL ≥ 5× on both. Same n_jobs=1 for ours (theta-irt/XLA uses
+the cores it finds); the load average is recorded next to every run.
 
 0. Issue 16 (`--parts perf1pl,perf2pl`, written to benchmarks/results/irt_perf.json). Every variant runs in the
    same process, interleaved (the order rotates each repeat), and each run records wall time, CPU time of the
@@ -245,8 +257,54 @@ def perf_2pl(repeats=3):
         out.append(row)
     return out
 
+# ---------------------------------------------------------------- issue 36: against theta-irt, same run
+def compare_theta(shapes, repeats=2, spread='default'):
+    import theta                                                     # pip install theta-irt (JAX); benchmark only
+    kw = dict(sigma=2.5, b_sd=3.0) if spread == 'wide' else {}
+    out = []
+    for J, I in shapes:
+        for model in ('1PL', '2PL'):
+            U = simulate_responses(J, I, model=model, random_state=0, **kw)[0].to_numpy()
+            Uf = U.astype(np.float64)                                 # theta-irt's input, outside the timing
+            res = {}
+            fns = dict(ours=lambda: fit_irt(U, model=model), theta=lambda: theta.fit(Uf, model=model))
+            runs = {k: [] for k in fns}
+            for rep in range(repeats):
+                for k in (['ours', 'theta'] if rep % 2 == 0 else ['theta', 'ours']):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter('ignore')
+                        res[k], t = _timed(fns[k])
+                    runs[k].append(t)
+                    print(f"  {J}x{I} {model} {k:5s} wall {t['wall']:8.2f} s  cpu {t['cpu']:8.2f} s  load {t['load1']:.1f}", flush=True)
+            ours, th = res['ours'], res['theta']
+            b = ours.items.difficulty.to_numpy(); ok = np.isfinite(b)
+            row = dict(shape=[J, I], model=model, spread=spread,
+                       ours_wall=round(min(r['wall'] for r in runs['ours']), 3),
+                       theta_wall=round(min(r['wall'] for r in runs['theta']), 3),
+                       runs={k: [{f: round(v, 3) for f, v in r.items()} for r in runs[k]] for k in runs},
+                       ours_iter=int(ours.n_iter), ours_converged=bool(ours.converged),
+                       theta_iter=int(th.n_iter), theta_converged=bool(th.converged),
+                       rho_b=round(_rho(b[ok], np.asarray(th.b)[ok]), 6))
+            row['speedup'] = round(row['theta_wall'] / row['ours_wall'], 2)
+            if model == '2PL':
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore')
+                    ml = fit_irt(U, model='2PL', a_prior_sd=None)
+                b2 = ml.items.difficulty.to_numpy(); ok2 = np.isfinite(b2)
+                row.update(rho_b_no_slope_prior=round(_rho(b2[ok2], np.asarray(th.b)[ok2]), 6),
+                           rho_a_no_slope_prior=round(_rho(ml.items.discrimination.to_numpy()[ok2], np.asarray(th.a)[ok2]), 6))
+            print({k: v for k, v in row.items() if k != 'runs'}, flush=True)
+            out.append(row)
+    return out
+
+TARGETS = {('1PL', (240, 20000)): 5, ('1PL', (50000, 100)): 5, ('2PL', (240, 20000)): 5, ('2PL', (50000, 100)): 1}
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument('--compare', choices=['theta'])
+    ap.add_argument('--spread', choices=['default', 'wide'], default='default')
+    ap.add_argument('--shapes', default='240x20000,50000x100')
+    ap.add_argument('--out', default='', help='--compare: results file name (default irt_theta[_wide].json)')
     ap.add_argument('--parts', default='speed,perf1pl,perf2pl,agreement')
     ap.add_argument('--skip-girth', action='store_true')
     ap.add_argument('--datasets', default=','.join(NAMES))
@@ -254,6 +312,23 @@ def main():
     ap.add_argument('--child-mem'); ap.add_argument('--child-impl', default='new')
     a = ap.parse_args()
     if a.child_mem: return _child_mem(a.child_mem, a.child_impl)
+    if a.compare == 'theta':
+        shapes = [tuple(int(v) for v in x.split('x')) for x in a.shapes.split(',')]
+        rows = compare_theta(shapes, a.repeats, a.spread)
+        import threadpoolctl
+        res = dict(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), cpus=os.cpu_count(),
+                   command=' '.join(['python benchmarks/bench_irt.py'] + sys.argv[1:]),
+                   threads=threadpoolctl.threadpool_info(), rows=rows,
+                   load_average_after=[round(x, 2) for x in os.getloadavg()])
+        name = a.out or ('irt_theta.json' if a.spread == 'default' else f'irt_theta_{a.spread}.json')
+        out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
+        (out/name).write_text(json.dumps(res, indent=2))
+        print(f"{'shape':>10s} {'model':5s} {'ours s':>8s} {'theta s':>8s} {'speedup':>8s} {'target':>6s} {'rho b':>8s}")
+        for r in rows:
+            tgt = TARGETS.get((r['model'], tuple(r['shape'])))
+            print(f"{r['shape'][0]}x{r['shape'][1]:<5d} {r['model']:5s} {r['ours_wall']:8.2f} {r['theta_wall']:8.2f} "
+                  f"{r['speedup']:8.2f} {tgt if tgt else '':>6} {r['rho_b']:8.5f}")
+        return
     parts = a.parts.split(',')
     out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
     if 'perf1pl' in parts or 'perf2pl' in parts:

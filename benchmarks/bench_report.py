@@ -12,7 +12,9 @@ instead of this tree, so that the tree can change while it runs), one after the 
 For each it prints the wall time, the CPU time of the process and all its workers (psutil, the live tree summed before
 exit plus the reaped children), the CPU utilisation (CPU / (wall · n_jobs)) and the peak summed RSS of the tree (polled
 every 0.5 s; shared pages counted once per process: an upper bound) and the peak summed PSS (each shared page divided
-among the processes that map it: what the tree really holds); for the report also its stage table. `--rows N`
+among the processes that map it: what the tree really holds); for the report also its stage table; and the thread
+settings each side ran with (`thread_settings.py`: the thread variables and BLAS/OpenMP pools of the process, of a
+loky worker and inside a task). `--rows N`
 takes a stratified sample of N rows (seed 0) so that the run fits a shared machine. Results:
 benchmarks/results/report_<NAME>.json.
 """
@@ -20,6 +22,7 @@ import argparse, json, os, subprocess, sys, tarfile, tempfile, time, io
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT/'benchmarks'))
 
 _CHILD = r'''
 import json, os, resource, sys, threading, time, warnings
@@ -54,8 +57,11 @@ def cpu():
         except psutil.Error: pass
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return s + ru.ru_utime + ru.ru_stime
+sys.path.insert(0, os.path.join(tree, 'benchmarks'))
+from thread_settings import thread_settings
+threads = thread_settings(n_jobs)              # parent and a loky worker (started here, reused by the run: not timed)
 c0, t0 = cpu(), time.perf_counter()
-out = dict(side=side, rows=ds.n_instances, features=ds.n_features, classes=ds.n_classes)
+out = dict(side=side, rows=ds.n_instances, features=ds.n_features, classes=ds.n_classes, threads=threads)
 if side == 'report':
     from robustdiff.report import build_report
     rep = build_report(ds, models=models, respondents=respondents, n_jobs=n_jobs, progress=False)
@@ -85,6 +91,9 @@ def run(side, tree, a):
     return json.loads(line[-1][len('RESULT '):])
 
 def show(label, r):
+    if r.get('threads'):
+        from thread_settings import show_threads
+        show_threads(r['threads'])
     print(f"{label:>14}: wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  utilisation {r['utilisation']:.0%}  "
           f"peak RSS {r['peak_rss_sum_mib']} MiB, PSS {r.get('peak_pss_sum_mib', '?')} MiB", flush=True)
     if r.get('fits_seconds') is not None: print(f"{'':>16}{'(one schedule)':<13} {'':<7} {r['fits_seconds']:7.1f} s", flush=True)

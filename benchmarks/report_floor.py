@@ -32,6 +32,9 @@ def main():
     warnings.simplefilter('ignore')
     from threadpoolctl import threadpool_limits
     threadpool_limits(1)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from thread_settings import thread_settings, show_threads
+    threads = thread_settings(1); show_threads(threads)
     from sklearn.base import clone
     from robustdiff.data import load_dataset
     from robustdiff.portfolio import get_models, make_pipeline
@@ -74,7 +77,7 @@ def main():
         stages = sum(s['seconds'] for s in side.get('stages', {}).values()) or \
                  sum(v for k, v in res.get('stages_s', {}).items() if k != 'one_schedule')
     n = a.n_jobs
-    out = dict(data=a.data, rows=ds.n_instances, folds_measured=len(splits), n_jobs=n, models=rows,
+    out = dict(data=a.data, rows=ds.n_instances, folds_measured=len(splits), n_jobs=n, threads=threads, models=rows,
                cpu=dict(models_fit=tot['fit'], one_pass_predictions=tot['predict'], ela_refit=tot['refit'],
                         respondents=round(resp * scale, 1), hardness_measures=round(meas, 1), schedule=round(schedule, 1),
                         plain_cv=tot['plain']),

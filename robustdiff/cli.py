@@ -58,6 +58,7 @@ def _parser()->argparse.ArgumentParser:
                            help=f"independent feature-noise draws per level; the intervals resample them (default {NOISE_DRAWS})")
             s.add_argument('--ih-pool', default='models', choices=('models', 'pyhard7'),
                            help="instance hardness from the evaluated 'models' (default, no extra fit) or [PLM22]'s 'pyhard7' pool")
+            s.add_argument('--max-rows', type=int, default=None, help="run the report on a stratified sample of this many rows when the table is larger (its intervals widen accordingly)")
         s.add_argument('--out', default='robustdiff-report', help="output folder (default robustdiff-report)")
         s.add_argument('--n-jobs', type=int, default=-1, help="parallel workers, -1 = all cores (default)")
         s.add_argument('--seed', type=int, default=0, help="random seed (default 0)")
@@ -146,6 +147,7 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
             kw = dict(target=a.target, models=_models(a), respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
             kw.update(metric=a.metric, noise_draws=a.noise_draws)
+            kw['max_rows'] = a.max_rows
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,

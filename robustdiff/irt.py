@@ -206,88 +206,111 @@ def _col_chunks(cols:np.ndarray, J:int)->list:
     return [cols[s:s + w] for s in range(0, len(cols), w)]
 
 # %% ../nbs/10_irt.ipynb #c54893b7
-def _item_objective(a, d, r, n_k, nodes, a_prior_sd, lq=None):
-    "Expected complete-data log-likelihood of each item (plus the log prior of its slope), vectorised; `lq` = log(1 − P) if known."
-    Z = a[:, None] * nodes[None, :] + d[:, None]
-    if lq is None: lq = log_expit(-Z)
-    f = (r * log_expit(Z) + (n_k[None, :] - r) * lq).sum(1)  # r log P + (n − r) log(1 − P)
-    return f if a_prior_sd is None else f - 0.5 * ((a - 1) / a_prior_sd) ** 2
+def _unique_rows(A:np.ndarray)->tuple:
+    "(distinct rows of the 0/1 int8 matrix A, inverse, counts): exact, by sorting the rows packed into 64-bit words."
+    R = A.shape[0]
+    packed = np.packbits(A.view(np.uint8), axis=1)               # 8 responses per byte
+    words = np.zeros((R, -(-packed.shape[1] // 8) * 8), np.uint8)
+    words[:, :packed.shape[1]] = packed
+    key = words.view(np.uint64)                                   # R × ⌈I/64⌉ words
+    order = np.lexsort(key.T[::-1])                               # stable: a group's first row is its earliest
+    ks = key[order]
+    new = np.r_[True, (ks[1:] != ks[:-1]).any(1)]
+    gid = np.cumsum(new) - 1
+    inv = np.empty(R, np.int64); inv[order] = gid
+    return A[order[new]], inv, np.bincount(gid).astype(float)
 
-def _newton_block(a, d, r, n_k, nodes, a_max, a_prior_sd, lq):
-    "M-step for a block of items: three Newton steps, each halved (≤ 20 tries) until the item's objective does not drop."
-    f_old = _item_objective(a, d, r, n_k, nodes, a_prior_sd, lq)
+def _newton_block(a, d, t, s, n_k, nodes, a_max, a_prior_sd, ls):
+    "M-step of a block of items from t = Σ_k r_k x_k and s = Σ_k r_k: three Newton steps, each halved (≤ 19 times) until the item's objective does not drop; also log P at the result."
+    N, X1 = n_k.sum(), n_k @ nodes
+    V = np.column_stack([n_k, n_k * nodes, n_k * nodes**2])
+    def f(a, d, ls, t, s):                                        # Σ_k n_k log P_k − a Σ_k (n_k − r_k) x_k − d Σ_k (n_k − r_k)
+        v = ls @ n_k - a * (X1 - t) - d * (N - s)
+        return v if a_prior_sd is None else v - 0.5 * ((a - 1) / a_prior_sd) ** 2
+    f_old = f(a, d, ls, t, s)
     for _ in range(3):
-        P = expit(a[:, None] * nodes[None, :] + d[:, None])
-        res, W = r - n_k[None, :] * P, n_k[None, :] * P * (1 - P)
-        ga, gd = res @ nodes, res.sum(1)
-        haa, had, hdd = W @ nodes**2, W @ nodes, W.sum(1)
+        P = np.exp(ls)
+        m1 = P @ V[:, :2]                                         # Σ n P, Σ n P x
+        P -= P * P                                                # P(1 − P)
+        h = P @ V                                                 # Σ n P(1 − P) (1, x, x²)
+        ga, gd, haa, had, hdd = t - m1[:, 1], s - m1[:, 0], h[:, 2], h[:, 1], h[:, 0]
         if a_prior_sd is not None:
             ga, haa = ga - (a - 1) / a_prior_sd**2, haa + 1 / a_prior_sd**2
         det = np.maximum(haa * hdd - had**2, 1e-12)
         da, dd = (hdd * ga - had * gd) / det, (haa * gd - had * ga) / det
         a_new, d_new = np.clip(a + da, -a_max, a_max), d + dd
-        f_new = _item_objective(a_new, d_new, r, n_k, nodes, a_prior_sd)
+        ls_new = log_expit(a_new[:, None] * nodes[None, :] + d_new[:, None])
+        f_new = f(a_new, d_new, ls_new, t, s)
         bad = ~(f_new >= f_old - 1e-12 * np.abs(f_old))
-        for h in range(1, 20):                                # only the items still going down are re-evaluated
+        for h in range(1, 20):                                    # only the items still going down are re-evaluated
             if not bad.any(): break
             i, step = np.flatnonzero(bad), 0.5 ** h
             a_new[i], d_new[i] = np.clip(a[i] + step * da[i], -a_max, a_max), d[i] + step * dd[i]
-            f_new[i] = _item_objective(a_new[i], d_new[i], r[i], n_k, nodes, a_prior_sd)
+            ls_new[i] = log_expit(a_new[i, None] * nodes[None, :] + d_new[i, None])
+            f_new[i] = f(a_new[i], d_new[i], ls_new[i], t[i], s[i])
             bad[i] = ~(f_new[i] >= f_old[i] - 1e-12 * np.abs(f_old[i]))
-        a, d, f_old = np.where(bad, a, a_new), np.where(bad, d, d_new), np.where(bad, f_old, f_new)
-    return a, d
+        ls_new[bad] = ls[bad]
+        a, d, f_old, ls = np.where(bad, a, a_new), np.where(bad, d, d_new), np.where(bad, f_old, f_new), ls_new
+    return a, d, ls
 
 def _item_blocks(C:int)->list:
     "Contiguous blocks of the C items; a function of C only, so the arithmetic (and the result) does not depend on `n_jobs`."
     size = int(np.clip(-(-C // 8), 256, 2048))
     return [slice(s, min(s + size, C)) for s in range(0, C, size)]
 
+_ROW_BLOCK = 4096  # distinct models per block of the posterior (a fixed size: the result does not depend on `n_jobs`)
+
+def _posterior_block(Sa, Sd, base, w, nodes)->tuple:
+    "Posterior over the nodes of a block of models from their slope-weighted scores: (log normaliser, Σ_j w_j post_jk, w_j E[θ_j])."
+    L = Sa[:, None] * nodes[None, :] + base[None, :]
+    m = L.max(1)
+    E = np.exp(L - m[:, None])
+    z = E.sum(1)
+    E *= (w / z)[:, None]
+    return m + np.log(z) + Sd, E.sum(0), E @ nodes
+
 def _twopl_em(A, n_quad=61, bound=6.0, tol=1e-4, max_iter=500, a_max=20.0, a_prior_sd=2.0, start=None, progress=False,
               pool=None):
-    "Bock–Aitkin EM for the 2PL model (θ ~ N(0, 1)) on distinct rows/columns with counts, log space, monotone M-steps."
+    "Bock–Aitkin EM for the 2PL model (θ ~ N(0, 1)) on distinct rows/columns with counts, from sufficient statistics, monotone M-steps."
     J, I = A.shape
-    rows, row_inv = np.unique(A, axis=0, return_inverse=True)   # identical models share a posterior
-    row_w = np.bincount(row_inv.ravel(), minlength=len(rows)).astype(float)
-    cols, col_inv = np.unique(rows, axis=1, return_inverse=True) # identical instances share their estimates
-    col_inv = col_inv.ravel()
-    col_w = np.bincount(col_inv, minlength=cols.shape[1]).astype(float)
-    C = cols.shape[1]
+    rows, row_inv, row_w = _unique_rows(A)                       # identical models share a posterior
+    colsT, col_inv, col_w = _unique_rows(np.ascontiguousarray(rows.T))   # identical instances share their estimates
+    C, R = colsT.shape
+    X = np.ascontiguousarray(colsT.T, dtype=np.float64)          # R × C, R ≤ J, C ≤ I
+    del colsT, rows
     nodes = np.linspace(-bound, bound, n_quad)
     logw = _log_prior(nodes, 1.0)
+    s = row_w @ X                                                # Σ_k r_ik = the instance's number right, every iteration
     if start is None:
-        p = np.clip((row_w @ cols) / J, 0.5 / J, 1 - 0.5 / J)
+        p = np.clip(s / J, 0.5 / J, 1 - 0.5 / J)
         a, d = np.ones(C), np.log(p / (1 - p))
     else:                                                        # per original column: take one representative
         first = np.zeros(C, dtype=int); first[col_inv[::-1]] = np.arange(I)[::-1]
         a, d = np.asarray(start[0], float)[first], np.asarray(start[1], float)[first]
     blocks = _item_blocks(C)
-    X = [np.ascontiguousarray(cols[:, b], dtype=np.float64) for b in blocks]   # R × C_b per block, R ≤ J, C ≤ I
-    del cols
-    def e_step(i):                                               # block i's share of the R × K log-posterior
-        b = blocks[i]
-        Z = a[b, None] * nodes[None, :] + d[b, None]
-        lq = log_expit(-Z)                                       # log(1 − P), reused by the M-step
-        return X[i] @ (Z * col_w[b, None]), col_w[b] @ lq, lq
+    rblocks = [slice(q, min(q + _ROW_BLOCK, R)) for q in range(0, R, _ROW_BLOCK)]
+    ls = _pmap(lambda b: log_expit(a[b, None] * nodes[None, :] + d[b, None]), blocks, pool)   # log P, C_b × K per block
     def m_step(i):
         b = blocks[i]
-        return _newton_block(a[b], d[b], X[i].T @ post, n_k, nodes, a_max, a_prior_sd, lq[i])
+        return _newton_block(a[b], d[b], t[b], s[b], n_k, nodes, a_max, a_prior_sd, ls[i])
     lls, converged = [], False
     it_range = range(1, max_iter + 1)
     if progress:
         from tqdm.auto import tqdm
         it_range = tqdm(it_range, desc='2PL EM', leave=False)
     for it in it_range:
-        parts = _pmap(e_step, range(len(blocks)), pool)
-        L = sum(p[0] for p in parts) + (sum(p[1] for p in parts) + logw)[None, :]   # R × K (logit form)
-        lq = [p[2] for p in parts]; del parts
-        lse = logsumexp(L, axis=1)
-        post = np.exp(L - lse[:, None]) * row_w[:, None]
+        wa, wd = col_w * a, col_w * d
+        S = X @ np.column_stack([wa, wd])                        # Σ_i u_ji a_i, Σ_i u_ji d_i: log P_j(x_k) = x_k S_a + S_d + base_k
+        base = sum(col_w[b] @ l for b, l in zip(blocks, ls)) - nodes * wa.sum() - wd.sum() + logw   # Σ_i log(1 − P_ik) + log prior
+        parts = _pmap(lambda q: _posterior_block(S[q, 0], S[q, 1], base, row_w[q], nodes), rblocks, pool)
         pen = 0.0 if a_prior_sd is None else -0.5 * col_w @ ((a - 1) / a_prior_sd) ** 2
-        lls.append(float(row_w @ lse + pen))                                 # (penalised) marginal log-likelihood
-        n_k = post.sum(0)                                                    # expected models per node
+        lls.append(float(row_w @ np.concatenate([p[0] for p in parts]) + pen))   # (penalised) marginal log-likelihood
+        n_k = sum(p[1] for p in parts)                            # expected models per node
+        t = np.concatenate([p[2] for p in parts]) @ X            # Σ_k r_ik x_k = Σ_j u_ji w_j E[θ_j]
         new = _pmap(m_step, range(len(blocks)), pool)
         a_old, d_old = a, d
         a, d = np.concatenate([x[0] for x in new]), np.concatenate([x[1] for x in new])
+        ls = [x[2] for x in new]
         if max(np.abs(a - a_old).max(), np.abs(d - d_old).max()) < tol:
             converged = True; break
     return dict(a=a[col_inv], d=d[col_inv], sd=1.0, loglik=np.array(lls), n_iter=it, converged=converged, nodes=nodes)
@@ -303,12 +326,12 @@ def _eap(AT, cols, a, b, sd, n_quad=121, bound=6.0, scores=None, pool=None, bloc
         if scores is None: scores = sum(AT[c].sum(0, dtype=np.int64) for c in _col_chunks(cols, J))
         L = np.asarray(scores, dtype=np.float64)[:, None] * nodes[None, :] + base[None, :]
     else:                                                        # 2PL: Σ_i u_ji Z_ik in column blocks (memory O(J · block))
-        def part(pos):
-            Z = a[pos, None] * (nodes[None, :] - b[pos, None])  # block × K
-            lq = log_expit(-Z)
-            return AT[cols[pos]].T.astype(np.float64) @ (log_expit(Z) - lq), lq.sum(0)   # log P − log(1 − P) = Z
+        def part(pos):                                           # log P − log(1 − P) = a(x − b): Σ_i u_ji a_i, Σ_i u_ji a_i b_i
+            lq = log_expit(-a[pos, None] * (nodes[None, :] - b[pos, None]))   # block × K
+            return AT[cols[pos]].T.astype(np.float64) @ np.column_stack([a[pos], a[pos] * b[pos]]), lq.sum(0)
         parts = _pmap(part, _col_chunks(np.arange(len(cols)), max(J, n_quad)), pool)
-        L = sum(p[0] for p in parts) + (sum(p[1] for p in parts) + _log_prior(nodes, sd))[None, :]
+        S = sum(p[0] for p in parts)
+        L = S[:, :1] * nodes[None, :] - S[:, 1:] + (sum(p[1] for p in parts) + _log_prior(nodes, sd))[None, :]
     mean, sdv = np.empty(J), np.empty(J)
     for s in range(0, J, block):
         Lb = L[s:s + block]

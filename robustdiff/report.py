@@ -196,6 +196,7 @@ class _Ctx:
     extra:dict = field(default_factory=dict)
     names:tuple = ('accuracy', 'scc', 'ela', 'perturbation')   # the selected stages (what the one pass computes)
     _pass:pd.DataFrame|None = None
+    log:object = None              # the progress log (`build_report`'s), for the schedule's plan lines
     _noisy:pd.DataFrame|None = None
 
     def pass_task(self)->tuple:
@@ -867,6 +868,7 @@ def _schedule(ctx:_Ctx)->float:
     side = None
     if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
         side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
+    for line in _plan_lines(ctx, plans): ctx.log(line)      # what is coming, before it starts
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
         return 0.0
@@ -880,6 +882,38 @@ def _schedule(ctx:_Ctx)->float:
     if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
         ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
     return time.perf_counter() - t0
+
+# %% ../nbs/90_report.ipynb #b36a0002
+_HARDNESS_CPU_50K = 38.0   # CPU-s of the hardness measures on 50 000 rows (benchmarks/results/hardness_50k.json); they grow as n²
+
+def _plan_lines(ctx:_Ctx, plans:dict)->list:
+    "The log lines before the schedule: its fits with the cost prior's CPU estimate, and the stages whose cost grows faster than the rows."
+    from joblib import effective_n_jobs
+    from robustdiff.responses import _cost_prior
+    todo = [b for p in plans.values() for b in p.todo()]
+    n, cores, lines = ctx.ds.n_instances, max(1, effective_n_jobs(ctx.cfg['n_jobs'])), []
+    if todo:
+        cpu = sum(c for c, _ in todo)
+        lines.append(f"plan: {sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks, about {cpu / 60:.1f} CPU-min by the "
+                     f"cost prior (≈ {cpu / 60 / cores:.1f} min on {cores} core{'s' * (cores > 1)} of the developers' machine)")
+    if 'hardness' in ctx.names and n >= 20_000:
+        lines.append(f"note: the hardness measures compare every pair of the {n} rows (their cost grows as n²): about "
+                     f"{_HARDNESS_CPU_50K * (n / 50_000) ** 2 / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")
+    return lines if ctx.log is not None else []
+
+def _sample_rows(ds:Dataset, max_rows:int|None, seed:int)->Dataset:
+    "`ds`, or a stratified sample of `max_rows` of its rows (seed `seed`) when it has more; the sample says so in its notes."
+    if max_rows is None: return ds
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 50:
+        raise ValueError(f"max_rows must be None or an int ≥ 50, got {max_rows!r}")
+    if ds.n_instances <= max_rows: return ds
+    from sklearn.model_selection import train_test_split
+    keep, _ = train_test_split(np.arange(ds.n_instances), train_size=int(max_rows), stratify=ds.y, random_state=seed)
+    sub = ds.subset(np.sort(keep))
+    object.__setattr__(sub, 'notes', list(ds.notes) + [
+        f"The report ran on a stratified sample of {int(max_rows)} of the table's {ds.n_instances} rows (max_rows, seed {seed}): "
+        "every figure and interval is computed from the sample, so the intervals are wider than the full table's would be."])
+    return sub
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
 def _stage_risk(ctx:_Ctx, st:Stage):
@@ -946,6 +980,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  task:str='auto',          # 'auto': refuse a target that looks continuous (`check_task`); 'classification': accept it
                  metric:str='auto',        # what models are compared on: 'auto' (balanced accuracy for an imbalanced target, else accuracy) or one of `robustdiff.metrics.METRICS`
                  noise_draws:int=NOISE_DRAWS, # independent feature-noise draws per level (the intervals resample them too)
+                 max_rows:int|None=None,   # run on a stratified sample of this many rows when the table is larger (see `_sample_rows`)
                 )->Report:
     "Run every selected stage of the robustness analysis of `dataset` × `models` and (with `out`) write the report."
     t0 = time.perf_counter()
@@ -965,6 +1000,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
         raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
     ds = _load(dataset, target, csv_kws)
+    ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
     check_task(ds.y, task, f'target {target!r}' if target else 'target')
     profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
     metric, metric_reason = choose_metric(ds.y, metric)
@@ -994,6 +1030,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     log(profile['sentence'])
     if why_respondents: log(why_respondents)
+    ctx.log = log
     leaks = leak_check(ds, random_state=int(random_state))   # before any fit: warned, never refused
     for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
     try:

@@ -385,15 +385,43 @@ if _in_loky_worker():   # the parent's pid as it was when this worker was starte
 else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers this process starts
 
 # %% ../nbs/02_responses.ipynb #1214fb63
-_COST_PRIOR = {'RandomForestClassifier': 9, 'GradientBoostingClassifier': 8, 'RipperClassifier': 8, 'PARTClassifier': 7,
-               'CalibratedClassifierCV': 7, 'BaggingClassifier': 7, 'SVC': 7, 'RuleEnsembleClassifier': 5,
-               'MLPClassifier': 5, 'LVQClassifier': 4, 'CITreeClassifier': 4, 'C45Classifier': 3, 'C45TreeClassifier': 3,
-               'FDAClassifier': 3, 'RBFNetworkClassifier': 3}
+_COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 features, growth exponent in the rows)
+    'PARTClassifier': (182.5, 1.72), 'RandomForestClassifier': (57.7, 1.2), 'PukSVC': (45.0, 2.0), 'SVC': (22.8, 2.0),
+    'GradientBoostingClassifier': (27.5, 1.1), 'RipperClassifier': (26.4, 1.6), 'BaggingClassifier': (8.0, 1.2),
+    'RuleEnsembleClassifier': (6.45, 1.2), 'MLPClassifier': (5.35, 1.0), 'LVQClassifier': (4.8, 1.0),
+    'FDAClassifier': (3.23, 1.0), 'RBFNetworkClassifier': (2.8, 1.0), 'C45TreeClassifier': (2.26, 1.2),
+    'C45Classifier': (2.26, 1.2), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (1.89, 1.3), 'KNeighborsClassifier': (1.0, 2.0),
+    'DecisionTreeClassifier': (1.0, 1.2), 'CITreeClassifier': (0.29, 1.0), 'LogisticRegression': (0.08, 1.0),
+    'PLSDAClassifier': (0.075, 1.0), 'GaussianNBFloor': (0.04, 1.0), 'GaussianNB': (0.04, 1.0), 'RDAClassifier': (0.02, 1.0)}
+_COST_UNKNOWN = (1.0, 1.0)   # a class not in the table: a second at 40 000 rows
 
-def _cost_prior(est)->int:
-    "Expected relative cost of fitting `est` (larger = start earlier; a Pipeline by its last step); unknown classes cost 1."
-    while hasattr(est, 'steps') and est.steps: est = est.steps[-1][1]
-    return _COST_PRIOR.get(type(est).__name__, 1)
+def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
+                n_rows:float=40000, # training rows of the fit
+               )->float:           # expected CPU seconds on the developers' machine (larger = start earlier)
+    "Expected CPU seconds of fitting `est` on `n_rows` rows and predicting its test fold, from `_COST_PRIOR` (unknown classes: `_COST_UNKNOWN`)."
+    if isinstance(est, Pipeline): est = est.steps[-1][1]
+    kinds = {c.__name__ for c in type(est).__mro__}
+    n = max(float(n_rows), 1.0)
+    if 'CalibratedClassifierCV' in kinds:          # k fits on (k − 1)/k of the rows, plus the final fit unless ensembled
+        k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
+        inner = (lambda m: _cost_prior(est.estimator, m)) if est.estimator is not None else (lambda m: _class_cost('LinearSVC', m))
+        return k * inner(n * (k - 1) / k) + (inner(n) if est.ensemble is False else 0.0)
+    if 'SubsetClassifier' in kinds:                # the wrapped model on its share (or count) of the rows
+        m = est.max_samples
+        return _cost_prior(est.estimator, min(n, float(m) if isinstance(m, (int, np.integer)) else float(m) * n))
+    return _class_cost(type(est).__name__, n)
+
+def _class_cost(name:str, n:float)->float:
+    s, e = _COST_PRIOR.get(name, _COST_UNKNOWN)
+    return s * (max(n, 1.0) / 40000) ** e
+
+def _cost_classes(est)->list:
+    "The class names `_cost_prior` looks up for `est` (wrappers unwrapped): each should be in `_COST_PRIOR`."
+    if isinstance(est, Pipeline): est = est.steps[-1][1]
+    kinds = {c.__name__ for c in type(est).__mro__}
+    if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) and est.estimator is not None:
+        return _cost_classes(est.estimator)
+    return [type(est).__name__]
 
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
 @dataclass
@@ -411,11 +439,12 @@ class _Plan:
 
     def todo(self)->list:
         "Batches of spec numbers still to compute, each with its expected cost."
-        ks = sorted((k for k in range(len(self.specs)) if self.results[k] is None), key=lambda k: -_cost_prior(self.specs[k][1]))
+        cost = {k: _cost_prior(self.specs[k][1], len(self.specs[k][4])) for k in range(len(self.specs)) if self.results[k] is None}
+        ks = sorted(cost, key=lambda k: -cost[k])
         folds = {}                  # batches never mix folds: one training slice per task
         for k in ks: folds.setdefault(self.specs[k][2:4], []).append(k)
         groups = [g[i:i + self.batch] for g in folds.values() for i in range(0, len(g), self.batch)]
-        return [(sum(_cost_prior(self.specs[k][1]) for k in g), g) for g in groups]
+        return [(sum(cost[k] for k in g), g) for g in groups]
 
     def task(self, tag, ks:list):
         "One parallel task computing the specs `ks`; it returns (tag, [(k, DataFrame)])."
@@ -475,15 +504,18 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
     total = sum(len(p.specs) for p in plans)
     done = total - sum(len(ks) for _, _, ks in batches)
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    bar = tqdm(total=total, initial=done, disable=not progress, desc=desc)
+    bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
+               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]', postfix=f'{done}/{total} fits')
     with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
         if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-        for i, outs in parallel(plans[i].task(i, ks) for _, i, ks in batches):
+        for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
+            cost, i, _ = batches[j]
             for k, out in outs:
                 tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
                 plans[i].store(k, out)
-            bar.update(len(outs))
+            done += len(outs)
+            bar.set_postfix_str(f'{done}/{total} fits', refresh=False); bar.update(cost)
 
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
