@@ -104,10 +104,16 @@ def test_fixture_versions_are_installed():
     assert _drift_note() == '', _drift_note()
 
 
+def _pinned_env(core:str|None)->dict:
+    "This environment with OpenBLAS's kernels pinned to `core` and numpy's SIMD loops pinned to its baseline (every x86-64 CPU has it)."
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+    return dict(os.environ, NPY_DISABLE_CPU_FEATURES=' '.join(__cpu_dispatch__), **({'OPENBLAS_CORETYPE': core} if core else {}))
+
+
 def _run_pinned(case, tmp:Path)->tuple:
-    "`run_case` in a child process with the BLAS kernels the fixtures were written with (numpy reads them at import)."
+    "`run_case` in a child process with the BLAS kernels and numpy SIMD loops the fixtures were written with (both read at import)."
     core = json.loads((REF/'versions.json').read_text()).get('openblas_coretype')
-    env = dict(os.environ, **({'OPENBLAS_CORETYPE': core} if core else {}))
+    env = _pinned_env(core)
     subprocess.run([sys.executable, __file__, '--dump', case, str(tmp/'out.npz')], env=env, check=True)
     z = np.load(tmp/'out.npz')
     return {k: z[k] for k in z.files}, json.loads((tmp/'out.json').read_text())
@@ -132,9 +138,10 @@ if __name__ == '__main__' and '--dump' in sys.argv:     # one case, for `_run_pi
 if __name__ == '__main__' and '--write' in sys.argv:
     if '--ref' in sys.argv: REF = Path(sys.argv[sys.argv.index('--ref') + 1])
     REF.mkdir(parents=True, exist_ok=True)
-    (REF/'versions.json').write_text(json.dumps(_versions() | {'openblas_coretype': os.environ.get('OPENBLAS_CORETYPE', 'Haswell')}))
+    core = os.environ.get('OPENBLAS_CORETYPE', 'Haswell')
+    (REF/'versions.json').write_text(json.dumps(_versions() | {'openblas_coretype': core, 'numpy_simd': 'baseline'}))
     for case in cases():
-        out, rules = run_case(case)
-        np.savez_compressed(REF/f'{case}.npz', **out)
-        (REF/f'{case}_rules.json').write_text(json.dumps(rules))
+        subprocess.run([sys.executable, __file__, '--dump', case, str(REF/f'{case}.raw.npz')], env=_pinned_env(core), check=True)
+        z = np.load(REF/f'{case}.raw.npz'); np.savez_compressed(REF/f'{case}.npz', **{k: z[k] for k in z.files})
+        (REF/f'{case}.raw.npz').unlink(); (REF/f'{case}.raw.json').rename(REF/f'{case}_rules.json')
         print('wrote', case, flush=True)
