@@ -464,7 +464,7 @@ def _na_for(columns, target, na_values)->dict|None:
     "Missing markers per column: pandas' defaults and the user's for the features; for the target an empty cell and the user's only."
     if target is None or target not in list(columns): return None
     user = na_values if isinstance(na_values, dict) else {c: list(na_values or []) for c in columns}
-    return {c: sorted(({''} if c == target else set(_DEFAULT_NA)) | {str(v) for v in user.get(c, [])}) for c in columns}
+    return {c: ({''} if c == target else set(_DEFAULT_NA)) | {str(v) for v in user.get(c, [])} for c in columns}
 
 def _duplicate_note(path:Path, header:list)->str|None:
     "A sentence (also warned) when a header names a column twice: pandas reads the copies as 'a.1', 'a.2', ..."

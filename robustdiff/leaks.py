@@ -79,6 +79,8 @@ def leak_check(ds:Dataset,             # the data
         nominal = col in set(ds.nominal)
         numeric = not nominal and pd.api.types.is_numeric_dtype(x) and not pd.api.types.is_bool_dtype(x)
         acc, agree = _alone_accuracy(x, numeric, y, k, folds)
+        if numeric and x.nunique() <= 20:                  # few values (a 0/1 code): also read value by value
+            acc, agree = max((acc, agree), _alone_accuracy(x, False, y, k, folds))
         cols.append((col, x, numeric, acc, agree))
     accs = np.array([c[3] for c in cols])
     rows = []
