@@ -462,14 +462,20 @@ except ImportError: _DEFAULT_NA = {'', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1
 
 def _na_for(columns, target, na_values)->dict|None:
     "Missing markers per column: pandas' defaults and the user's for the features; for the target an empty cell and the user's only."
-    if target is None or target not in list(columns): return None
+    names, seen = [], {}
+    for i, h in enumerate(columns):                            # the names pandas gives: 'Unnamed: 3' for an empty one, 'a.1' for a copy
+        h = f'Unnamed: {i}' if h is None or (isinstance(h, float) and math.isnan(h)) or str(h) == '' else h
+        k = seen.get(h, 0); seen[h] = k + 1
+        names.append(h if k == 0 else f'{h}.{k}')
+    columns = names
+    if target is None or target not in columns: return None
     user = na_values if isinstance(na_values, dict) else {c: list(na_values or []) for c in columns}
     return {c: ({''} if c == target else set(_DEFAULT_NA)) | {str(v) for v in user.get(c, [])} for c in columns}
 
-def _duplicate_note(path:Path, header:list)->str|None:
-    "A sentence (also warned) when a header names a column twice: pandas reads the copies as 'a.1', 'a.2', ..."
+def _duplicate_note(path:Path, header:list, target=None)->str|None:
+    "A sentence (also warned) when a header names a feature column twice: pandas reads the copies as 'a.1', 'a.2', ... (a second target is refused by the intake checks)."
     names = [str(h) for h in header]
-    dup = sorted({h for h in names if names.count(h) > 1})
+    dup = sorted({h for h in names if names.count(h) > 1} - {str(target)})
     if not dup: return None
     note = (f"the header of {path.name} names the column(s) {', '.join(map(repr, dup))} more than once: the copies were read "
             f"as {', '.join(repr(f'{d}.1') for d in dup)}, ...; rename them in the file if they differ")
@@ -511,7 +517,7 @@ def _read_excel(path:Path, sheet, na_values, index_col, target, read_kwargs)->tu
             raise ValueError(f"{path.name}, sheet {name!r}: {len(cells)} cell(s) hold formulas without a stored value "
                              f"({', '.join(cells[:8])}{', ...' if len(cells) > 8 else ''}), which would be read as missing: open the "
                              f"file in Excel or LibreOffice and save it (that stores the values), or export the sheet as CSV")
-    return df, [n for n in [_duplicate_note(path, header)] if n]
+    return df, [n for n in [_duplicate_note(path, header, target)] if n]
 
 def _read_parquet(path:Path, read_kwargs)->pd.DataFrame:
     "pandas.read_parquet with one-line errors (a duplicated column name, a damaged file) instead of a schema dump."
@@ -561,7 +567,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
             kw.update(keep_default_na=False, na_values=na)
         else: kw['na_values'] = na_values
         df = _read_csv(path, sep=sep, index_col=index_col, encoding=encoding, **kw)
-        notes = [n for n in [_duplicate_note(path, header or [])] if n]
+        notes = [n for n in [_duplicate_note(path, header or [], target)] if n]
     elif kind in _PARQUET: df, notes = _read_parquet(path, read_kwargs), []
     elif kind in _EXCEL:
         _need('xlrd' if kind == '.xls' else 'openpyxl', 'excel', 'Excel')
