@@ -126,6 +126,7 @@ def _run(a)->int:
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=a.models, respondents=a.respondents, stages=a.stages, n_splits=a.folds,
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
+        if a.scheduler: __import__('logging').getLogger('distributed').setLevel(50)   # its reconnect logs: we say it in one line
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
             warnings.simplefilter('default', DataWarning); warnings.showwarning = _one_line_warning   # one line each
