@@ -4,7 +4,7 @@
 
 # %% ../nbs/91_cli.ipynb #a508c948
 from __future__ import annotations
-import argparse, json, os, sys, traceback, warnings
+import argparse, errno, json, os, sys, traceback, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -13,6 +13,7 @@ from .leaks import LeakWarning
 from .metrics import METRICS
 from .report import NOISE_DRAWS
 from .responses import ModelFitError
+from .data import _CLI, DataWarning
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']
@@ -35,7 +36,10 @@ def _parser()->argparse.ArgumentParser:
             s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
             s.add_argument('--nominal', default=None, help="comma-separated nominal (categorical) columns")
             s.add_argument('--drop', default=None, help="comma-separated columns to ignore (ids, leaks)")
-            s.add_argument('--index-col', default=None, help="a column holding the row index, not a feature")
+            s.add_argument('--index-col', default=None, help="a column holding the row index, not a feature (its name or position, 0 = first)")
+            s.add_argument('--sheet', default=None, help="the sheet of an Excel file: its name or position (default 0, the first)")
+            s.add_argument('--encoding', default=None, help="text encoding of a CSV file (default UTF-8), e.g. latin-1")
+            s.add_argument('--no-checks', action='store_true', help="skip the intake checks (index columns, copies of the target, ...)")
             s.add_argument('--missing', choices=('impute', 'drop', 'error'), default='impute',
                            help="missing feature values: impute them inside each model's training fold (default), drop those rows, or stop")
             s.add_argument('--task', choices=('auto', 'classification'), default='auto',
@@ -70,18 +74,26 @@ def _parser()->argparse.ArgumentParser:
     return p
 
 # %% ../nbs/91_cli.ipynb #561e06fd
-def _split(s): return [x.strip() for x in s.split(',') if x.strip()] if s else None
+def _split(s):
+    "Comma-separated names; a name holding a comma in double quotes: --drop '\"a,b\",c'."
+    import csv
+    return [x.strip() for x in next(csv.reader([s], skipinitialspace=True)) if x.strip()] if s else None
+
+def _int_or_name(s): return int(s) if s is not None and s.strip().lstrip('-').isdigit() else s
 
 def _csv_kws(a)->dict:
     kw = {}
     if a.sep: kw['sep'] = a.sep
     if a.na_values: kw['na_values'] = _split(a.na_values)
     if a.nominal: kw['nominal'] = _split(a.nominal)
-    if a.index_col: kw['index_col'] = a.index_col
+    if a.index_col: kw['index_col'] = _int_or_name(a.index_col)
+    if a.sheet is not None: kw['sheet'] = _int_or_name(a.sheet)
+    if a.encoding: kw['encoding'] = a.encoding
+    if a.no_checks: kw['checks'] = False
     if a.missing != 'impute': kw['missing'] = a.missing
     if a.drop:
         drop = _split(a.drop)
-        if (a.target or 'target') in drop: raise ValueError(f"--drop names the target column {a.target or 'target'!r}")
+        if (a.target or 'target') in drop: raise ValueError(f"--drop names the target column {a.target or 'target'!r}: leave it out of --drop")
         kw['drop'] = drop
     return kw
 
@@ -138,6 +150,22 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
     p = _parser()
     a = p.parse_args(argv)
     if a.command is None: a = p.parse_args(['demo'] + list(argv if argv is not None else sys.argv[1:]))
+    syntax = _CLI.set(True)                                  # messages name this command's options, not Python arguments
+    try: return _run(a)
+    except KeyboardInterrupt:                                # Ctrl-C: one line; the fit cache lets a rerun resume
+        print("robustdiff: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    finally: _CLI.reset(syntax)
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    "Warnings of the data (DataWarning) as one line; others as Python prints them."
+    if issubclass(category, DataWarning): print(f"robustdiff: warning: {message}", file=sys.stderr)
+    else: _show_warning(message, category, filename, lineno, file, line)
+
+_show_warning = warnings.showwarning
+
+def _run(a)->int:
+    "`main` after parsing: the run, its errors as one line."
     if a.command == 'score': return _score(a)
     try:
         if a.command == 'demo': data, kw = DEFAULT_DATASET, {}
@@ -148,8 +176,10 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
                       nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
             kw.update(metric=a.metric, noise_draws=a.noise_draws)
             kw['max_rows'] = a.max_rows
+        if a.scheduler: __import__('logging').getLogger('distributed').setLevel(50)   # its reconnect logs: we say it in one line
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', LeakWarning)     # printed once, below, with the verdict
+            warnings.simplefilter('default', DataWarning); warnings.showwarning = _one_line_warning   # one line each
             rep = build_report(data, out=a.out, n_jobs=a.n_jobs, random_state=a.seed, cache_dir=a.cache, scheduler=a.scheduler,
                                force=a.force, progress=not a.quiet, **kw)
     except ModelFitError as e:                               # a model cannot be fitted: no report on it, its name and the cause
@@ -161,6 +191,12 @@ def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
         return 2
     except Exception as e:                                   # a full disk, a bug: one line, exit 1, no half-written report
         if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC:
+            print(f"robustdiff: error: No space left on device{' (' + e.filename + ')' if e.filename else ''}: free space, or "
+                  f"choose another --out and --cache (the fit cache is OUT/.cache by default); no new report was published", file=sys.stderr)
+            return 1
+        if isinstance(e, RuntimeError) and str(e).startswith('the Dask scheduler'):
+            print(f"robustdiff: error: {e}", file=sys.stderr); return 1
         print(f"robustdiff: error: {type(e).__name__}: {e} (no new report was published; "
               f"ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1

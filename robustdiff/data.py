@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import os, gzip, importlib, math, numbers, re, uuid, warnings
+import contextvars, csv, difflib, io, os, gzip, importlib, math, numbers, re, shlex, uuid, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -16,16 +16,51 @@ __all__ = ['from_csv', 'Dataset', 'DataWarning', 'from_frame', 'is_table_path', 
            'load_dataset']
 
 # %% ../nbs/00_data.ipynb #c44f0422
+_CLI = contextvars.ContextVar('robustdiff_cli', default=False)   # True inside `robustdiff report`: messages name its options
+
+def _fix(py:str, cli:str)->str:
+    "A fix as the user would type it: the `robustdiff report` option `cli` on the command line, else the Python argument `py`."
+    return cli if _CLI.get() else py
+
+def _kw(name:str, value:str)->str:
+    "An argument as the user would type it: `name='value'` in Python, `--name value` on the command line."
+    return _fix(f"{name}={value!r}", f"--{name.replace('_', '-')} {value}")
+
+def _cli_names(names)->str:
+    "Column names as one shell word for --drop/--nominal: comma-separated, a name holding a comma or quote in CSV quotes."
+    buf = io.StringIO(); csv.writer(buf, lineterminator='').writerow([str(n) for n in names])
+    return shlex.quote(buf.getvalue())
+
+def _drop_fix(names)->str:
+    "How to leave out the columns `names`: drop=[...] in Python, --drop ... on the command line."
+    names = [str(n) for n in names]
+    return _fix(f"drop={names}", f"--drop {_cli_names(names)}")
+
+def _closest(name, columns, n:int=5)->list:
+    "Column names closest to `name`: the ones equal to it but for case first, then difflib's closest (case-insensitive)."
+    cols = [str(c) for c in columns]; low = [c.lower() for c in cols]
+    same = [c for c in cols if c.lower() == str(name).lower() and c != str(name)]
+    near = difflib.get_close_matches(str(name).lower(), low, n=n, cutoff=0.5)
+    return list(dict.fromkeys(same + [cols[low.index(m)] for m in near]))[:n]
+
+def _not_found(what:str, names, columns)->str:
+    "'column 'Y' not in the data (43 columns); closest: 'y', 'Yr'' — the closest names, never a truncated list."
+    names = [names] if isinstance(names, str) else list(names)
+    hints = {str(m): _closest(m, columns) for m in names}
+    near = '; '.join(f"closest to {m!r}: {', '.join(map(repr, h))}" for m, h in hints.items() if h)
+    return (f"{what} {', '.join(map(repr, names))} not in the data ({len(columns)} columns"
+            f"{': ' + ', '.join(map(repr, map(str, columns))) if len(columns) <= 12 else ''})" + (f"; {near}" if near else ''))
+
 def _check_unique_columns(columns, what:str='the data'):
     "ValueError naming duplicated column names (also after conversion to str, e.g. 1 and '1')."
     names = pd.Index([str(c) for c in columns])
     dup = sorted(set(names[names.duplicated()]))
-    if dup: raise ValueError(f"duplicate column names in {what}: {dup}; rename or drop them so that each name is unique")
+    if dup: raise ValueError(f"duplicate column names in {what}: {dup}; rename them so that each name is unique")
 
 _MISSING = ('impute', 'drop', 'error')
 
 def _check_missing_mode(missing):
-    if missing not in _MISSING: raise ValueError(f"missing must be one of {list(_MISSING)}, got {missing!r}")
+    if missing not in _MISSING: raise ValueError(f"{_fix('missing', '--missing')} must be one of {list(_MISSING)}, got {missing!r}")
 
 def _missing_counts(X:pd.DataFrame)->pd.Series:
     "Number of missing (NaN) cells of each column that has some, in column order."
@@ -46,10 +81,10 @@ def _check_features(X:pd.DataFrame, nominal:tuple, missing:str='error'):
     if bad: raise TypeError(f"non-numeric feature columns {bad}: declare them nominal or encode them as numbers")
     gaps = _missing_counts(X)
     if len(gaps) and missing != 'impute':
-        raise ValueError(f"{_missing_message(gaps)}: pass missing='impute' (each model imputes them from its training "
-                         f"fold only) or missing='drop' (drops those rows) to from_frame/from_csv, or --missing on the command line")
+        raise ValueError(f"{_missing_message(gaps)}: pass {_kw('missing', 'impute')} (each model imputes them "
+                         f"from its training fold only) or {_kw('missing', 'drop')} (drops those rows)")
     empty = [c for c, k in gaps.items() if k == len(X)]
-    if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them (drop={empty})")
+    if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({_drop_fix(empty)})")
     for c in X.columns:
         if c not in nominal and np.isinf(X[c].to_numpy(dtype=float)).any():
             raise ValueError(f"feature column {c!r} has infinite values")
@@ -69,6 +104,8 @@ def _target(y, X:pd.DataFrame)->pd.Series:
         v = y.to_numpy()
     else: v = np.asarray(y)
     if v.ndim != 1: raise ValueError(f"y must be 1-D (one label per row), got shape {v.shape}")
+    if v.dtype.kind == 'f' and not np.all((w := v[np.isfinite(v)]) == np.round(w)):   # half grades 1.5, 2.0, ...: classes
+        v = np.array([str(float(e)) if np.isfinite(e) else np.nan for e in v], dtype=object)   # (scikit-learn calls them 'continuous')
     if v.dtype == object:
         kinds = {'number' if isinstance(e, (numbers.Number, np.number)) and not isinstance(e, (bool, np.bool_)) else
                  'bool' if isinstance(e, (bool, np.bool_)) else 'text' if isinstance(e, str) else type(e).__name__
@@ -101,7 +138,7 @@ class Dataset:
         nominal = tuple(str(c) for c in nominal)
         if len(y) != len(X): raise ValueError(f"mismatched lengths: X has {len(X)} rows but y has {len(y)} labels")
         _check_features(X, nominal, self.missing)
-        if y.isna().any(): raise ValueError(f"the target has {int(y.isna().sum())} missing values")
+        if y.isna().any(): raise ValueError(f"the target has {int(y.isna().sum())} missing values: drop those rows")
         if y.nunique() < 2: raise ValueError(f"only one class ({y.iloc[0]!r}): classification needs at least two")
         for c in X.columns:
             X[c] = X[c].astype('category') if c in nominal else X[c].astype('float64')
@@ -194,12 +231,13 @@ def _text_column_problem(c:str, col:pd.Series)->str|None:
     num = pd.to_numeric(vals, errors='coerce')
     ok = num.notna()
     if ok.all():
-        return (f"column {c!r} holds numbers stored as text: convert it to numbers (pd.to_numeric), "
-                f"or pass nominal=[..., {c!r}] if they are category codes")
+        return (f"column {c!r} holds numbers stored as text: convert it to numbers{_fix(' (pd.to_numeric)', ' in the file')}, "
+                f"or pass {_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} if they are category codes")
     if ok.mean() >= 0.5:
         odd = list(dict.fromkeys(vals[~ok]))[:5]
         return (f"column {c!r} is numeric except for the values {odd} ({int((~ok).sum())} rows): pass "
-                f"na_values={odd} (they become missing values), or nominal=[..., {c!r}] if it is categorical")
+                f"{_fix(f'na_values={odd}', f'--na-values {_cli_names(odd)}')} (they become missing values), or "
+                f"{_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} if it is categorical")
     return None
 
 def _is_date_text(col:pd.Series)->bool:
@@ -244,18 +282,19 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         raise ValueError(f"feature column{'s' if len(empty) > 1 else ''} {', '.join(map(repr, empty))} "
                          f"{'are' if len(empty) > 1 else 'is'} empty (no value in any row"
                          f"{'; every line of the file probably ends with a separator' if trailing else ''}): "
-                         f"drop {'them' if len(empty) > 1 else 'it'} (drop={empty}, --drop {','.join(empty)})")
+                         f"drop {'them' if len(empty) > 1 else 'it'} ({_drop_fix(empty)})")
     for c in X:
         s = str(c)
         if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
+            i = list(df.columns).index(c)
             raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
-                             f"would leak the row order into the model: read it as the index (index_col=0) or drop it "
-                             f"(drop=[{s!r}]); checks=False keeps it")
+                             f"would leak the row order into the model: read it as the index ({_fix(f'index_col={i}', f'--index-col {i}')}) "
+                             f"or drop it ({_drop_fix([s])}); {_fix('checks=False', '--no-checks')} keeps it as a feature")
         if re.fullmatch(re.escape(str(target)) + r'\.\d+', s):
             raise ValueError(f"column {s!r} looks like a second copy of the target {target!r} (a duplicated header): "
-                             f"drop it (drop=[{s!r}]) or rename it")
+                             f"drop it ({_drop_fix([s])}) or rename it")
         if X[c].equals(df[target]):
-            raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it (drop=[{s!r}])")
+            raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it ({_drop_fix([s])})")
     auto = nominal is None
     nominal = [str(c) for c in (_nominal_from_dtypes(df.iloc[:0].drop(columns=[target])) if auto else nominal)]
     for c in X:
@@ -267,31 +306,45 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         k = X[c].nunique()
         if k > max_levels:
             msg = (f"column {s!r} would be a nominal feature with {k} levels (one-hot encoding makes {k} features): "
-                   f"if it is an identifier or free text, drop it (drop=[{s!r}], --drop {s!r}); if it is numeric, fix its values")
-            if auto: raise ValueError(msg + f"; or raise max_levels (now {max_levels})")
+                   f"if it is an identifier or free text, drop it ({_drop_fix([s])}); if it is numeric, fix its values")
+            if auto: raise ValueError(msg + _fix(f"; or raise max_levels (now {max_levels})",
+                                                 f"; or keep it as it is with --nominal {_cli_names([s])}"))
             warnings.warn(msg, DataWarning, stacklevel=3)
+
+def _label_note(n:int, target:str)->str:
+    "The note for rows dropped because their label is missing (only an empty cell, or a marker the user named, is)."
+    return (f"{n} rows without a label (an empty cell in the target column {target!r}) dropped; a value such as 'NA' or "
+            f"'None' is a class unless named as missing ({_fix('na_values=[...]', '--na-values')})")
+
+def _rows_dropped(notes)->int:
+    "Rows the intake dropped, counted from a dataset's notes ('N rows ... dropped')."
+    return sum(int(m.group(1)) for n in notes if (m := re.match(r'(\d+) rows? .*\bdropped\b', str(n))))
 
 def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
     "Apply the missing-value policy: (frame, notes). Rows without a label are dropped unless missing='error'."
     notes = []
     ny = int(df[target].isna().sum())
+    if ny == len(df) and ny:
+        raise ValueError(f"the target column {target!r} is empty in all {ny} rows: name the class column with "
+                         f"{_fix('target=...', '--target')}")
     if ny:
         if missing == 'error':
-            raise ValueError(f"the target {target!r} has {ny} missing values: pass missing='drop' or 'impute' (both drop those rows)")
-        df = df[df[target].notna()]; notes.append(f"{ny} rows without a label (missing {target!r}) dropped")
+            raise ValueError(f"the target {target!r} has {ny} missing values: pass {_kw('missing', 'drop')} "
+                             f"or {_kw('missing', 'impute')} (both drop those rows)")
+        df = df[df[target].notna()]; notes.append(_label_note(ny, target))
     gaps = _missing_counts(df).drop(target, errors='ignore')
     if not len(gaps): return df, notes
     if missing == 'error':
-        raise ValueError(f"{_missing_message(gaps)}: pass missing='impute' (each model imputes them from its training fold "
-                         f"only) or missing='drop' (drops those rows)")
+        raise ValueError(f"{_missing_message(gaps)}: pass {_kw('missing', 'impute')} (each model imputes "
+                         f"them from its training fold only) or {_kw('missing', 'drop')} (drops those rows)")
     where = ', '.join(f"{c} {k}" for c, k in gaps.head(12).items()) + (f", and {len(gaps) - 12} more" if len(gaps) > 12 else '')
     if missing == 'drop':
         n = len(df); df = df.dropna()
-        if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use missing='impute'")
+        if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use {_kw('missing', 'impute')}")
         notes.append(f"{n - len(df)} rows with missing values dropped (missing cells per column: {where})")
     else:
         empty = [c for c, k in gaps.items() if k == len(df)]
-        if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them (drop={empty})")
+        if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({_drop_fix(empty)})")
         notes.append(f"{int(gaps.sum())} missing cells in {len(gaps)} column{'s' if len(gaps) > 1 else ''} ({where}) imputed inside "
                      f"each model's pipeline from its training fold (numeric: median, nominal: most frequent value; plus a "
                      f"missing-value indicator)")
@@ -310,21 +363,22 @@ def from_frame(df:pd.DataFrame,        # features and target
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     _check_missing_mode(missing)
+    read_notes = list(df.attrs.get('robustdiff_notes', ()))   # what read_table noticed (duplicate headers)
     if dropna: missing = 'drop'
     _check_unique_columns(df.columns)
     if drop:
         drop = [drop] if isinstance(drop, str) else list(drop)
         miss = [c for c in drop if c not in df.columns]
-        if miss: raise ValueError(f"drop: columns {miss} not in the data; columns are {list(df.columns)[:20]}")
-        if target in drop: raise ValueError(f"drop: {target!r} is the target column")
+        if miss: raise ValueError(f"{_fix('drop', '--drop')}: " + _not_found('column' + 's' * (len(miss) > 1), miss, df.columns))
+        if target in drop: raise ValueError(f"{_fix('drop', '--drop')}: {target!r} is the target column")
         df = df.drop(columns=drop)
     if target not in df.columns:
-        raise ValueError(f"target column {target!r} not in the data; columns are {list(df.columns)[:20]}: name the class "
-                         f"column (target=... in Python, --target on the command line)")
+        raise ValueError(_not_found('target column', [target], df.columns) + f": name the class column with {_fix('target=...', '--target')}")
     if nominal is not None:
         nominal = [nominal] if isinstance(nominal, str) else list(nominal)
         miss = [c for c in nominal if c not in df.columns or c == target]
-        if miss: raise ValueError(f"nominal: {miss} are not feature columns; columns are {list(df.columns)[:20]}")
+        if miss: raise ValueError(f"{_fix('nominal', '--nominal')}: " + _not_found('feature column' + 's' * (len(miss) > 1), miss,
+                                                                              [c for c in df.columns if c != target]))
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
@@ -333,7 +387,7 @@ def from_frame(df:pd.DataFrame,        # features and target
     X.columns = [str(c) for c in X.columns]
     if nominal is None: nominal = _nominal_from_dtypes(X)
     return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
-                   tuple(notes + more))
+                   tuple(read_notes + notes + more))
 
 # %% ../nbs/00_data.ipynb #99fe2143
 _TEXT = ('.csv', '.tsv', '.tab', '.txt', '.dat')
@@ -385,14 +439,100 @@ def _read_csv(path:Path, **kw)->pd.DataFrame:
     except pd.errors.EmptyDataError: raise ValueError(f"{path} holds no data (no header, no rows)") from None
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not {kw.get('encoding') or 'UTF-8'} text (byte {e.object[e.start:e.start+1]!r} at "
-                         f"position {e.start}): pass encoding='latin-1' (or the file's encoding)") from None
-    except pd.errors.ParserError as e: raise ValueError(f"{path} could not be parsed as CSV: {e}") from None
+                         f"position {e.start}): pass {_kw('encoding', 'latin-1')} (or the file's encoding)") from None
+    except pd.errors.ParserError as e:
+        raise ValueError(f"{path} could not be parsed as CSV ({_one_line(e)}): check the separator ({_fix('sep=...', '--sep')}) "
+                         f"and the quotes") from None
     if df.shape[1] == 1:
         head = str(df.columns[0])
         for s in (',', ';', '\t', '|'):
             if s != kw.get('sep') and s in head:
-                raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass sep={s!r}")
+                raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass "
+                                 f"{_fix(f'sep={s!r}', f'--sep {shlex.quote(s)}')}")
     return df
+
+def _one_line(e:BaseException, n:int=200)->str:
+    "An exception as one short line: its type and the first line of its message."
+    s = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {s[0][:n] if s else ''}"
+
+try: from pandas._libs.parsers import STR_NA_VALUES as _DEFAULT_NA
+except ImportError: _DEFAULT_NA = {'', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN',
+                                   '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null'}
+
+def _na_for(columns, target, na_values)->dict|None:
+    "Missing markers per column: pandas' defaults and the user's for the features; for the target an empty cell and the user's only."
+    names, seen = [], {}
+    for i, h in enumerate(columns):                            # the names pandas gives: 'Unnamed: 3' for an empty one, 'a.1' for a copy
+        h = f'Unnamed: {i}' if h is None or (isinstance(h, float) and math.isnan(h)) or str(h) == '' else h
+        k = seen.get(h, 0); seen[h] = k + 1
+        names.append(h if k == 0 else f'{h}.{k}')
+    columns = names
+    if target is None or target not in columns: return None
+    user = na_values if isinstance(na_values, dict) else {c: list(na_values or []) for c in columns}
+    return {c: ({''} if c == target else set(_DEFAULT_NA)) | {str(v) for v in user.get(c, [])} for c in columns}
+
+def _duplicate_note(path:Path, header:list, target=None)->str|None:
+    "A sentence (also warned) when a header names a feature column twice: pandas reads the copies as 'a.1', 'a.2', ... (a second target is refused by the intake checks)."
+    names = [str(h) for h in header]
+    dup = sorted({h for h in names if names.count(h) > 1} - {str(target)})
+    if not dup: return None
+    note = (f"the header of {path.name} names the column(s) {', '.join(map(repr, dup))} more than once: the copies were read "
+            f"as {', '.join(repr(f'{d}.1') for d in dup)}, ...; rename them in the file if they differ")
+    warnings.warn(note, DataWarning, stacklevel=4)
+    return note
+
+def _uncached_formulas(path:Path, sheet)->tuple:
+    "(sheet name, cells) of an .xlsx sheet whose formulas have no stored value (files written by a program, never opened in Excel)."
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+    wf = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    wv = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        name = sheet if isinstance(sheet, str) else wf.sheetnames[sheet]
+        cells = [f"{get_column_letter(j + 1)}{i + 1}"
+                 for i, (rf, rv) in enumerate(zip(wf[name].iter_rows(values_only=True), wv[name].iter_rows(values_only=True)))
+                 for j, (f, v) in enumerate(zip(rf, rv))
+                 if v is None and (isinstance(f, str) and f.startswith('=') or type(f).__name__ == 'ArrayFormula')]
+    finally: wf.close(); wv.close()
+    return name, cells
+
+def _read_excel(path:Path, sheet, na_values, index_col, target, read_kwargs)->tuple:
+    "An Excel sheet as (frame, notes): a clear error for an unknown sheet and for formulas without values; duplicate headers noted."
+    try: head = pd.read_excel(path, sheet_name=sheet, header=None, nrows=1, **{k: v for k, v in read_kwargs.items() if k == 'engine'})
+    except (ValueError, IndexError, KeyError) as e:
+        try: sheets = pd.ExcelFile(path).sheet_names
+        except Exception: raise ValueError(f"{path} could not be read as Excel ({_one_line(e)})") from None
+        raise ValueError(f"{path.name} has no sheet {sheet!r}; its sheets are {sheets}: pass "
+                         f"{_fix('sheet=NAME or sheet=INDEX', '--sheet NAME or --sheet INDEX')} (0 = the first)") from None
+    header = [] if head.empty else list(head.iloc[0])
+    kw = dict(read_kwargs)
+    if 'keep_default_na' not in kw and (na := _na_for(header, target, na_values)) is not None:
+        kw.update(keep_default_na=False, na_values=na)
+    else: kw['na_values'] = na_values
+    df = pd.read_excel(path, sheet_name=sheet, index_col=index_col, **kw)
+    if path.suffix.lower() in ('.xlsx', '.xlsm') and df.isna().to_numpy().any():
+        name, cells = _uncached_formulas(path, sheet)
+        if cells:
+            raise ValueError(f"{path.name}, sheet {name!r}: {len(cells)} cell(s) hold formulas without a stored value "
+                             f"({', '.join(cells[:8])}{', ...' if len(cells) > 8 else ''}), which would be read as missing: open the "
+                             f"file in Excel or LibreOffice and save it (that stores the values), or export the sheet as CSV")
+    return df, [n for n in [_duplicate_note(path, header, target)] if n]
+
+def _read_parquet(path:Path, read_kwargs)->pd.DataFrame:
+    "pandas.read_parquet with one-line errors (a duplicated column name, a damaged file) instead of a schema dump."
+    try: importlib.import_module('pyarrow'); arrow = True
+    except ImportError: _need('fastparquet', 'parquet', 'Parquet'); arrow = False
+    fix = "check that it is a whole Parquet file, or save the table as CSV"
+    if arrow:
+        import pyarrow.parquet as pq
+        try: names = pq.read_schema(path).names
+        except Exception as e: raise ValueError(f"{path} could not be read as Parquet ({_one_line(e)}): {fix}") from None
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup: raise ValueError(f"{path} holds the column name(s) {dup} more than once: give each column a unique name "
+                                 f"when writing the file")
+    try: return pd.read_parquet(path, **read_kwargs)
+    except Exception as e: raise ValueError(f"{path} could not be read as Parquet ({_one_line(e)}): {fix}") from None
 
 def _need(module:str, extra:str, what:str):
     try: return importlib.import_module(module)
@@ -405,7 +545,8 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
                encoding:str|None=None,     # text encoding (default UTF-8)
                na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
                index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
-               sheet:int|str=0,            # the sheet of an Excel file
+               sheet:int|str=0,            # the sheet of an Excel file: its name or its position (0 = the first)
+               target:str|None=None,       # the target column: only an empty cell (or a marker of `na_values`) is a missing label
                **read_kwargs)->pd.DataFrame:
     "A file as a DataFrame, its type from its extension; a clear error for folders, unknown types and missing extras."
     path = Path(path).expanduser()
@@ -418,18 +559,27 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
     if kind in _TEXT:
         if sep is None: sep = '\t' if kind in ('.tsv', '.tab') else _sniff_sep(path, encoding)
         if 'quotechar' not in read_kwargs and (q := _header_quote(path, sep, encoding)): read_kwargs['quotechar'] = q
-        df = _read_csv(path, sep=sep, na_values=na_values, index_col=index_col, encoding=encoding, **read_kwargs)
-    elif kind in _PARQUET:
-        try: importlib.import_module('pyarrow')
-        except ImportError: _need('fastparquet', 'parquet', 'Parquet')
-        df = pd.read_parquet(path, **read_kwargs)
+        header = None
+        if (first := _head(path, encoding, first_line=True)) is not None and first.strip():
+            header = next(csv.reader([first.rstrip('\r\n')], delimiter=sep, quotechar=read_kwargs.get('quotechar', '"')), None)
+        kw = dict(read_kwargs)
+        if header and 'keep_default_na' not in kw and (na := _na_for(header, target, na_values)) is not None:
+            kw.update(keep_default_na=False, na_values=na)
+        else: kw['na_values'] = na_values
+        df = _read_csv(path, sep=sep, index_col=index_col, encoding=encoding, **kw)
+        notes = [n for n in [_duplicate_note(path, header or [], target)] if n]
+    elif kind in _PARQUET: df, notes = _read_parquet(path, read_kwargs), []
     elif kind in _EXCEL:
         _need('xlrd' if kind == '.xls' else 'openpyxl', 'excel', 'Excel')
-        df = pd.read_excel(path, sheet_name=sheet, na_values=na_values, index_col=index_col, **read_kwargs)
+        df, notes = _read_excel(path, sheet, na_values, index_col, target, read_kwargs)
     else: raise ValueError(f"{path}: unknown file type {''.join(path.suffixes) or '(no extension)'!r}; robustdiff reads {_KNOWN}")
-    if na_values and kind in _PARQUET: df = df.replace(list(na_values), np.nan)
+    if na_values and kind in _PARQUET:
+        markers = na_values if isinstance(na_values, dict) else {c: list(na_values) for c in df.columns}
+        for c, m in markers.items():
+            if c in df.columns: df[c] = df[c].replace(list(m), np.nan)
     if index_col is not None: df = df.reset_index(drop=True)
     if len(df) == 0: raise ValueError(f"{path} has a header but no rows")
+    df.attrs['robustdiff_notes'] = notes
     return df
 
 def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
@@ -438,7 +588,7 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               name:str|None=None,         # dataset name (default: the file name)
               dropna:bool=False,          # the same as missing='drop'
               sep:str|None=None,          # field separator of a text file (None: detected)
-              na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
+              na_values:list|dict|None=None, # extra strings that mean "missing", e.g. ['?'] (also in the target), or per column
               index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
               drop:list|None=None,        # columns to leave out
               encoding:str|None=None,     # text encoding (default UTF-8), e.g. 'latin-1'
@@ -448,7 +598,8 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
     _check_missing_mode(missing)
-    return from_frame(read_table(path, sep, encoding, na_values, index_col, **read_kwargs), target, nominal, name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
+    return from_frame(read_table(path, sep, encoding, na_values, index_col, target=target, **read_kwargs), target, nominal,
+                      name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
 
 from_csv = from_file   # the older name: reads every format `read_table` reads
 
@@ -474,8 +625,8 @@ def check_task(y,                   # the target: a Series, array or a `Dataset`
     why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
            f"{k} distinct whole numbers in {n} rows")
     raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
-                     f"(e.g. pd.qcut(y, 4)), pass task='classification' (--task classification) if these values are "
-                     f"classes, or use robustdiff.robustness.robustness_test, which supports regressors")
+                     f"{_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {_kw('task', 'classification')} "
+                     f"if these values are classes, or use robustdiff.robustness.robustness_test (Python), which supports regressors")
 
 
 # %% ../nbs/00_data.ipynb #43a47086

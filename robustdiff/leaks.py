@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 import pandas as pd
-from .data import Dataset
+from .data import Dataset, _drop_fix
 
 # %% auto #0
 __all__ = ['LeakWarning', 'leak_check', 'leak_warnings']
@@ -24,8 +24,8 @@ def _knn_1d(xtr:np.ndarray, ytr:np.ndarray, xte:np.ndarray, n_classes:int, k:int
     votes = np.bincount((np.arange(m)[:, None] * n_classes + labels).ravel(), minlength=m * n_classes)
     return votes.reshape(m, n_classes).argmax(1)
 
-def _alone_accuracy(col:pd.Series, ordered:bool, y:np.ndarray, k:int, folds:np.ndarray)->float:
-    "Out-of-fold balanced accuracy of one column on its own: 5 nearest values (ordered) or the value's majority class."
+def _alone_accuracy(col:pd.Series, ordered:bool, y:np.ndarray, k:int, folds:np.ndarray)->tuple:
+    "(balanced accuracy, agreement) out of fold of one column on its own: 5 nearest values (ordered) or the value's majority class."
     if ordered:
         x = col.to_numpy(dtype=float)
         lo, hi = np.nanmin(x, initial=0), np.nanmax(x, initial=0)
@@ -40,7 +40,7 @@ def _alone_accuracy(col:pd.Series, ordered:bool, y:np.ndarray, k:int, folds:np.n
             major = np.where(counts.sum(1) > 0, counts.argmax(1), np.bincount(y[tr], minlength=k).argmax())
             pred[te] = major[x[te]]
     hit, total = np.bincount(y, weights=pred == y, minlength=k), np.bincount(y, minlength=k)
-    return float(np.mean(hit[total > 0] / total[total > 0]))   # balanced accuracy: the mean recall
+    return float(np.mean(hit[total > 0] / total[total > 0])), float(np.mean(pred == y))   # balanced accuracy: the mean recall
 
 def _order_separates(col:pd.Series, y:np.ndarray, k:int)->bool:
     "Sorted by this column, each class is one contiguous run (and no value is shared by two classes)."
@@ -60,7 +60,9 @@ def leak_check(ds:Dataset,             # the data
                threshold:float=0.98,   # out-of-fold balanced accuracy of one column that counts as "almost perfect"
                n_splits:int=5,         # folds of the out-of-fold check
                random_state:int=0,     # seeds the folds
-              )->pd.DataFrame:         # column, check ('order' / 'alone'), balanced_accuracy, monotone_in_rows, message
+               near:float=0.95,        # a near-copy: balanced accuracy at least this and ...
+               ratio:float=4.0,        # ... an error rate `ratio` times below the best other column's
+              )->pd.DataFrame:         # column, check ('order' / 'alone' / 'near_copy'), balanced_accuracy, agreement, best_other, monotone_in_rows, message
     "Columns that alone predict the class almost perfectly, or whose order matches the class order (one row each)."
     if not isinstance(ds, Dataset): raise TypeError(f"expected a robustdiff Dataset, got {type(ds).__name__}")
     if not 0 < threshold <= 1: raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
@@ -71,25 +73,38 @@ def leak_check(ds:Dataset,             # the data
     for c in range(k):                       # stratified fold labels
         pos = np.flatnonzero(y == c); folds[pos] = rng.permutation(len(pos)) % n_splits
     sorted_by_class = bool((np.diff(y) != 0).sum() == k - 1)
-    rows = []
+    cols = []
     for col in ds.X.columns:
         x = ds.X[col]
         nominal = col in set(ds.nominal)
         numeric = not nominal and pd.api.types.is_numeric_dtype(x) and not pd.api.types.is_bool_dtype(x)
-        acc = _alone_accuracy(x, numeric, y, k, folds)
+        acc, agree = _alone_accuracy(x, numeric, y, k, folds)
+        if numeric and x.nunique() <= 20:                  # few values (a 0/1 code): also read value by value
+            acc, agree = max((acc, agree), _alone_accuracy(x, False, y, k, folds))
+        cols.append((col, x, numeric, acc, agree))
+    accs = np.array([c[3] for c in cols])
+    rows = []
+    for i, (col, x, numeric, acc, agree) in enumerate(cols):
+        others = np.delete(accs, i)
+        best = float(others.max()) if len(others) else np.nan
+        copy = len(others) > 0 and acc >= near and (1 - acc) * ratio <= 1 - best   # far above every other column
         order = numeric and _order_separates(x, y, k)
         mono = bool(numeric and (x.is_monotonic_increasing or x.is_monotonic_decreasing) and x.nunique() > k)
-        if not (order or acc >= threshold): continue
+        if not (order or acc >= threshold or copy): continue
         if order and mono and sorted_by_class:
             why = ("increases with the row order while the rows are sorted by class: it encodes the class (an ID, a "
                    "customer number or a timestamp assigned in class order)")
         elif order: why = "sorted by this column alone, the classes fall into separate runs: one threshold per class boundary predicts them all"
-        else: why = f"alone predicts the class with out-of-fold balanced accuracy {acc:.3f}"
-        rows.append(dict(column=str(col), check='order' if order else 'alone', balanced_accuracy=round(acc, 4),
+        else:
+            other = f"; the best other column reaches {best:.3f}" if len(others) else ''
+            why = (f"alone agrees with the label on {agree:.1%} of the rows out of fold (balanced accuracy {acc:.3f}{other})"
+                   + (": a near-copy of the label" if copy and acc < threshold else ''))
+        rows.append(dict(column=str(col), check='order' if order else 'alone' if acc >= threshold else 'near_copy',
+                         balanced_accuracy=round(acc, 4), agreement=round(agree, 4), best_other=round(best, 4),
                          monotone_in_rows=mono,
                          message=f"possible label leak: column {str(col)!r} {why}; if it should not be known at prediction "
-                                 f"time, drop it (--drop {str(col)!r})"))
-    return pd.DataFrame(rows, columns=['column', 'check', 'balanced_accuracy', 'monotone_in_rows', 'message'])
+                                 f"time, drop it ({_drop_fix([col])})"))
+    return pd.DataFrame(rows, columns=['column', 'check', 'balanced_accuracy', 'agreement', 'best_other', 'monotone_in_rows', 'message'])
 
 def leak_warnings(ds:Dataset, # the data
                   **kw,       # passed to `leak_check`

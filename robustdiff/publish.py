@@ -4,10 +4,12 @@
 
 # %% ../nbs/94_publish.ipynb #dc07493a
 from __future__ import annotations
-import ctypes, errno, hashlib, json, os, re, shutil, sys, warnings
+import ctypes, errno, hashlib, json, os, re, shutil, sys, time, uuid, warnings
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 import pandas as pd
+from .data import _fix, _rows_dropped
 
 # %% auto #0
 __all__ = ['TABLE_NAMES', 'read_marker', 'owned_files', 'foreign_files', 'recover', 'check_out_dir', 'publish', 'save_report',
@@ -17,7 +19,9 @@ __all__ = ['TABLE_NAMES', 'read_marker', 'owned_files', 'foreign_files', 'recove
 _MARKER = '.robustdiff-report'
 _FORMAT = 'robustdiff-report-2'
 _CACHE = '.cache'
-_INNER_TEMP = re.compile(r'^\.(?:partial|write-test|robustdiff-staging)-(\d+)$')   # temporary entries inside a folder
+_CACHE_TAG = '.robustdiff-cache'     # a file inside a cache folder robustdiff made (e.g. --cache OUT/cache): that folder is ours
+_JOURNAL_FORMAT = 'robustdiff-journal-1'
+_LOCK, _JOURNAL = 'robustdiff-lock', 'robustdiff-journal'   # .NAME.<this> beside the report folder (inside if its parent is read-only)
 
 def _sha256(path:Path)->str:
     h = hashlib.sha256()
@@ -25,13 +29,25 @@ def _sha256(path:Path)->str:
         for block in iter(lambda: f.read(1 << 20), b''): h.update(block)
     return h.hexdigest()
 
+def _read_json(p:Path):
+    "The JSON content of file `p`, or None (missing, a symlink, empty, truncated or not JSON)."
+    if not p.is_file() or p.is_symlink(): return None
+    try: return json.loads(p.read_text(encoding='utf-8'))
+    except (OSError, ValueError, UnicodeDecodeError): return None
+
+def _read_journal(p:Path)->dict|None:
+    "A publish journal, or None if there is none (a damaged one cannot exist: journals are written aside and renamed)."
+    j = _read_json(p)
+    ok = (isinstance(j, dict) and j.get('format') == _JOURNAL_FORMAT and j.get('mode') in ('swap', 'beside')
+          and j.get('state') in ('staging', 'committed') and isinstance(j.get('token'), str)
+          and all(_plain_name(j.get(k, '')) for k in ('stage', 'old_dir')) and
+          all(isinstance(j.get(k), dict) for k in ('new', 'old')))
+    return j if ok else None
+
 def read_marker(out, # a folder
                )->dict: # file name → SHA-256 as the marker lists them ({} without a readable marker)
     "The files robustdiff's marker in `out` claims, with their hashes."
-    p = Path(out)/_MARKER
-    if not p.is_file() or p.is_symlink(): return {}
-    try: m = json.loads(p.read_text(encoding='utf-8'))
-    except (OSError, ValueError, UnicodeDecodeError): return {}
+    m = _read_json(Path(out)/_MARKER)
     files = m.get('files') if isinstance(m, dict) and m.get('format') == _FORMAT else None
     if not isinstance(files, dict): return {}
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str) and _plain_name(k)}
@@ -56,68 +72,121 @@ def owned_files(out,           # a folder
     return own
 
 # %% ../nbs/94_publish.ipynb #3d9798be
-def _pid_alive(pid:int)->bool:
-    if pid == os.getpid(): return True
-    try: os.kill(pid, 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
-    return True
+def _is_cache(p:Path)->bool:
+    "A fit-cache folder of robustdiff: `.cache`, or a folder holding the tag `check_run` writes into a cache it made."
+    return p.is_dir() and not p.is_symlink() and (p.name == _CACHE or (p/_CACHE_TAG).is_file())
+
+def _ours_inside(out:Path)->set:
+    "Entries of `out` that a run of robustdiff made besides the report's files: marker, caches, its lock, its journal and what that lists."
+    own = {p.name for p in out.iterdir() if _is_cache(p)}
+    if (out/_MARKER).is_file() and not (out/_MARKER).is_symlink(): own.add(_MARKER)
+    for name in ('.' + _LOCK, '.' + _JOURNAL):
+        if (out/name).is_file() and not (out/name).is_symlink(): own.add(name)
+    j = _read_journal(out/('.' + _JOURNAL))
+    if j is not None and j['mode'] == 'beside': own.add(j['stage'])
+    return own
 
 def foreign_files(out, protect=())->list:
     "Names of the entries of `out` that robustdiff did not write (sorted)."
     out = Path(out)
     if not out.is_dir(): return []
-    own = owned_files(out, protect)
-    for name in (_MARKER, _CACHE):
-        p = out/name
-        if p.exists() and not p.is_symlink() and (p.is_file() if name == _MARKER else p.is_dir()): own.add(name)
+    own = owned_files(out, protect) | _ours_inside(out)
     keep = {Path(p).resolve() for p in protect}
-    return sorted(p.name for p in out.iterdir()
-                  if p.name not in own and not _INNER_TEMP.match(p.name) or p.resolve() in keep)
+    return sorted(p.name for p in out.iterdir() if p.name not in own or p.resolve() in keep)
 
 # %% ../nbs/94_publish.ipynb #8645c73f
-_SIBLING = r'^\.{name}\.robustdiff-(new|old)-(\d+)$'
+def _beside(out:Path, what:str)->Path:
+    "Where the lock or journal of `out` lives: `.NAME.what` beside the folder, or `.what` inside it if its parent is read-only."
+    return out.parent/f'.{out.name}.{what}' if os.access(out.parent, os.W_OK | os.X_OK) else out/f'.{what}'
 
-def _siblings(out:Path)->list:
-    "(kind, pid, path) of the sibling temporary folders of `out`."
-    if not out.parent.is_dir(): return []
-    pat = re.compile(_SIBLING.format(name=re.escape(out.name)))
-    found = []
-    for p in out.parent.iterdir():
-        m = pat.match(p.name)
-        if m and p.is_dir() and not p.is_symlink(): found.append((m.group(1), int(m.group(2)), p))
-    return sorted(found, key=lambda t: (t[0] != 'new', t[1]))
+def _fsync_dir(d:Path):
+    try: fd = os.open(d, os.O_RDONLY)
+    except OSError: return
+    try: os.fsync(fd)
+    except OSError: pass
+    finally: os.close(fd)
 
-def _complete(folder:Path)->bool:
-    "A folder holding a whole report: a marker whose every file is there with its hash."
-    files = read_marker(folder)
-    return bool(files) and owned_files(folder) == set(files)
+def _write_atomic(path:Path, text:str):
+    "Write `text` to `path` all at once: into `path.tmp`, fsync, rename over `path`, fsync the folder (a kill leaves the old or the new content)."
+    tmp = path.with_name(path.name + '.tmp')
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(text); f.flush(); os.fsync(f.fileno())
+    os.replace(tmp, path); _fsync_dir(path.parent)
 
-def _move_cache(src:Path, dst:Path):
-    "Move the fit cache of a leftover folder back into the report folder (if it has none)."
-    c = src/_CACHE
-    if c.is_dir() and not c.is_symlink() and dst.is_dir() and not (dst/_CACHE).exists():
-        try: os.rename(c, dst/_CACHE)
+@contextmanager
+def _locked(out:Path, wait:float=60.0):
+    "Hold the lock file of `out` (an flock, released by the kernel when its holder dies, in any PID namespace); a clear error after `wait` s."
+    try: import fcntl
+    except ImportError: yield; return                       # (no flock: Windows)
+    p = _beside(out, _LOCK)
+    if not p.parent.is_dir(): yield; return                   # nothing to protect yet: the folder and its parent's lock cannot exist
+    deadline = time.monotonic() + wait
+    while True:
+        try: fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e: raise PermissionError(f"output folder {str(out)!r} is not writable ({e.strerror or e}): choose another --out") from e
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() > deadline:
+                raise FileExistsError(f"another robustdiff run is publishing into {str(out)!r} (it holds the lock file {str(p)!r}): "
+                                      f"wait until it ends and rerun, or choose another --out") from None
+            time.sleep(0.1); continue
+        try: same = os.stat(p).st_ino == os.fstat(fd).st_ino    # not a lock file its last holder has just removed
+        except FileNotFoundError: same = False
+        if same: break
+        os.close(fd)
+    try: yield
+    finally:
+        try: os.unlink(p)
         except OSError: pass
+        os.close(fd)
+
+def _holds(folder:Path, hashes:dict)->bool:
+    "`folder` holds exactly the report `hashes` describes: its marker lists them and every file has its hash."
+    return bool(hashes) and folder.is_dir() and read_marker(folder) == hashes and owned_files(folder) == set(hashes)
+
+def _move_caches(src:Path, dst:Path):
+    "Move the fit caches of a leftover folder into the report folder (each only where the report folder has none of that name)."
+    if not src.is_dir() or not dst.is_dir(): return
+    for c in src.iterdir():
+        if _is_cache(c) and not (dst/c.name).exists():
+            try: os.rename(c, dst/c.name)
+            except OSError: pass
+
+def _finish(out:Path, jpath:Path, j:dict):
+    "Roll a journal's publication forward (committed) or back (staging); then remove the journal."
+    if j['mode'] == 'swap':
+        new, old = out.parent/j['stage'], out.parent/j['old_dir']
+        if j['state'] == 'committed' and not _holds(out, j['new']):
+            if not out.exists() and not out.is_symlink():          # killed between the two renames
+                os.rename(new if _holds(new, j['new']) else old, out); _step()
+            elif _holds(new, j['new']):
+                if _exchange(new, out): _step()
+                else: os.rename(out, old); _step(); os.rename(new, out); _step()
+        for p in (new, old):
+            if p.is_dir() and not p.is_symlink() and p != out:
+                _move_caches(p, out); _step(); shutil.rmtree(p, ignore_errors=True)
+    else:
+        stage = out/j['stage']
+        if j['state'] == 'committed': _roll_forward(out, stage, j['new'], j['old'])
+        shutil.rmtree(stage, ignore_errors=True)
+        (out/(_MARKER + '.tmp')).unlink(missing_ok=True)
+    jpath.unlink(missing_ok=True); _fsync_dir(jpath.parent); _step()
+
+def _recover(out:Path):
+    "`recover` without the lock (the caller holds it)."
+    for jpath in (out.parent/f'.{out.name}.{_JOURNAL}', out/f'.{_JOURNAL}'):
+        jpath.with_name(jpath.name + '.tmp').unlink(missing_ok=True) if jpath.parent.is_dir() else None   # a journal never renamed into place
+        j = _read_journal(jpath)
+        if j is not None: _finish(out, jpath, j)
+        elif jpath.exists() and jpath.is_file():
+            raise ValueError(f"{str(jpath)!r} is not a journal robustdiff wrote (damaged or foreign): move it away, then rerun")
 
 def recover(out, # the report folder
            )->Path:
-    "Finish or undo what a killed run left half-done in or beside `out`, and remove its temporary folders."
-    out = Path(out).expanduser()
-    for kind, pid, p in _siblings(out):
-        if _pid_alive(pid): continue
-        if not out.exists() and not out.is_symlink():          # killed between the two renames of a swap
-            if kind == 'new' and _complete(p) or kind == 'old':
-                os.rename(p, out); continue
-        _move_cache(p, out)
-        shutil.rmtree(p, ignore_errors=True)
-    if out.is_dir() and not out.is_symlink():
-        for p in out.iterdir():
-            m = _INNER_TEMP.match(p.name)
-            if not m or _pid_alive(int(m.group(1))): continue
-            if p.is_dir() and (p/'COMMIT').is_file(): _roll_forward(out, p)
-            elif p.is_dir() and not p.is_symlink(): shutil.rmtree(p, ignore_errors=True)
-            else: p.unlink(missing_ok=True)
+    "Finish (committed) or undo (staging) the publication a killed run's journal describes, under the folder's lock; nothing else is touched."
+    out = Path(os.path.abspath(Path(out).expanduser()))
+    with _locked(out): _recover(out)
     return out
 
 # %% ../nbs/94_publish.ipynb #34491baf
@@ -133,40 +202,61 @@ def _report_names(tables=TABLE_NAMES)->set:
 def _clash_error(out:Path, clash:list)->FileExistsError:
     return FileExistsError(f"output folder {str(out)!r} holds {', '.join(map(repr, clash[:5]))}{', ...' if len(clash) > 5 else ''}, "
                            f"which robustdiff did not write (or that changed since) and the report would replace: "
-                           f"robustdiff never overwrites such files, with --force neither; move them or choose another folder")
+                           f"robustdiff never overwrites such files, with --force neither; move them or choose another --out")
 
-def check_out_dir(out,              # the report folder
-                  force:bool=False, # allow a folder that holds files robustdiff did not write (never overwriting them)
-                  protect=(),       # paths that must never be replaced (the input data)
-                  names=None,       # file names the report will write (default: every name a report may write)
-                 )->Path:           # the resolved folder (created if missing)
-    "Check, before any work, that `out` can hold a report: writable, and empty or a previous report unless `force`."
-    out = Path(out).expanduser()
-    if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder")
-    recover(out)
+def _holds_cwd(out:Path)->bool:
+    "`out` is the working directory or one of its ancestors: it must never be renamed away."
+    try: cwd = Path(os.getcwd()).resolve()
+    except OSError: return False
+    o = out.resolve()
+    return cwd == o or o in cwd.parents
+
+def _disk_error(out:Path, e:OSError)->OSError:
+    "A one-line error for a folder that cannot be written: a full disk says so, anything else is 'not writable'."
+    if e.errno == errno.ENOSPC:
+        return OSError(errno.ENOSPC, f"No space left on device: the disk of {str(out)!r} is full; free space or choose another "
+                                     f"--out (and --cache: the fit cache is OUT/.cache by default)")
+    return PermissionError(f"output folder {str(out)!r} is not writable ({e.strerror or e}): choose another --out")
+
+def _check(out:Path, force:bool, protect, names):
+    "The checks of `check_out_dir` (the caller holds the lock and has recovered)."
     if out.is_dir():
         others = foreign_files(out, protect)
         if others and not force:
             raise FileExistsError(f"output folder {str(out)!r} holds other files ({', '.join(others[:3])}"
                                   f"{', ...' if len(others) > 3 else ''}) and is not a robustdiff report: "
-                                  f"choose an empty or new folder, or pass force=True (--force) to write beside them")
+                                  f"choose an empty or new folder, or pass {_fix('force=True', '--force')} to write beside them")
         clash = sorted(set(others) & (_report_names() if names is None else set(names) | {'report.html', 'summary.json', _MARKER}))
         if clash: raise _clash_error(out, clash)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out/f'.write-test-{os.getpid()}'
-        probe.write_text('ok'); probe.unlink()
-    except OSError as e:
-        raise PermissionError(f"output folder {str(out)!r} is not writable: {e.strerror or e}") from e
-    return out.resolve()
+        if not os.access(out, os.W_OK | os.X_OK):      # (no probe file: a kill would leave it behind)
+            raise PermissionError(f"output folder {str(out)!r} is not writable: choose another --out")
+    else:
+        up = next((p for p in out.parents if p.exists()), None)
+        if up is None or not up.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} lies under a file: choose another --out")
+        if not os.access(up, os.W_OK | os.X_OK):
+            raise PermissionError(f"output folder {str(out)!r} is not writable (cannot create it in {str(up)!r}): choose another --out")
+
+def check_out_dir(out,              # the report folder
+                  force:bool=False, # allow a folder that holds files robustdiff did not write (never overwriting them)
+                  protect=(),       # paths that must never be replaced (the input data)
+                  names=None,       # file names the report will write (default: every name a report may write)
+                 )->Path:           # the absolute folder (not created: `publish` creates it)
+    "Check, before any work, that `out` can hold a report: writable, and empty or a previous report unless `force`."
+    out = Path(os.path.abspath(Path(out).expanduser()))
+    if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder: choose another --out")
+    with _locked(out):
+        _recover(out)
+        _check(out, force, protect, names)
+    return out
 
 # %% ../nbs/94_publish.ipynb #a4cb808c
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
-_after_step = None   # test hook: called with the number of each disk step done
+_after_step = None   # test hook: called with the number of each disk step done (the counter starts at each `publish`)
+_steps = [0]
 
-def _step(counter:list):
-    counter[0] += 1
-    if _after_step is not None: _after_step(counter[0])
+def _step():
+    _steps[0] += 1
+    if _after_step is not None: _after_step(_steps[0])
 
 def _exchange(a:Path, b:Path)->bool:
     "Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."
@@ -183,18 +273,21 @@ def _exchange(a:Path, b:Path)->bool:
     raise OSError(e, os.strerror(e), str(a))
 
 def _write_marker(folder:Path, hashes:dict):
-    tmp = folder/f'.write-test-{os.getpid()}'
-    tmp.write_text(json.dumps({'format': _FORMAT, 'note': 'robustdiff report folder: `robustdiff report` may replace '
-                               'the files listed here (and only while their content has the hash listed)',
-                               'files': dict(sorted(hashes.items()))}, indent=1), encoding='utf-8')
-    os.replace(tmp, folder/_MARKER)
+    _write_atomic(folder/_MARKER, json.dumps({'format': _FORMAT, 'note': 'robustdiff report folder: `robustdiff report` may replace '
+                  'the files listed here (and only while their content has the hash listed)', 'files': dict(sorted(hashes.items()))}, indent=1))
 
-def _stage_files(folder:Path, writers:dict, n:list)->dict:
-    "Write every file into `folder`; name → SHA-256."
+def _write_journal(path:Path, j:dict):
+    _write_atomic(path, json.dumps(j, indent=1)); _step()
+
+def _stage_files(folder:Path, writers:dict)->dict:
+    "Write every file into `folder` (each synced to disk); name → SHA-256."
     hashes = {}
     for name, write in writers.items():
         if not _plain_name(name): raise ValueError(f"not a plain file name: {name!r}")
-        write(folder/name); hashes[name] = _sha256(folder/name); _step(n)
+        write(folder/name)
+        with open(folder/name, 'rb') as f: os.fsync(f.fileno())
+        hashes[name] = _sha256(folder/name); _step()
+    _fsync_dir(folder)
     return hashes
 
 # %% ../nbs/94_publish.ipynb #d869587b
@@ -202,62 +295,79 @@ def publish(out,               # the report folder
             writers:dict,      # file name → function(path) writing that file
             force:bool=False,  # allow foreign files in `out` (never overwriting them)
             protect=(),        # paths that must never be replaced (the input data)
-           )->Path:            # the resolved folder
+           )->Path:            # the absolute folder
     "Write the files of `writers` as one report in `out`: all of them at once, replacing only robustdiff's own files."
-    out = check_out_dir(out, force, protect, names=set(writers))
-    n = [0]
-    if not foreign_files(out, protect) and os.access(out.parent, os.W_OK): _publish_swap(out, writers, n)
-    else: _publish_beside(out, writers, protect, n)
+    out = Path(os.path.abspath(Path(out).expanduser()))
+    if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder: choose another --out")
+    _steps[0] = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(out):
+        _recover(out)                                   # a killed run's publication first: finished or undone
+        _check(out, force, protect, set(writers))
+        token = uuid.uuid4().hex[:16]
+        swap = (os.access(out.parent, os.W_OK | os.X_OK) and not _holds_cwd(out)
+                and not (out.is_dir() and foreign_files(out, protect)))
+        if swap: _publish_swap(out, writers, token)
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            _publish_beside(out, writers, protect, token)
     return out
 
-def _publish_swap(out:Path, writers:dict, n:list):
-    "The whole folder replaced at once (it holds only robustdiff's files)."
-    new = out.parent/f'.{out.name}.robustdiff-new-{os.getpid()}'
-    old = out.parent/f'.{out.name}.robustdiff-old-{os.getpid()}'
-    for p in (new, old): shutil.rmtree(p, ignore_errors=True)
-    new.mkdir()
+def _publish_swap(out:Path, writers:dict, token:str):
+    "The whole folder replaced at once (it holds only robustdiff's files): staged beside it, then swapped in under a journal."
+    jpath = out.parent/f'.{out.name}.{_JOURNAL}'
+    j = dict(format=_JOURNAL_FORMAT, token=token, mode='swap', state='staging', stage=f'.{out.name}.robustdiff-new-{token}',
+             old_dir=f'.{out.name}.robustdiff-old-{token}', new={}, old={})
+    new = out.parent/j['stage']
+    _write_journal(jpath, j)
     try:
-        hashes = _stage_files(new, writers, n)
-        _write_marker(new, hashes); _step(n)
+        new.mkdir(); _step()
+        hashes = _stage_files(new, writers)
+        _write_marker(new, hashes); _fsync_dir(new); _step()
     except BaseException:
-        shutil.rmtree(new, ignore_errors=True); raise
-    try: swapped = _exchange(new, out)  # one atomic step: `out` is the new report, `new` the old one
-    except OSError:                     # e.g. `out` is a mount point: publish file by file instead
-        shutil.rmtree(new, ignore_errors=True); return _publish_beside(out, writers, (), n)
-    if swapped: _step(n); os.rename(new, old)
-    else:                               # two renames; `recover` finishes them if killed in between
-        os.rename(out, old); _step(n); os.rename(new, out)
-    _step(n)
-    _move_cache(old, out); _step(n)
-    shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(new, ignore_errors=True); jpath.unlink(missing_ok=True); raise
+    if not out.exists():                                 # a first report: one rename
+        _write_journal(jpath, j | dict(state='committed', new=hashes))
+        os.rename(new, out); _fsync_dir(out.parent); _step()
+        jpath.unlink(); _fsync_dir(out.parent); _step()
+        return
+    try: _write_journal(jpath, j | dict(state='committed', new=hashes))
+    except BaseException: shutil.rmtree(new, ignore_errors=True); jpath.unlink(missing_ok=True); raise
+    try: _finish(out, jpath, j | dict(state='committed', new=hashes))   # exchange, caches back, old report removed
+    except OSError as e:                                 # e.g. `out` is a mount point: publish file by file instead
+        if out.is_dir() and not _holds(out, hashes) and (out.parent/j['stage']).is_dir():
+            shutil.rmtree(new, ignore_errors=True); jpath.unlink(missing_ok=True)
+            return _publish_beside(out, writers, (), token)
+        raise
 
-def _publish_beside(out:Path, writers:dict, protect, n:list):
-    "The report's files moved in one by one beside foreign files, under a journal `recover` can finish."
-    stage = out/f'.robustdiff-staging-{os.getpid()}'
-    shutil.rmtree(stage, ignore_errors=True); stage.mkdir()
+def _publish_beside(out:Path, writers:dict, protect, token:str):
+    "The report's files moved in one by one beside foreign files, under a journal that `recover` finishes or undoes."
+    jpath = _beside(out, _JOURNAL)
+    j = dict(format=_JOURNAL_FORMAT, token=token, mode='beside', state='staging', stage=f'.robustdiff-staging-{token}',
+             old_dir=f'.robustdiff-old-{token}', new={}, old={})
+    stage = out/j['stage']
+    _write_journal(jpath, j)
     try:
-        hashes = _stage_files(stage, writers, n)
+        stage.mkdir(); _step()
+        hashes = _stage_files(stage, writers)
         old = {k: v for k, v in read_marker(out).items() if k in owned_files(out, protect)}
-        (stage/'COMMIT').write_text(json.dumps({'new': hashes, 'old': old})); _step(n)
+        j = j | dict(state='committed', new=hashes, old=old)
+        _write_journal(jpath, j)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True); raise
-    _roll_forward(out, stage, n)
+        if _read_journal(jpath) is None or _read_journal(jpath)['state'] == 'staging':
+            shutil.rmtree(stage, ignore_errors=True); jpath.unlink(missing_ok=True)
+        raise
+    _finish(out, jpath, j)
 
-def _roll_forward(out:Path, stage:Path, n:list|None=None):
-    "Move a committed staging folder's files into `out`: marker (old ∪ new), files, stale old files removed, marker (new)."
-    n = n or [0]
-    j = json.loads((stage/'COMMIT').read_text())
-    new, old = j['new'], j['old']
-    _write_marker(out, {**read_marker(out), **old, **new}); _step(n)
+def _roll_forward(out:Path, stage:Path, new:dict, old:dict):
+    "Move a committed staging folder's files into `out`, remove the old report's files the new one lacks, then write the new marker."
     for name in new:
-        if (stage/name).exists(): os.replace(stage/name, out/name)
-        _step(n)
+        if (stage/name).is_file() and not (stage/name).is_symlink(): os.replace(stage/name, out/name); _step()
     for name in set(old) - set(new):
         p = out/name
-        if p.is_file() and not p.is_symlink() and _sha256(p) == old[name]: p.unlink()
-        _step(n)
-    _write_marker(out, new); _step(n)
-    shutil.rmtree(stage, ignore_errors=True)
+        if p.is_file() and not p.is_symlink() and _sha256(p) == old[name]: p.unlink(); _step()
+    _fsync_dir(out)
+    _write_marker(out, new); _step()
 
 # %% ../nbs/94_publish.ipynb #5a148ceb
 def _write_csv(df:pd.DataFrame, path:Path):
@@ -278,9 +388,11 @@ def save_report(rep,               # a `robustdiff.report.Report`
     for fn, write in rep.extra.get('files', {}).items(): writers[fn] = write   # e.g. the risk model (robustdiff.risk)
     page = render_html(rep)
     writers['report.html'] = lambda p: p.write_text(page, encoding='utf-8')
+    intake = list(rep.stages['data'].notes) if 'data' in rep.stages else []
     summary = rep.summary() | dict(files=sorted(names + ['report.html']),
                                    failed_stages=[k for k, s in rep.stages.items() if s.status == 'failed'],
-                                   warnings=list(getattr(rep, 'warnings', [])))
+                                   warnings=list(getattr(rep, 'warnings', [])),
+                                   intake=dict(rows_dropped=_rows_dropped(intake), notes=intake))   # what the intake did, and why
     writers['summary.json'] = lambda p: p.write_text(json.dumps(summary, indent=2, default=str), encoding='utf-8')
     out = publish(out, writers, force, protect)
     rep.out = out
@@ -327,5 +439,7 @@ def check_run(ds,                  # the `Dataset`
     if cache_dir is not None:
         c = Path(cache_dir).expanduser()
         if c.exists() and not c.is_dir(): raise NotADirectoryError(f"cache path {str(c)!r} exists and is not a folder")
-        try: c.mkdir(parents=True, exist_ok=True)
+        try:
+            c.mkdir(parents=True, exist_ok=True)
+            if not any(c.iterdir()): (c/_CACHE_TAG).write_text('robustdiff fit cache\n')   # ours: never foreign in a report folder
         except OSError as e: raise PermissionError(f"cache folder {str(c)!r} cannot be created: {e.strerror or e}") from e

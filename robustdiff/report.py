@@ -110,9 +110,15 @@ def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
     except ImportError as e:
         raise ImportError("a Dask scheduler needs the package distributed: pip install 'dask[distributed]'") from e
     try: return Client(address, timeout=timeout, set_as_default=True)
-    except (OSError, TimeoutError) as e:
-        raise ConnectionError(f"no Dask scheduler answered at {address!r} within {timeout:g} s "
-                              f"(start one with `dask scheduler` and workers with `dask worker {address}`)") from e
+    except Exception as e:       # nothing listening (OSError), a timeout, or a server that is not Dask (e.g. MemoryError)
+        raise ConnectionError(f"no Dask scheduler answered at {address!r} within {timeout:g} s ({type(e).__name__}): "
+                              f"start one with `dask scheduler` and workers with `dask worker {address}`, or check the address") from None
+
+def _check_scheduler(client, address):
+    "A lost Dask scheduler fails the run (RuntimeError, one line): nothing is published."
+    if client is not None and client.status != 'running':
+        raise RuntimeError(f"the Dask scheduler at {address!r} was lost during the run (client {client.status}): no report was "
+                           f"published; restart the scheduler and its workers, then rerun the same command to resume from the cache")
 
 # %% ../nbs/90_report.ipynb #509cb4dd
 _PASS_INPUTS = _FoldNoise()        # per process: a fold's perturbed copies, computed once for all its models
@@ -1039,6 +1045,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             if fits: log(f"[0/{len(STAGES)}] fits of every stage in one schedule: {fits:.1f} s")
             for s in summarise(fit_warnings): log(f"  {s}"); ctx.extra.setdefault('fit_warnings', []).append(s)
         except Exception as e:   # each stage then computes what it needs itself, and fails on its own
+            _check_scheduler(client, scheduler)
             if _own_failure(ctx, e): raise        # an evaluated model cannot be fitted: at once, naming it
             fits = float('nan')
             log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
@@ -1049,6 +1056,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             st = _run_stage(ctx, name, on, log)
             ctx.stages[name] = st
             if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+        _check_scheduler(client, scheduler)
     finally:
         if client is not None: client.close()
     first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)

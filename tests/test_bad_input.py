@@ -67,9 +67,9 @@ CASES = [
     ('header-only', 3, lambda t: from_csv(_csv(t, 'x,target\n'), 'target'), ValueError, 'header but no rows'),
     ('wrong-separator', 3, lambda t: from_csv(_csv(t, frame=NOISE, sep=';', index=False), 'target', sep=','), ValueError,
      "pass sep=';'"),
-    ('drop-unknown-column', 3, lambda t: from_frame(NOISE, 'target', drop=['nope']), ValueError, "drop: columns ['nope']"),
+    ('drop-unknown-column', 3, lambda t: from_frame(NOISE, 'target', drop=['nope']), ValueError, "drop: column 'nope' not in the data"),
     ('nominal-unknown-column', 3, lambda t: from_frame(NOISE, 'target', nominal=['nope']), ValueError,
-     "nominal: ['nope'] are not feature columns"),
+     "nominal: feature column 'nope' not in the data"),
     # 4: misalignment
     ('y-series-other-index', 4, lambda t: Dataset('d', NOISE[['x']], NOISE.target.set_axis(np.arange(N) + 1000)),
      ValueError, "y's index does not match X's index"),

@@ -74,7 +74,7 @@ CASES = [
     ('continuous-target', lambda t: check_task(RNG.normal(size=200).round(2)), ValueError,
      'looks continuous (', ),
     ('continuous-target-what-to-do', lambda t: check_task(RNG.normal(size=200)), ValueError,
-     "bin it into classes (e.g. pd.qcut(y, 4)), pass task='classification' (--task classification)"),
+     "bin it into classes (e.g. pd.qcut(y, 4)), pass task='classification' if these values are classes"),
     ('many-whole-numbers', lambda t: check_task(np.arange(500) % 100), ValueError, '100 distinct whole numbers in 500 rows'),
     ('unknown-task', lambda t: check_task(NOISE.target, 'regression'), ValueError, "task must be one of"),
     ('report-refuses-continuous', lambda t: _report(t, NOISE.assign(target=RNG.normal(size=N))), ValueError,

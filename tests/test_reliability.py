@@ -270,15 +270,8 @@ def test_an_exception_at_any_step_leaves_the_old_report(tmp_path, monkeypatch):
     assert _visible(r) == want
     assert [p.name for p in tmp_path.iterdir()] == ['r']
 
-def test_killed_first_run_does_not_need_force(tmp_path):
-    r = tmp_path/'r'; r.mkdir()
-    (r/'.cache').mkdir(); (r/'.partial-999999999').mkdir(); (r/'.partial-999999999'/'scc.csv').write_text('x')
-    (r/'.write-test-999999998').write_text('ok')
-    (tmp_path/'.r.robustdiff-new-999999997').mkdir()
-    code, _, err = _cli(['report', _csv(tmp_path, _frame()), '--out', r] + QUICK)
-    assert code == 0, err
-    assert not [p for p in r.iterdir() if p.name.startswith(('.partial', '.write-test'))]
-    assert not (tmp_path/'.r.robustdiff-new-999999997').exists()
+# (test_killed_first_run_does_not_need_force moved to tests/test_reliability3.py: leftovers that merely look like
+#  robustdiff's, such as .partial-PID, are the user's now; only what a journal lists is ever deleted)
 
 def test_full_disk_at_publish_exits_1_in_one_line(tmp_path, monkeypatch):
     data = _csv(tmp_path, _frame())
