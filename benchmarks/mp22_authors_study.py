@@ -8,6 +8,17 @@ the published `Dffclt` best in `benchmarks/bench_irt.py`, column `chunks` of nbs
 instances with |b| > 6 dropped; then the same 2 × 5-fold difficulty estimator as nbs/50_mp22.ipynb for the five
 regressors (Table 2a), and rf on AvE of the same input (metric comparison; 2PL on this input was not run).
 Writes nbs/results/mp22/table2a_authors_input.csv and predictions_authors_input.csv.gz (resumable per data set).
+
+    nohup nice -n 10 python benchmarks/mp22_authors_study.py estimator > mp22_estimator.log 2>&1 &
+
+`estimator`: the authors' published difficulties (`Dffclt`) as the target, so that only the estimator side varies, one
+variable at a time against our defaults (`baseline`): `authors` = the regressors as the authors' caret call runs them
+(`get_regressor(..., tuning='authors')`: `tuneLength = 1`, ranger with 1000 trees and mtry = p/3, unscaled kNN, ...);
+`authors_sqrt` = the same with mtry = √p (older caret releases / ranger's own default); `clip3` = our defaults with
+`Dffclt` clamped to [−3, 3] instead of dropped beyond ±6 (`croppDiffs(orig.irt, Diff.filter, cropp = F)` of
+Diffmodel.R, whose commented default is `Diff.filter <- 3`); `authors_clip3` = both; `caret` = caret's default
+tuning (`tuning='caret'`: tuneLength = 3 grid, 25 bootstrap resamples). Writes
+nbs/results/mp22/table2a_dffclt_variants.csv (resumable per variant × data set × regressor).
 """
 import sys, time
 from pathlib import Path
@@ -54,4 +65,44 @@ def main(n_jobs=1):
         pd.DataFrame(summ).to_csv(out, index=False)
         pd.concat(samp).to_csv(pout, index=False)
 
-if __name__ == '__main__': main()
+VARIANTS = {'baseline': dict(tuning=None, clip=None), 'authors': dict(tuning='authors', clip=None),
+            'authors_sqrt': dict(tuning='authors', clip=None, mtry='sqrt'), 'clip3': dict(tuning=None, clip=3.0),
+            'authors_clip3': dict(tuning='authors', clip=3.0), 'caret': dict(tuning='caret', clip=None)}
+
+def estimator(variants, regressors, datasets, n_jobs=2):
+    from robustdiff.difficulty_model import get_regressor, _caret_model
+    out = RES/'table2a_dffclt_variants.csv'
+    rows = pd.read_csv(out).to_dict('records') if out.exists() else []
+    done = {(r['variant'], r['dataset'], r['regressor']) for r in rows}
+    for variant in variants:
+        v = VARIANTS[variant]
+        for name in datasets:
+            U, info = read_responses(name)
+            X = info.drop(columns=NOT_FEATURES)
+            d = info.Dffclt.clip(-v['clip'], v['clip']) if v['clip'] else info.Dffclt[info.Dffclt.abs() <= 6]
+            for reg in regressors:
+                if (variant, name, reg) in done: continue
+                t = time.perf_counter()
+                if v.get('mtry'):
+                    model = _caret_model('rf', dict(mtry=v['mtry'], splitrule='variance', trees=1000), 0, 1)
+                    cv = difficulty_cv(X, d, model, n_jobs=n_jobs)
+                else:
+                    cv = difficulty_cv(X, d, reg, n_jobs=n_jobs, tuning=v['tuning'])
+                s = cv.summary()
+                rows.append(dict(variant=variant, dataset=name, regressor=reg, n=len(d), nrmse=s.nrmse, nrmse_sd=s.nrmse_sd,
+                                 spearman=s.spearman, spearman_sd=s.spearman_sd, spearman_pooled=s.spearman_pooled,
+                                 seconds=time.perf_counter() - t))
+                pd.DataFrame(rows).to_csv(out, index=False)
+                print(f"{variant:14s} {name:16s} {reg:7s} NRMSE {s.nrmse:.3f} rho {s.spearman:.3f} ({time.perf_counter() - t:.0f} s)", flush=True)
+
+if __name__ == '__main__':
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('part', nargs='?', default='authors_input', choices=['authors_input', 'estimator'])
+    ap.add_argument('--variants', nargs='*', default=['baseline', 'authors', 'clip3', 'authors_sqrt', 'authors_clip3'])
+    ap.add_argument('--regressors', nargs='*', default=['rf'])
+    ap.add_argument('--datasets', nargs='*', default=NAMES)
+    ap.add_argument('--n_jobs', type=int, default=2)
+    a = ap.parse_args()
+    if a.part == 'authors_input': main()
+    else: estimator(a.variants, a.regressors, a.datasets, a.n_jobs)

@@ -22,18 +22,104 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from .irt import irt_probability
 
 # %% auto #0
-__all__ = ['REGRESSORS', 'get_regressor', 'DifficultyEstimator', 'nrmse', 'DifficultyCV', 'difficulty_cv', 'cv_chart',
-           'importance_table', 'importance_chart', 'class_difficulty', 'class_difficulty_chart',
-           'accuracy_by_difficulty', 'scc_data_chart', 'estimate_ability', 'shift_alarm']
+__all__ = ['REGRESSORS', 'TUNINGS', 'CaretGlmnet', 'CaretTrain', 'get_regressor', 'DifficultyEstimator', 'nrmse', 'DifficultyCV',
+           'difficulty_cv', 'cv_chart', 'importance_table', 'importance_chart', 'class_difficulty',
+           'class_difficulty_chart', 'accuracy_by_difficulty', 'scc_data_chart', 'estimate_ability', 'shift_alarm']
+
+# %% ../nbs/11_difficulty_model.ipynb #b9e4867e
+def _glmnet_lambdas(X, y, nlambda:int, mix:float=0.5)->np.ndarray:
+    "glmnet's λ path (gaussian, standardised features): λmax at `mix`, log-spaced down to λmax·lambda.min.ratio."
+    X = np.asarray(X, float); y = np.asarray(y, float)
+    sd = X.std(axis=0); sd[sd == 0] = 1.0
+    Z = (X - X.mean(axis=0)) / sd
+    lmax = np.abs(Z.T @ (y - y.mean())).max() / (len(y) * mix)
+    ratio = 1e-4 if len(y) > X.shape[1] else 1e-2
+    return lmax * ratio ** (np.arange(nlambda) / (nlambda - 1))
+
+class CaretGlmnet(RegressorMixin, BaseEstimator):
+    "glmnet's elastic net as caret fits it: features standardised, penalty `lam` (None: caret's tuneLength = 1 choice)."
+    def __init__(self, mix:float=0.1, lam:float|None=None): self.mix, self.lam = mix, lam
+    def fit(self, X, y):
+        from sklearn.linear_model import ElasticNet
+        lam = self.lam if self.lam is not None else _glmnet_lambdas(X, y, 3)[1]
+        self.lam_ = float(lam)
+        self.model_ = Pipeline([('scale', StandardScaler()),
+                                ('enet', ElasticNet(alpha=self.lam_, l1_ratio=self.mix, max_iter=20000))]).fit(X, y)
+        return self
+    def predict(self, X): return self.model_.predict(X)
+
+# caret's single default setting (tuneLength = 1) per model, as the [MP22] code calls it
+_CARET1 = {'rf': dict(mtry='p/3', splitrule='variance', trees=1000), 'gbm': dict(depth=1, trees=50),
+           'knn': dict(k=5), 'lm': {}, 'glmnet': dict(mix=0.1, lam=None)}
+
+def _caret_model(method:str, params:dict, random_state=0, n_jobs:int=1):
+    "The scikit-learn counterpart of one caret candidate."
+    from sklearn.ensemble import ExtraTreesRegressor
+    if method == 'rf':
+        m = params['mtry']
+        mf = {'p/3': 1 / 3, 'sqrt': 'sqrt'}.get(m, m)
+        forest = ExtraTreesRegressor if params.get('splitrule') == 'extratrees' else RandomForestRegressor
+        kw = dict(bootstrap=True) if forest is ExtraTreesRegressor else {}
+        return forest(n_estimators=params.get('trees', 500), max_features=mf, min_samples_split=6,
+                      random_state=random_state, n_jobs=n_jobs, **kw)
+    if method == 'gbm':
+        return GradientBoostingRegressor(n_estimators=params['trees'], max_depth=params['depth'], learning_rate=0.1,
+                                         min_samples_leaf=10, subsample=0.5, random_state=random_state)
+    if method == 'knn': return KNeighborsRegressor(params['k'])
+    if method == 'lm': return LinearRegression()
+    if method == 'glmnet': return CaretGlmnet(params['mix'], params['lam'])
+    raise ValueError(f"unknown caret method {method!r}")
+
+def _caret_grid(method:str, X, y, length:int=3)->list:
+    "caret's default tuning grid (`tuneLength = length`) for a regression on X."
+    p = X.shape[1]
+    if method == 'rf':
+        mtry = sorted({int(v) for v in np.floor(np.linspace(2, p, length))}) if p > length else list(range(2, p + 1)) or [1]
+        return [dict(mtry=m, splitrule=s, trees=500) for s in ('variance', 'extratrees')[:min(2, length)] for m in mtry]
+    if method == 'gbm': return [dict(depth=d, trees=50 * t) for d in range(1, length + 1) for t in range(1, length + 1)]
+    if method == 'knn': return [dict(k=k) for k in range(5, 2 * length + 5) if k % 2]
+    if method == 'lm': return [{}]
+    if method == 'glmnet':
+        lams = _glmnet_lambdas(X, y, length + 2)[1:-1][:length]
+        return [dict(mix=a, lam=float(l)) for a in np.linspace(0.1, 1, length) for l in lams]
+    raise ValueError(f"unknown caret method {method!r}")
+
+class CaretTrain(RegressorMixin, BaseEstimator):
+    "caret's `train` with its defaults: the `tuneLength` grid, chosen by mean out-of-bag RMSE over bootstrap resamples."
+    def __init__(self, method:str='rf', tune_length:int=3, n_boot:int=25, random_state=0, n_jobs:int=1):
+        self.method, self.tune_length, self.n_boot, self.random_state, self.n_jobs = method, tune_length, n_boot, random_state, n_jobs
+    def fit(self, X, y):
+        X, y = np.asarray(X, float), np.asarray(y, float)
+        grid = _caret_grid(self.method, X, y, self.tune_length)
+        rng = np.random.default_rng(self.random_state)
+        rmse = np.zeros((self.n_boot, len(grid)))
+        for b in range(self.n_boot if len(grid) > 1 else 0):
+            take = rng.integers(0, len(y), len(y))
+            oob = np.setdiff1d(np.arange(len(y)), take)
+            for g, params in enumerate(grid):
+                m = _caret_model(self.method, params, int(rng.integers(2**31)), self.n_jobs).fit(X[take], y[take])
+                rmse[b, g] = np.sqrt(np.mean((m.predict(X[oob]) - y[oob]) ** 2))
+        self.grid_, self.resample_rmse_ = grid, rmse
+        self.best_params_ = grid[int(np.argmin(rmse.mean(axis=0)))]
+        self.estimator_ = _caret_model(self.method, self.best_params_, self.random_state, self.n_jobs).fit(X, y)
+        return self
+    def predict(self, X): return self.estimator_.predict(np.asarray(X, float))
 
 # %% ../nbs/11_difficulty_model.ipynb #20db8c52
 REGRESSORS = ('rf', 'gbm', 'knn', 'lm', 'glmnet')
+TUNINGS = (None, 'authors', 'caret')
 
 def get_regressor(regressor='rf',      # a name in REGRESSORS or an (unfitted) scikit-learn regressor
                   random_state=0,      # seed for the randomised regressors
                   n_jobs:int=1,        # threads for the random forest
+                  tuning:str|None=None,# None: the defaults below; 'authors': the [MP22] code's caret call; 'caret': caret's default grid + bootstrap
                  ):
     "An unfitted scikit-learn regressor by [MP22] name, or the given regressor (checked to be one)."
+    if tuning not in TUNINGS: raise ValueError(f"tuning must be one of {TUNINGS}, got {tuning!r}")
+    if isinstance(regressor, str) and regressor in REGRESSORS and tuning == 'authors':
+        return _caret_model(regressor, _CARET1[regressor], random_state, n_jobs)
+    if isinstance(regressor, str) and regressor in REGRESSORS and tuning == 'caret':
+        return CaretTrain(regressor, random_state=random_state, n_jobs=n_jobs)
     if isinstance(regressor, str):
         if regressor == 'rf':
             return RandomForestRegressor(n_estimators=300, max_features='sqrt', min_samples_leaf=5,
@@ -87,14 +173,15 @@ class DifficultyEstimator(RegressorMixin, BaseEstimator):
                  regressor='rf',       # a name in REGRESSORS or a scikit-learn regressor
                  random_state=0,       # seed for the regressor
                  n_jobs:int=1,         # threads for the random forest
+                 tuning:str|None=None, # see `get_regressor`: None, 'authors' ([MP22]'s caret call) or 'caret' (tuned)
                 ):
-        self.regressor, self.random_state, self.n_jobs = regressor, random_state, n_jobs
+        self.regressor, self.random_state, self.n_jobs, self.tuning = regressor, random_state, n_jobs, tuning
 
     def fit(self, X, y):
         "Train on the instances of `y` (a Series of finite difficulties indexed like `X`)."
         X, y = _align(X, y)
         self.pipeline_ = Pipeline([('prep', _preprocessor(X)),
-                                   ('reg', get_regressor(self.regressor, self.random_state, self.n_jobs))])
+                                   ('reg', get_regressor(self.regressor, self.random_state, self.n_jobs, self.tuning))])
         self.pipeline_.fit(X, y.to_numpy())
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         return self
@@ -117,8 +204,8 @@ def _spearman(observed, predicted)->float:
     if np.ptp(np.asarray(predicted, float)) == 0 or np.ptp(np.asarray(observed, float)) == 0: return 0.0
     return float(spearmanr(observed, predicted)[0])
 
-def _fold(reg, X, y, tr, te, seed, repeat, fold):
-    est = DifficultyEstimator(reg, random_state=seed).fit(X.iloc[tr], y.iloc[tr])
+def _fold(reg, X, y, tr, te, seed, repeat, fold, tuning=None):
+    est = DifficultyEstimator(reg, random_state=seed, tuning=tuning).fit(X.iloc[tr], y.iloc[tr])
     return pd.DataFrame({'repeat': repeat, 'fold': fold, 'instance': y.index[te], 'observed': y.iloc[te].to_numpy(),
                          'predicted': est.predict(X.iloc[te])})
 
@@ -157,13 +244,15 @@ def difficulty_cv(X,                       # instance features (DataFrame, rows 
                   random_state=0,          # seed of the folds and regressors
                   n_jobs:int=1,            # parallel folds (joblib)
                   backend:str|None=None,   # joblib backend
+                  tuning:str|None=None,    # regressor settings, see `get_regressor` (None | 'authors' | 'caret')
                  )->DifficultyCV:
     "Repeated k-fold cross-validation of a difficulty estimator ([MP22] §4): held-out predictions, NRMSE and Spearman."
     X, y = _align(X, difficulty)
+    if tuning not in TUNINGS: raise ValueError(f"tuning must be one of {TUNINGS}, got {tuning!r}")
     if n_splits < 2 or n_repeats < 1: raise ValueError("need n_splits ≥ 2 and n_repeats ≥ 1")
     cv = RepeatedKFold(n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
     seeds = np.random.SeedSequence(random_state if random_state is not None else None).spawn(n_splits * n_repeats)
-    jobs = [delayed(_fold)(regressor, X, y, tr, te, int(seeds[k].generate_state(1)[0]), k // n_splits, k % n_splits)
+    jobs = [delayed(_fold)(regressor, X, y, tr, te, int(seeds[k].generate_state(1)[0]), k // n_splits, k % n_splits, tuning)
             for k, (tr, te) in enumerate(cv.split(X))]
     preds = pd.concat(Parallel(n_jobs=n_jobs, backend=backend)(jobs), ignore_index=True)
     name = regressor if isinstance(regressor, str) else type(regressor).__name__

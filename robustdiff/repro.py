@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['COLUMNS', 'reproduction_table', 'summary_counts', 'summary_line', 'mp22_irt_input', 'chunked_difficulty']
+__all__ = ['COLUMNS', 'SLH16_MODELS', 'reproduction_table', 'summary_counts', 'summary_line', 'mp22_irt_input',
+           'chunked_difficulty', 'wins', 'slh16_table3_cells']
 
 # %% ../nbs/54_repro.ipynb #17c01d68
 COLUMNS = ('paper', 'ours', 'difference', 'tolerance', 'within', 'cause')
@@ -122,3 +123,38 @@ def chunked_difficulty(M:pd.DataFrame,  # learners × instances (0/1), e.g. from
     res = pd.concat(out)
     res.index = pd.Index(M.columns, name='instance')    # each block's fit numbers its own items from 0
     return res
+
+# %% ../nbs/54_repro.ipynb #6b7cc7e1
+def wins(wide:pd.DataFrame,  # rows = data sets, columns = the candidates (metrics, regressors, ...), values = a score
+         focus:str,          # the candidate whose wins are counted
+         higher:bool=True,   # is a higher score better?
+        )->pd.Series:        # rows, best (ties count as best) and `above <other>` for every other candidate
+    "How often `focus` is the best candidate of a row of `wide` and how often it beats each other candidate."
+    if not isinstance(wide, pd.DataFrame): raise TypeError(f"wide must be a DataFrame, got {type(wide).__name__}")
+    if focus not in wide.columns: raise ValueError(f"{focus!r} is not a column of wide (has {list(wide.columns)})")
+    w = wide.apply(pd.to_numeric, errors='coerce').astype(float)
+    w = (w if higher else -w).dropna(subset=[focus])
+    others = [c for c in w.columns if c != focus]
+    best = w[focus] >= w[others].max(axis=1, skipna=True).fillna(-np.inf)
+    return pd.Series({'rows': len(w), 'best': int(best.sum()), **{f'above {c}': int((w[focus] > w[c]).sum()) for c in others}})
+
+# %% ../nbs/54_repro.ipynb #d1e9908b
+SLH16_MODELS = {'c45': 'C4.5', 'svm': 'SVM-Puk'}          # the paper's column suffix → our `ela2` model name
+
+def slh16_table3_cells(ours:pd.DataFrame,    # our Table 3 analogue: dataset, model, acc_clean, acc_noisy (fractions)
+                       paper:pd.DataFrame,   # [SLH16] Table 3 as transcribed: dataset, A0_c45, A0_svm, A10_c45, A10_svm (%)
+                       tolerance=2.0,        # allowed |ours − paper| in percentage points (or a function of the row)
+                       causes=None,          # cause of a miss, as in `reproduction_table`
+                      )->pd.DataFrame:       # a `reproduction_table` keyed by dataset, model, quantity (A0 | A10), in %
+    "[SLH16] Table 3's accuracy cells (A₀, A₁₀ of C4.5 and SVM, %) beside ours, for the data sets both tables have."
+    need = ['dataset', *(f'{q}_{m}' for q in ('A0', 'A10') for m in SLH16_MODELS)]
+    miss = [c for c in need if c not in paper.columns]
+    if miss: raise ValueError(f"paper lacks the columns {miss} (expected [SLH16] Table 3 as transcribed)")
+    miss = [c for c in ('dataset', 'model', 'acc_clean', 'acc_noisy') if c not in ours.columns]
+    if miss: raise ValueError(f"ours lacks the columns {miss} (expected robustdiff.ela.ela_table output with a dataset column)")
+    p = paper[need].melt(id_vars='dataset', var_name='cell', value_name='value')
+    p = p.assign(quantity=p.cell.str.split('_').str[0], model=p.cell.str.split('_').str[1].map(SLH16_MODELS))
+    o = ours.melt(id_vars=['dataset', 'model'], value_vars=['acc_clean', 'acc_noisy'], var_name='q', value_name='value')
+    o = o.assign(quantity=o.q.map({'acc_clean': 'A0', 'acc_noisy': 'A10'}), value=100 * o.value)
+    p = p[p.dataset.isin(set(o.dataset))]
+    return reproduction_table(p, o, ['dataset', 'model', 'quantity'], tolerance, causes)
