@@ -8,6 +8,7 @@ import math, warnings
 import numpy as np
 import pandas as pd
 from .perturb import group_ranks, perturb_counts, _check_lambdas
+from .metrics import _onehot, _from_sums, _used
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
@@ -302,18 +303,31 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
         Vn, Vf, Vb = (_per_instance(p, c, models, inst) for c in ('correct_noisy', 'flip', 'broke'))
         S2 = _class_shares(p, 'y_mixed', models, inst, classes)
         Sn = _positive_scores(p, 'p_mixed', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
+        K = len(classes)
+        linear = metric in ('balanced_accuracy', 'macro_f1')   # ratios of weighted sums: their columns join the products below
+        if linear:
+            T = _onehot(y, classes)
+            TP1, TP2 = ((T[:, None, :] * S.reshape(len(S), M, K)).reshape(len(S), M * K) for S in (S1, S2))
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
             on = binv == k
             Wk = Wa[:, on]
             # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
-            if (k, tuple(classes)) not in clean_means: clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]]))
-            a0, s1 = np.split(clean_means[(k, tuple(classes))], [M], axis=1)
-            a1, fl, br, s2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], Vb[on], S2[on]])), [M, 2 * M, 3 * M], axis=1)
+            if (k, tuple(classes)) not in clean_means:
+                clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]] + ([TP1[on], T[on]] if linear else [])))
+            cm = clean_means[(k, tuple(classes))]
+            a0, s1 = cm[:, :M], cm[:, M:M + M * K]
+            a1, fl, br, s2, tp2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], Vb[on], S2[on]] + ([TP2[on]] if linear else []))),
+                                           [M, 2 * M, 3 * M, 3 * M + M * K], axis=1)
             kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
             with np.errstate(invalid='ignore', divide='ignore'):
                 brk = np.where(a0 > 0, br / np.where(a0 > 0, a0, 1), np.nan)        # Σw·c(1−c′) / Σw·c: `metrics.break_rate`
             if metric == 'accuracy': m0, m1 = a0, a1
+            elif linear:
+                R, t = len(cm), cm[:, None, M + 2 * M * K:]
+                m0 = _from_sums(metric, cm[:, M + M * K:M + 2 * M * K].reshape(R, M, K), t, s1.reshape(R, M, K),
+                                _used(T[on], S1[on].reshape(-1, M, K)))
+                m1 = _from_sums(metric, tp2.reshape(R, M, K), t, s2.reshape(R, M, K), _used(T[on], S2[on].reshape(-1, M, K)))
             else:
                 if (k, tuple(classes)) not in clean_scores:
                     clean_scores[(k, tuple(classes))] = _score_of(metric, Wk, y[on], S1[on], None if Sc is None else Sc[on], M, classes)
@@ -325,7 +339,7 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
         out.append((models, reps, facts))
     return out
 
-def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:
+def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:   # roc_auc (the others: from the products above)
     "The metric (rows of Wk × M models) from per-instance class shares S (n × M·K); roc_auc from the positive-class scores Spos."
     from robustdiff.metrics import metric_replicates_many
     return metric_replicates_many(metric, Wk, y, S.reshape(len(S), M, -1), Spos, classes)

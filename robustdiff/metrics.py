@@ -139,23 +139,30 @@ def _auc_reps(W:np.ndarray, pos:np.ndarray, s:np.ndarray)->np.ndarray:
     below = np.cumsum(gn, 1) - gn
     return _safe_div((gp * (below + 0.5 * gn)).sum(1), gp.sum(1) * gn.sum(1))
 
+def _used(T:np.ndarray, P:np.ndarray)->np.ndarray:
+    "(M × K) the labels macro-F1 averages over: those in y_true or in that model's y_pred (scikit-learn's), from the unweighted instances."
+    return (T.sum(0)[None, :] > 0) | (P.sum(0) > 0)
+
+def _from_sums(metric:str, tp:np.ndarray, t:np.ndarray, p:np.ndarray|None=None, used:np.ndarray|None=None)->np.ndarray:
+    "Balanced accuracy or macro-F1 (R × M) from weighted sums (or means) per class: right predictions tp (R × M × K), true counts t (R × 1 × K), predicted counts p (R × M × K)."
+    if metric == 'balanced_accuracy':
+        rec = _safe_div(tp, np.broadcast_to(t, tp.shape))
+        with np.errstate(all='ignore'), warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            return np.nanmean(rec, 2)
+    f1 = np.where(t + p > 0, _safe_div(2 * tp, t + p), 0.0)
+    return (f1 * used).sum(2) / used.sum(1)
+
 def _reps(metric:str, W:np.ndarray, T:np.ndarray, P:np.ndarray, S:np.ndarray|None=None)->np.ndarray:
     "The metric per weight row of W (R × n) and model from the one-hot truth T (n × K), predicted class shares P and scores S (n × M × K): (R × M)."
     W = np.asarray(W, np.float64)
     n, M, K = P.shape
     TP = (T[:, None, :] * P).reshape(n, M * K)
     if metric == 'accuracy': return _safe_div(W @ TP.reshape(n, M, K).sum(2), W.sum(1, keepdims=True))
-    tp, t = (W @ TP).reshape(len(W), M, K), (W @ T)[:, None, :]
-    if metric == 'balanced_accuracy':
-        rec = _safe_div(tp, np.broadcast_to(t, tp.shape))
-        with np.errstate(all='ignore'), warnings.catch_warnings():
-            warnings.simplefilter('ignore', RuntimeWarning)
-            return np.nanmean(rec, 2)
-    if metric == 'macro_f1':
-        used = (T.sum(0)[None, :] > 0) | (P.sum(0) > 0)          # M × K: the labels in y_true or that model's y_pred (scikit-learn's)
-        p = (W @ P.reshape(n, M * K)).reshape(len(W), M, K)
-        f1 = np.where(t + p > 0, _safe_div(2 * tp, t + p), 0.0)
-        return (f1 * used).sum(2) / used.sum(1)
+    if metric in ('balanced_accuracy', 'macro_f1'):
+        tp, t = (W @ TP).reshape(len(W), M, K), (W @ T)[:, None, :]
+        p = (W @ P.reshape(n, M * K)).reshape(len(W), M, K) if metric == 'macro_f1' else None
+        return _from_sums(metric, tp, t, p, _used(T, P))
     if metric == 'roc_auc':
         if S is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
         cols = [1] if K == 2 else range(K)
