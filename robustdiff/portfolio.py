@@ -198,7 +198,8 @@ def _portfolio(name:str)->dict:
     "The registered portfolio `name`, built."
     if name not in PORTFOLIOS and name in _LAZY_PORTFOLIOS: importlib.import_module(_LAZY_PORTFOLIOS[name])
     if name not in PORTFOLIOS:
-        raise ValueError(f"unknown portfolio {name!r}; known portfolios: {', '.join(sorted(set(PORTFOLIOS) | set(_LAZY_PORTFOLIOS)))}")
+        raise ValueError(f"unknown portfolio {name!r}; known portfolios: {', '.join(sorted(set(PORTFOLIOS) | set(_LAZY_PORTFOLIOS)))} "
+                         f"(a model of your own: pass the estimator itself; on the command line --model FILE.skops or module:attribute)")
     return PORTFOLIOS[name]()
 
 def _is_estimator(obj)->bool: return hasattr(obj, 'fit') and hasattr(obj, 'get_params') and not isinstance(obj, type)
