@@ -208,10 +208,12 @@ def test_4_concurrent_runs_are_serialised_by_a_lock_with_a_clear_message(tmp_pat
     ready, done = os.pipe(), os.pipe()
     pid = os.fork()
     if pid == 0:                                                  # another run, in the middle of its publication
-        with publish._locked(r):
-            os.write(ready[1], b'1'); os.read(done[0], 1)
-        os._exit(0)
-    os.read(ready[0], 1)
+        try:
+            with publish._locked(r):
+                os.write(ready[1], b'1'); os.read(done[0], 1)
+        finally: os._exit(0)
+    os.close(ready[1])
+    assert os.read(ready[0], 1) == b'1'                           # (EOF if the child could not take the lock)
     try:
         real = publish._locked
         with pytest.raises(FileExistsError, match='another robustdiff run is publishing into .* wait until it ends'):
