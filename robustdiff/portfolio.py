@@ -146,7 +146,7 @@ def _import_object(spec:str)->object:
     for a in attr.split('.'):
         if not hasattr(obj, a): raise ValueError(f"--model {spec!r}: module {mod!r} has no attribute {attr!r}")
         obj = getattr(obj, a)
-    if callable(obj) and not isinstance(obj, type) and not _is_estimator(obj): obj = obj()
+    if callable(obj) and not isinstance(obj, type) and not hasattr(obj, 'get_params'): obj = obj()   # a factory function
     return obj
 
 def load_model(spec:str,        # 'PATH.skops', 'module:attribute', either with 'NAME=' in front
