@@ -443,6 +443,10 @@ def _read_csv(path:Path, **kw)->pd.DataFrame:
     except pd.errors.ParserError as e:
         raise ValueError(f"{path} could not be parsed as CSV ({_one_line(e)}): check the separator ({_fix('sep=...', '--sep')}) "
                          f"and the quotes") from None
+    if kw.get('index_col') is None and not isinstance(df.index, pd.RangeIndex):   # pandas made the first fields the index
+        k = df.index.nlevels
+        raise ValueError(f"{path}: the header names {df.shape[1]} columns but the rows hold {df.shape[1] + k} fields, so the first "
+                         f"{k} field(s) of every row would silently become its index: fix the header (one name per field)")
     if df.shape[1] == 1:
         head = str(df.columns[0])
         for s in (',', ';', '\t', '|'):

@@ -335,3 +335,13 @@ def test_one_pass_report_runs_on_a_table_with_gaps(tmp_path):
     X = ds.X[list(ds.numeric)]
     noisy = RawNoise(size=0.4).fit(X).transform(X, random_state=0)
     assert (noisy[num].isna() == ds.X[num].isna()).all() and not np.allclose(noisy[num].dropna(), ds.X[num].dropna())
+
+
+def test_header_shorter_than_rows_is_an_error(tmp_path):
+    "A header with fewer names than the rows have fields (scikit-learn's wine_data.csv: 5 names over 14 fields) made pandas turn the first fields into the row index silently; now one line says so."
+    from robustdiff.data import from_file
+    p = tmp_path / 'short_header.csv'
+    rows = '\n'.join(f"{i % 7}.5,{i % 3},{i % 5},{i % 2}" for i in range(40))
+    p.write_text('n,k,class\n' + rows + '\n')
+    with pytest.raises(ValueError, match=r"header names 3 columns but the rows hold 4 fields"):
+        from_file(p, 'class')
