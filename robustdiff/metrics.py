@@ -77,8 +77,11 @@ def target_profile(y,                # the target (class labels), e.g. `Dataset.
                                                   f": {sh.index[0]!r} {_pc(sh.iloc[0])}, {sh.index[1]!r} {_pc(sh.iloc[1])}")
     sent = f"{first}; {how}."
     if ordered:
-        sent += (f" The classes look ordered ({' < '.join(levels[:6])}{' < …' if len(levels) > 6 else ''}): {_NAMES[chosen]} treats "
-                 "them as unordered, so a miss by one level counts as much as a miss by several.")
+        chain = f"{' < '.join(levels[:6])}{' < …' if len(levels) > 6 else ''}"
+        numbers = pd.api.types.is_numeric_dtype(s) and not isinstance(s.dtype, pd.CategoricalDtype)   # codes may be mere labels
+        sent += ((f" The classes are whole numbers ({chain}); if they are ordered levels, note that " if numbers else
+                  f" The classes look ordered ({chain}): ") +
+                 f"{_NAMES[chosen]} treats them as unordered, so a miss by one level counts as much as a miss by several.")
     if metric == 'accuracy' and imb:
         sent += f" Always predicting {sh.index[0]!r} scores {sh.iloc[0]:.3f} accuracy: models must beat that."
     return dict(n=int(len(s)), n_classes=K, shares=sh.to_dict(), majority_class=sh.index[0], majority_share=float(sh.iloc[0]),
