@@ -346,8 +346,8 @@ def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
         empty = [c for c, k in gaps.items() if k == len(df)]
         if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({_drop_fix(empty)})")
         notes.append(f"{int(gaps.sum())} missing cells in {len(gaps)} column{'s' if len(gaps) > 1 else ''} ({where}) imputed inside "
-                     f"each model's pipeline from its training fold (numeric: median, nominal: most frequent value; plus a "
-                     f"missing-value indicator)")
+                     f"the package's preprocessing from each training fold (numeric: median, nominal: most frequent value; plus a "
+                     f"missing-value indicator); a model of your own used as given receives them as NaN")
     return df, notes
 
 def from_frame(df:pd.DataFrame,        # features and target

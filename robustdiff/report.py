@@ -692,8 +692,12 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
                     f"; 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
                     f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {metric_name(metric)} pooled over "
                     f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
-    if ctx.ds.missing_counts.sum(): st.notes.append("Missing cells stay missing in the perturbed copies; each model's pipeline imputes "
-                                                    "them from its training fold, as for the clean predictions.")
+    if ctx.ds.missing_counts.sum():
+        given = list(c.get('as_given', ()))
+        st.notes.append("Missing cells stay missing in the perturbed copies; " + ("the package's preprocessing imputes them from the "
+                        "training fold, as for the clean predictions" if len(given) < len(c.get('model_names', ())) or not given else '') +
+                        (f"{'; ' if len(given) < len(c.get('model_names', ())) else ''}models used as given ({', '.join(given)}) receive them as NaN, "
+                         "as from the file" if given else '') + '.')
     bins = ctx.table('scc', 'bins')
     if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
         from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT

@@ -97,8 +97,8 @@ def test_penguins_imputed_by_default():
     assert (d.n_instances, d.nominal, d.missing) == (344, ('island', 'sex'), 'impute')
     assert d.missing_counts.to_dict() == {'bill_length_mm': 2, 'bill_depth_mm': 2, 'flipper_length_mm': 2, 'body_mass_g': 2, 'sex': 11}
     assert d.notes == ("19 missing cells in 5 columns (bill_length_mm 2, bill_depth_mm 2, flipper_length_mm 2, body_mass_g 2, "
-                       "sex 11) imputed inside each model's pipeline from its training fold (numeric: median, nominal: most "
-                       "frequent value; plus a missing-value indicator)",)
+                       "sex 11) imputed inside the package's preprocessing from each training fold (numeric: median, nominal: "
+                       "most frequent value; plus a missing-value indicator); a model of your own used as given receives them as NaN",)
     assert from_file(PENGUINS, 'species', missing='drop').n_instances == 333
     full = d.imputed()
     assert not full.X.isna().any().any() and full.n_instances == 344 and 'filled from the whole table' in full.notes[-1]
@@ -215,7 +215,7 @@ def test_cli_penguins_no_options(tmp_path):
                            '--models', 'quick', '--n-jobs', '1'])
     assert code == 0, err
     assert ("penguins_like: 19 missing cells in 5 columns (bill_length_mm 2, bill_depth_mm 2, flipper_length_mm 2, "
-            "body_mass_g 2, sex 11) imputed inside each model's pipeline") in err
+            "body_mass_g 2, sex 11) imputed inside the package's preprocessing") in err
     assert '19 missing cells' in (tmp_path/'r'/'report.html').read_text()
     code, _, err = _cli(['report', str(PENGUINS), '--target', 'species', '--out', str(tmp_path/'r3'), '--missing', 'error', '--quiet'])
     assert code == 2 and "feature column 'sex' has 11 missing" in err
