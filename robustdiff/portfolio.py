@@ -134,7 +134,7 @@ def _load_skops(path, trusted:list)->object:
     return sio.load(path, trusted=untrusted)
 
 def _import_object(spec:str)->object:
-    "`module:attribute` (dots allowed in both), the current folder importable; a function without arguments is called."
+    "`module:attribute` (dots allowed in both), the current folder importable; a function without arguments or an estimator class is called."
     import os, sys
     mod, _, attr = spec.partition(':')
     if not mod or not attr: raise ValueError(f"--model {spec!r}: expected module:attribute, e.g. mymodels:pipe")
@@ -146,7 +146,8 @@ def _import_object(spec:str)->object:
     for a in attr.split('.'):
         if not hasattr(obj, a): raise ValueError(f"--model {spec!r}: module {mod!r} has no attribute {attr!r}")
         obj = getattr(obj, a)
-    if callable(obj) and not isinstance(obj, type) and not hasattr(obj, 'get_params'): obj = obj()   # a factory function
+    if isinstance(obj, type) and hasattr(obj, 'get_params'): obj = obj()   # an estimator class: its defaults (a shell cannot pass an instance)
+    elif callable(obj) and not isinstance(obj, type) and not hasattr(obj, 'get_params'): obj = obj()   # a factory function
     return obj
 
 def load_model(spec:str,        # 'PATH.skops', 'module:attribute', either with 'NAME=' in front

@@ -192,3 +192,11 @@ def test_few_models_get_a_shorter_ladder(csv):
     assert rep.config['respondents'] == 'ladder:120'
     assert rep.table('respondent_abilities').shape[0] == 120
     assert any("first 120 of the ladder's 240 respondents" in n for n in rep.stages['difficulty'].notes)
+
+
+def test_module_attribute_may_name_an_estimator_class():
+    "`--model lr=sklearn.linear_model:LogisticRegression`: a shell cannot pass an instance, so a class is built with its defaults."
+    from robustdiff.portfolio import load_model
+    from sklearn.linear_model import LogisticRegression
+    name, est = load_model('lr=sklearn.linear_model:LogisticRegression')
+    assert name == 'lr' and type(est) is LogisticRegression and est.get_params() == LogisticRegression().get_params()
