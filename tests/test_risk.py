@@ -189,3 +189,25 @@ def test_sets_equal_p_values_above_alpha():
             np.testing.assert_array_equal(conformal_sets(P, cal, cb, tb, a, nonempty=False), ref)
     S = conformal_sets(P, cal, cb, tb, 0.5)
     assert S.any(axis=1).all()                                    # never empty by default
+
+
+def test_your_own_pipeline_is_deployed_as_given():
+    "A user's Pipeline that selects columns by name (fails on a numpy array) is fitted and scored on the raw columns, as the report evaluates it."
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    pipe = Pipeline([('ct', ColumnTransformer([('num', SimpleImputer(), ['x1', 'x2']),
+                                               ('cat', OneHotEncoder(handle_unknown='ignore'), ['colour'])])),
+                     ('hgb', HistGradientBoostingClassifier(max_iter=20, random_state=0))])
+    ds = from_frame(_frame(), 'y', name='moons')
+    rep = build_report(ds, models={'mine': pipe}, respondents='quick',
+                       stages='difficulty,risk', progress=False)
+    assert rep.stages['risk'].status == 'ok', rep.stages['risk'].message
+    rm = RiskModel.from_report(rep)
+    new = _frame(30, seed=5).drop(columns='y')
+    r = rm.predict_risk(new)
+    assert set(r.model) == {'mine'} and len(r) == 30
+    expected = rm.models['mine'].predict(new[['x1', 'x2', 'colour']].astype({'colour': object}))
+    assert (r.prediction.to_numpy() == expected).all()
