@@ -162,11 +162,12 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     blo, bhi = percentile_interval(base[1:], level)
     rows.append(dict(model=BASELINE, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
                      basis=f"always predicting the majority class {major!r}"))
-    # ROBUST_RULE: only models above the baseline whose clean interval overlaps the most accurate one's are compared under noise
-    lo_acc, hi_acc = percentile_interval(acc[1:], level)
+    # ROBUST_RULE: only models above the baseline that tie with the most accurate one (paired interval includes 0) are compared under noise
     good = np.flatnonzero(beats)
     top = good[np.argmax(acc[0, good])] if len(good) else None
-    accurate = beats & (hi_acc >= lo_acc[top]) if top is not None else np.zeros(M, bool)
+    tied = [j == top or (_pair(pairs[0], models[top], m) or {}).get('call') == 'indistinguishable' for j, m in enumerate(models)] \
+        if top is not None else [False] * M
+    accurate = beats & np.asarray(tied, bool)
     shares = cls.value_counts(normalize=True)
     cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
                metric=metric, metric_name=name, robust_rule=ROBUST_RULE, bonferroni_models=M,

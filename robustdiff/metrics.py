@@ -253,8 +253,9 @@ def baseline_replicates(metric:str, W, y, classes=None)->np.ndarray:
     return metric_replicates(metric, W, y, const, np.full((len(y), len(cl)), 1 / len(cl)), cl)
 
 # %% ../nbs/06_metrics.ipynb #926df83c
-ROBUST_RULE = ("A model is called most robust only if (a) its clean score beats the majority-class baseline (interval) and (b) its "
-               "clean score interval overlaps the best model's (it is among the accurate ones); among those, the one whose correct "
+ROBUST_RULE = ("A model is called most robust only if (a) its clean score beats the majority-class baseline (interval) and (b) it "
+               "is not clearly less accurate than the most accurate model (their paired interval includes 0: it is among the accurate "
+               "ones); among those, the one whose correct "
                "predictions the noise turns wrong least often (the break rate; its score under noise is shown beside it), and models "
                "whose difference is not clear are named together as a tie.")
 

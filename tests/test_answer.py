@@ -410,7 +410,7 @@ def test_verdict_intervals_cover_in_cross_validation(learner):
 
 # ------------------------------------------------------------------ "stays right", ties and the sentences (issue 33)
 
-def _synthetic_case(seed:int, n:int=600, p_major:float=0.5, models:dict|None=None, draws:int=3)->dict:
+def _synthetic_case(seed:int, n:int=600, p_major:float=0.5, models:dict|None=None, draws:int=3, nested:dict|None=None)->dict:
     """The verdict's inputs built directly (no fitting): per model the chance that a clean prediction is right and the chance that
     each noise (feature noise, label noise, perturbation) breaks a right one; 'const' predicts the majority class everywhere."""
     rng = np.random.default_rng(seed)
@@ -419,10 +419,14 @@ def _synthetic_case(seed:int, n:int=600, p_major:float=0.5, models:dict|None=Non
     bins = difficulty_bins(diff, 5, random_state=seed)
     folds = np.arange(n) % 5
     models = models or {'best': (0.93, 0.40), 'robust': (0.91, 0.05), 'const': None}
-    noisy, ela, pp = [], [], []
+    noisy, ela, pp, firsts = [], [], [], {}
     for name, spec in models.items():
         if spec is None: clean = np.zeros(n, int)
+        elif nested and name in nested:          # wrong wherever another model is wrong, and on a further share of its right rows
+            other, extra = nested[name]
+            clean = np.where(firsts[other] == y, np.where(rng.random(n) < extra, 1 - y, y), firsts[other])
         else: clean = np.where(rng.random(n) < spec[0], y, 1 - y)
+        firsts[name] = clean
         right = clean == y
         def broken():
             if spec is None: return clean.copy()
@@ -596,3 +600,17 @@ def test_roc_auc_runs_through_the_report_on_a_binary_target():
         assert rep.verdict.query("model == @m and measure == 'score'").value.iloc[0] == pytest.approx(roc_auc_score(o.y_true.astype(str) == '1', p1))
     assert rep.verdict.query("model == @BASELINE").value.iloc[0] == 0.5
     assert rep.answer[0].startswith('Most accurate (ROC AUC)')
+
+
+def test_a_clearly_less_accurate_model_is_not_a_robustness_candidate():
+    """'weak' is wrong wherever 'best' is and on 5 % more of the rows: their marginal intervals overlap, but the paired interval
+    says 'weak' is less accurate — and it breaks far less under noise. It must not be called most robust (ROBUST_RULE (b))."""
+    for seed in range(2):
+        case = _synthetic_case(seed, n=500, models={'best': (0.85, 0.30), 'weak': (None, 0.02)}, nested={'weak': ('best', 0.05)})
+        v = verdict(**case, lam=1.0, nu=0.2, n_boot=300, random_state=seed)
+        tab = v.table.query("measure == 'score'").set_index('model')
+        assert tab.loc['weak', 'hi'] >= tab.loc['best', 'lo'], tab      # the marginal intervals overlap …
+        assert v.call('weak', 'score').startswith('less accurate than'), v.call('weak', 'score')   # … the paired one does not
+        assert not tab.loc['weak', 'accurate']
+        for meas in ('break_hard', 'break_labels', 'break_perturbed'):
+            assert not v.call('weak', meas).startswith(('most robust', 'tied for most robust')), (meas, v.call('weak', meas))
