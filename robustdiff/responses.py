@@ -388,12 +388,13 @@ else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers th
 _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 features, growth exponent in the rows)
     'PARTClassifier': (182.5, 1.72), 'RandomForestClassifier': (57.7, 1.2), 'PukSVC': (45.0, 2.0), 'SVC': (22.8, 2.0),
     'GradientBoostingClassifier': (27.5, 1.1), 'RipperClassifier': (26.4, 1.6), 'BaggingClassifier': (8.0, 1.2),
-    'RuleEnsembleClassifier': (6.45, 1.2), 'MLPClassifier': (5.35, 1.0), 'LVQClassifier': (4.8, 1.0),
+    'RuleEnsembleClassifier': (6.45, 1.2), 'MLPClassifier': (15.0, 1.0), 'LVQClassifier': (4.8, 1.0),
     'FDAClassifier': (3.23, 1.0), 'RBFNetworkClassifier': (2.8, 1.0), 'C45TreeClassifier': (2.26, 1.2),
-    'C45Classifier': (2.26, 1.2), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (1.89, 1.3), 'KNeighborsClassifier': (1.0, 2.0),
-    'DecisionTreeClassifier': (1.0, 1.2), 'CITreeClassifier': (0.29, 1.0), 'LogisticRegression': (0.08, 1.0),
+    'C45Classifier': (2.26, 1.2), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (1.89, 1.3), 'KNeighborsClassifier': (3.0, 1.5),
+    'DecisionTreeClassifier': (0.45, 1.2), 'CITreeClassifier': (0.29, 1.0), 'LogisticRegression': (3.75, 1.0),
     'PLSDAClassifier': (0.075, 1.0), 'GaussianNBFloor': (0.04, 1.0), 'GaussianNB': (0.04, 1.0), 'RDAClassifier': (0.02, 1.0)}
 _COST_UNKNOWN = (1.0, 1.0)   # a class not in the table: a second at 40 000 rows
+_COST_PER_FIT = 0.02         # CPU-s of every fit besides the model: predicting the test fold, the result's table
 
 def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
                 n_rows:float=40000, # training rows of the fit
@@ -413,7 +414,7 @@ def _cost_prior(est,               # an (unfitted) classifier, Pipeline, Calibra
 
 def _class_cost(name:str, n:float)->float:
     s, e = _COST_PRIOR.get(name, _COST_UNKNOWN)
-    return s * (max(n, 1.0) / 40000) ** e
+    return s * (max(n, 1.0) / 40000) ** e + _COST_PER_FIT
 
 def _cost_classes(est)->list:
     "The class names `_cost_prior` looks up for `est` (wrappers unwrapped): each should be in `_COST_PRIOR`."

@@ -393,3 +393,22 @@ def test_as_response_matrix_checks_and_copies():
     assert np.shares_memory(_as_response_matrix(A8)[0], A8)                 # int8 in: no copy
     np.testing.assert_array_equal(_as_response_matrix(A8.astype(bool))[0], A8)
     np.testing.assert_array_equal(_as_response_matrix(A8.astype(float))[0], A8)
+
+
+# ---------------------------------------------------------------- issue 36: the 2PL EM from sufficient statistics
+def test_unique_rows_groups_exactly_as_np_unique():
+    "Distinct rows by sorting packed 64-bit words: the same groups as np.unique(axis=0), for widths around the word size."
+    from robustdiff.irt import _unique_rows
+    rng = np.random.default_rng(0)
+    for I in (1, 7, 63, 64, 65, 130):
+        A = (rng.random((300, I)) < 0.5).astype(np.int8)
+        A = np.vstack([A, A[:40]])                                             # repeated rows
+        u, inv, cnt = _unique_rows(A)
+        np.testing.assert_array_equal(u[inv], A)                               # every row is its group's row
+        assert len(u) == len(np.unique(A, axis=0)) and cnt.sum() == len(A)
+        np.testing.assert_array_equal(cnt, np.bincount(inv))
+
+def test_2pl_pinned_to_the_frozen_estimator_on_a_wide_spread():
+    "Slopes near a_max, no slope prior, a wide ability spread: the new EM still gives the frozen estimator's numbers."
+    U, _, _ = simulate_responses(80, 300, model='2PL', sigma=2.5, b_sd=3.0, random_state=21)
+    _same_as_frozen(U, model='2PL', a_prior_sd=None, a_max=4.0, max_iter=80)

@@ -87,3 +87,12 @@ def test_quadratic_stage_named_with_its_estimate():
     ctx = _Ctx(big, dict(n_jobs=1), {}, names=('hardness',), log=lines.append)
     out = _plan_lines(ctx, {})
     assert len(out) == 1 and 'grows as n²' in out[0] and 'about 0.9 CPU-min' in out[0] and '--max-rows' in out[0]
+
+def test_cli_max_rows(tmp_path, capsys):
+    from robustdiff.cli import main
+    args = ['report', 'sklearn:breast_cancer', '--models', 'quick', '--respondents', 'models', '--stages', 'data,accuracy',
+            '--n-jobs', '1', '--quiet']
+    assert main(args + ['--max-rows', '150', '--out', str(tmp_path/'r')]) == 0
+    assert 'stratified sample of 150 of the table' in (tmp_path/'r'/'report.html').read_text()   # the data stage's note
+    assert main(args + ['--max-rows', '3', '--out', str(tmp_path/'r2')]) == 2
+    assert 'max_rows must be' in capsys.readouterr().err
