@@ -27,7 +27,7 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
                       test_scores,   # (n,) or (n, C) non-conformity scores of the test rows (one column per class)
                       test_bins,     # (n,) category of each test row
                      )->np.ndarray:  # p-values, the shape of `test_scores`
-    "Non-smoothed Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n_k + 1), vectorised."
+    "Non-smoothed Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows; vectorised."
     cal_scores, cal_bins = np.asarray(cal_scores, float), np.asarray(cal_bins)
     S, tb = np.asarray(test_scores, float), np.asarray(test_bins)
     if cal_scores.shape != cal_bins.shape: raise ValueError(f"{len(cal_scores)} calibration scores but {len(cal_bins)} bins")
@@ -41,7 +41,7 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
     return out
 
 def _thresholds(cal_scores, cal_bins, test_bins, alpha:float)->np.ndarray:
-    "Per test row, the largest score whose Mondrian p-value exceeds α: p(s) > α ⇔ s ≤ the j-th largest calibration score of its bin, j = ⌊α(n_k + 1) − 1⌋ + 1."
+    "Per test row, the largest score whose Mondrian p-value exceeds α: p(s) > α ⇔ s ≤ the j-th largest calibration score of its bin, j = ⌊α(n + 1) − 1⌋ + 1 for a bin of n calibration rows."
     out = np.empty(len(test_bins))
     for k in np.unique(test_bins):
         d = np.sort(cal_scores[cal_bins == k])[::-1]

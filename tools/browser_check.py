@@ -254,7 +254,7 @@ _re_raw_tex = re.compile(r'\\(?:frac|mathrm|mathbf|operatorname|sum|prod|int|sqr
                          r'|(?<![\w/.\-])[^\W\d_]{1,4}_[^\W_]{1,2}(?![\w(])'
                          r'|(?<![\w/.\-])[^\W\d_]{1,3}\^[^\W_]{1,2}(?![\w(])'
                          r'|(?<![\w/.\-])(?:[\u0370-\u03ff]|[A-Z])_[^\W_]{1,6}(?![\w(])')
-_re_traceback = re.compile(r'Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)',
+_re_traceback = re.compile(r'Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):',
                            re.MULTILINE)
 
 
