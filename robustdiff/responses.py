@@ -516,7 +516,8 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
                 tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
                 plans[i].store(k, out)
             done += len(outs)
-            bar.set_postfix_str(f'{done}/{total} fits', refresh=False); bar.update(cost)
+            bar.set_postfix_str(f'{done}/{total} fits', refresh=False)
+            bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)
 
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
