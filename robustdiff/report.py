@@ -4,32 +4,31 @@
 
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
-import html, json, os, re, shutil, sys, threading, time, traceback, warnings
+import os, sys, time, traceback, warnings
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
-from sklearn.base import clone
 from .data import Dataset, load_dataset, check_task, is_table_path
 from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models, _wants_prep
-from .responses import (cv_predictions, response_matrix, accuracy_table, accuracy_chart, map_folds,
-                                  predict_labels_proba, FoldContext, _release_memory, ModelFitError)
+from .responses import response_matrix, accuracy_table, accuracy_chart, _release_memory, ModelFitError
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
-                            _as_perturbations, _fold_noise, _stack_rows, _FoldNoise)
+                            _as_perturbations)
 from .perturb import _check_lambdas
 from .taxonomy import kappa_losses
-from .publish import check_out_dir, save_report, check_run, _write_csv, _MARKER
+from .publish import check_out_dir, save_report, check_run, _write_csv
 from .leaks import leak_check, LeakWarning
 from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
+from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows,
+                            _respondent_models, _perturb_levels, _plan_lines)
 
 # %% auto #0
-__all__ = ['STAGES', 'NOISE_DRAWS', 'Stage', 'Report', 'connect_scheduler', 'build_report', 'check_out_dir']
+__all__ = ['STAGES', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict', 'risk')
@@ -89,7 +88,7 @@ class Report:
         return f"Report({self.dataset!r}, {self.seconds:.1f} s, {st})"
 
 # %% ../nbs/90_report.ipynb #acee0474
-_all_ = ['check_out_dir']   # defined in robustdiff.publish, re-exported here
+_all_ = ['check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']   # defined in robustdiff.publish and robustdiff.run, re-exported here
 
 def _parse_stages(stages)->tuple:
     if stages is None: return STAGES
@@ -100,244 +99,6 @@ def _parse_stages(stages)->tuple:
     if not stages: raise ValueError("no stage selected")
     return tuple(s for s in STAGES if s in set(stages) | {'data'})
 
-
-# %% ../nbs/90_report.ipynb #742e3bf1
-def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
-                      timeout:float=5.0,   # seconds to wait for the scheduler
-                     ):
-    "A `distributed.Client` for a running Dask scheduler; a clear error when it does not answer within `timeout`."
-    try: from distributed import Client
-    except ImportError as e:
-        raise ImportError("a Dask scheduler needs the package distributed: pip install 'dask[distributed]'") from e
-    try: return Client(address, timeout=timeout, set_as_default=True)
-    except Exception as e:       # nothing listening (OSError), a timeout, or a server that is not Dask (e.g. MemoryError)
-        raise ConnectionError(f"no Dask scheduler answered at {address!r} within {timeout:g} s ({type(e).__name__}): "
-                              f"start one with `dask scheduler` and workers with `dask worker {address}`, or check the address") from None
-
-def _check_scheduler(client, address):
-    "A lost Dask scheduler fails the run (RuntimeError, one line): nothing is published."
-    if client is not None and client.status != 'running':
-        raise RuntimeError(f"the Dask scheduler at {address!r} was lost during the run (client {client.status}): no report was "
-                           f"published; restart the scheduler and its workers, then rerun the same command to resume from the cache")
-
-# %% ../nbs/90_report.ipynb #509cb4dd
-_PASS_INPUTS = _FoldNoise()        # per process: a fold's perturbed copies, computed once for all its models
-NOISE_DRAWS = 5                    # independent feature-noise draws per level (measured in robustdiff.intervals: interval stability)
-_PASS_INPUTS.max_bytes = 256 * 2**20
-
-def _perturb_levels(size:float, levels:int)->list:
-    "The PiML noise levels 0, λ, …, (levels − 1)λ, rounded as `robustness_test` does."
-    return [round(i * size, 12) for i in range(levels)]
-
-def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, repeats:int, draws:int=1)->tuple:
-    "A fold's perturbed test rows (the SCC copies, `draws` per perturbation, then the PiML copies level by level) and the SCC row priorities (draws × rows)."
-    from robustdiff.robustness import _parts, _stacked
-    ds = ctx.dataset
-    noisy, priority = _fold_noise(ctx, perturbations, draws)     # the seeds of `noisy_predictions`
-    copies = list(noisy)
-    if repeats:
-        Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
-        parts = [p.fit(Xtr) for p in _parts('raw', None, Xte)]   # noise sd from the training fold, as `robustness_test`
-        for i, lvl in enumerate(_perturb_levels(size, levels)[1:], start=1):
-            copies.append(_stacked(parts, Xte, lvl, [[ctx.rng(2, i, r, k) for k in range(len(parts))] for r in range(repeats)]))
-    return copies, priority
-
-def _predict_blocks(est, blocks:list)->tuple:
-    "Labels and probabilities (None without `predict_proba`) of blocks of rows: one call when their dtypes stack."
-    X = _stack_rows(blocks)
-    if X is not None: return predict_labels_proba(est, X)
-    out = [predict_labels_proba(est, b) for b in blocks]
-    P = None if any(o[1] is None for o in out) else np.concatenate([o[1] for o in out])
-    return np.concatenate([np.asarray(o[0]) for o in out]), P
-
-def _p_true(P, classes, y)->np.ndarray:
-    "Probability of each row's true class (0 for a class the model never saw; NaN without probabilities)."
-    if P is None: return np.full(len(y), np.nan)
-    pos = pd.Index(classes).get_indexer(y)
-    return np.where(pos >= 0, P[np.arange(len(y)), np.maximum(pos, 0)], 0.0)
-
-def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
-    "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips, probability of the true class (NaN without predict_proba)."
-    from robustdiff.ela import class_noise, _level_key
-    ds = ctx.dataset
-    y_tr = ds.y.iloc[ctx.train].to_numpy()
-    y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
-    est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
-    labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
-    return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
-
-def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int, draws:int=1)->pd.DataFrame:
-    "One fitted model on one fold: every row any stage needs (see above); `class_noise` 0 skips the ELA refit."
-    ds, est, te = ctx.dataset, ctx.estimator, ctx.test
-    m, n_scc = len(te), len(perturbations) * draws
-    key = list(perturbations) + [('piml raw', size, levels, repeats)] + ([('draws', draws)] if draws > 1 else [])
-    copies, priority = _PASS_INPUTS.get(ctx, key, lambda: _pass_inputs(ctx, perturbations, size, levels, repeats, draws))
-    y_te = ds.y.iloc[te].to_numpy()
-    labels, P = _predict_blocks(est, [ds.X.iloc[te]] + copies)
-    n_blocks = 1 + n_scc + (levels - 1) * repeats
-    part = np.r_[0, np.ones(n_scc, int), np.full((levels - 1) * repeats, 2)]
-    k = np.r_[0, np.arange(n_scc), np.repeat(np.arange(1, levels), repeats)]
-    rep = np.r_[0, np.zeros(n_scc, int), np.tile(np.arange(repeats), levels - 1)]
-    out = pd.DataFrame({'part': np.repeat(part, m).astype(np.int8), 'k': np.repeat(k, m).astype(np.int16),
-                        'rep': np.repeat(rep, m).astype(np.int16), 'instance': np.tile(te, n_blocks), 'y_pred': labels,
-                        'p_true': _p_true(P, getattr(est, 'classes_', None), np.tile(y_te, n_blocks)),
-                        'p_max': np.full(n_blocks * m, np.nan) if P is None else P.max(axis=1),   # confidence (robustdiff.risk)
-                        'extra': np.r_[priority[0], np.concatenate([priority[i % draws] for i in range(n_scc)]),   # each SCC copy: its draw's priority
-                                       np.full((n_blocks - 1 - n_scc) * m, np.nan)]})
-    if class_noise > 0:
-        unfitted = clone(est)
-        ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
-        pred, flipped, p_true = _noisy_refit(ctx, unfitted, class_noise)
-        out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
-                                            'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
-                                            'p_true': p_true, 'extra': float(flipped)})], ignore_index=True)
-    return out
-
-# %% ../nbs/90_report.ipynb #3e4026c7
-@dataclass
-class _Ctx:
-    ds:Dataset
-    cfg:dict
-    stages:dict
-    extra:dict = field(default_factory=dict)
-    names:tuple = ('accuracy', 'scc', 'ela', 'perturbation')   # the selected stages (what the one pass computes)
-    _pass:pd.DataFrame|None = None
-    log:object = None              # the progress log (`build_report`'s), for the schedule's plan lines
-    _noisy:pd.DataFrame|None = None
-
-    def pass_task(self)->tuple:
-        "The one pass's function for `map_folds` (only the parts the selected stages need) and its cache key."
-        c = self.cfg
-        perts = _as_perturbations(c['nu'])
-        noise = c['class_noise'] if 'ela' in self.names else 0.0
-        reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
-        draws = c.get('noise_draws', 1) if 'scc' in self.names or 'verdict' in self.names else 1
-        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps, draws=draws)
-        fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
-        return fn, ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps) + ((draws,) if draws > 1 else ())
-
-    def set_pass(self, r:pd.DataFrame):
-        "Keep the one pass's rows (`map_folds` output), numbering its tasks."
-        r.insert(3, 'task', r.groupby(['model', 'repeat', 'fold'], sort=False).ngroup().astype(np.int32))
-        self._pass = r
-
-    def one_pass(self)->pd.DataFrame:
-        "The rows of every model × fold task (`_one_pass_fold`), computed once (here unless `_schedule` ran it)."
-        if self._pass is None:
-            c = self.cfg
-            fn, key = self.pass_task()
-            try: r = map_folds(fn, self.ds, c['models'], c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
-                               c['progress'], c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
-            finally: _PASS_INPUTS.clear()
-            self.set_pass(r)
-        return self._pass
-
-    def _part(self, part:int, k:int|None=None)->pd.DataFrame:
-        r = self.one_pass()
-        keep = (r.part.to_numpy() == part) if k is None else (r.part.to_numpy() == part) & (r.k.to_numpy() == k)
-        return r[keep]
-
-    def noisy(self)->pd.DataFrame:
-        "Clean and noisy CV predictions of the evaluated models: the columns and rows of `noisy_predictions`."
-        if self._noisy is None:
-            clean, y = self._part(0), self.ds.y.to_numpy()
-            inst = clean.instance.to_numpy()
-            y_true, y_pred = y[inst], clean.y_pred.to_numpy()
-            frames = []
-            D = int(self.one_pass().loc[lambda r: r.part == 1, 'k'].max() + 1) // len(_as_perturbations(self.cfg['nu']))   # draws run
-            auc = self.cfg.get('metric') == 'roc_auc'
-            for k, p in enumerate(_as_perturbations(self.cfg['nu'])):
-                for d in range(D):
-                    part = self._part(1, k * D + d)
-                    frames.append(pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(),
-                        'fold': clean.fold.to_numpy(), 'instance': inst, 'y_true': y_true, 'y_pred': y_pred,
-                        'correct': (y_pred == y_true).astype('int8'), 'perturbation': type(p).__name__,
-                        'level': float(getattr(p, 'level', np.nan)), 'y_noisy': part.y_pred.to_numpy(),
-                        'priority': (clean if d == 0 else part).extra.to_numpy(), **({'draw': np.int16(d)} if D > 1 else {}),
-                        **({'p_true': clean.p_true.to_numpy(), 'p_noisy': part.p_true.to_numpy()} if auc else {}),
-                        '_task': clean.task.to_numpy(), '_k': k * D + d}))
-            out = pd.concat(frames, ignore_index=True)
-            if len(frames) > 1: out = out.sort_values(['_task', '_k'], kind='stable', ignore_index=True)  # a task's rows together
-            self._noisy = out.drop(columns=['_task', '_k'])
-        return self._noisy
-
-    def clean(self)->pd.DataFrame: return clean_predictions(self.noisy())
-
-    def ela_labels(self)->pd.DataFrame:
-        "`ela_predictions` with the predicted labels and probabilities of the true class (clean and noisy training): what the metrics need."
-        e, clean, noisy = self.ela_predictions(), self._part(0), self._part(3)
-        return e.assign(y_pred_clean=clean.y_pred.to_numpy(), y_pred_noisy=noisy.y_pred.to_numpy(),
-                        p_true_clean=clean.p_true.to_numpy(), p_true_noisy=noisy.p_true.to_numpy())
-
-    def oof(self)->pd.DataFrame:
-        "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true, p_max."
-        if 'oof' in self.extra: return self.extra['oof']
-        clean, y = self._part(0), self.ds.y.to_numpy()
-        inst = clean.instance.to_numpy()
-        self.extra['oof'] = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
-                             'instance': inst, 'y_true': y[inst], 'y_pred': clean.y_pred.to_numpy(),
-                             'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy(),
-                             'p_max': clean.p_max.to_numpy()})
-        return self.extra['oof']
-
-    def ela_predictions(self)->pd.DataFrame:
-        "Clean vs noisy-training correctness, the columns of `robustdiff.ela.ela_predictions` (timings NaN)."
-        if 'ela_predictions' not in self.extra:
-            clean, e, y = self._part(0), self._part(3), self.ds.y.to_numpy()
-            if len(e) != len(clean): raise RuntimeError("the one pass ran without the ELA refit")
-            inst = clean.instance.to_numpy()
-            out = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
-                                'noise': float(self.cfg['class_noise']), 'instance': inst, 'y_true': y[inst],
-                                'correct_clean': (clean.y_pred.to_numpy() == y[inst]).astype('int8'),
-                                'correct_noisy': (e.y_pred.to_numpy() == y[inst]).astype('int8'),
-                                'n_changed': e.extra.to_numpy().astype(np.int64)})
-            for t in ('t_fit', 't_predict', 't_noise', 't_score'): out[t] = np.nan
-            self.extra['ela_predictions'] = out
-        return self.extra['ela_predictions']
-
-    def perturbation_predictions(self)->pd.DataFrame:
-        "model, repeat, fold, instance, level, rep, y_true, y_pred, correct, p_true: every test row at every level and copy."
-        if 'perturbation_predictions' not in self.extra:
-            c, y, r = self.cfg, self.ds.y.to_numpy(), self.one_pass()
-            reps, levels = c['perturb_repeats'], np.asarray(_perturb_levels(c['perturb_size'], 5))
-            part = r.part.to_numpy()
-            i0, i2 = np.flatnonzero(part == 0), np.flatnonzero(part == 2)   # clean rows (level 0, one per copy) and perturbed rows
-            pos = np.concatenate([np.tile(i0, reps), i2])
-            rep = np.concatenate([np.repeat(np.arange(reps, dtype=np.int16), len(i0)), r.rep.to_numpy()[i2]])
-            k = np.concatenate([np.zeros(len(i0) * reps, np.int16), r.k.to_numpy()[i2]])
-            order = np.lexsort((rep, k, r.task.to_numpy()[pos]))   # stable: a task's rows by level, then copy
-            pos, rep, k = pos[order], rep[order], k[order]
-            inst = r.instance.to_numpy()[pos]
-            y_pred = r.y_pred.to_numpy()[pos]
-            # built column by column from the one pass's rows: one copy of each column, no intermediate frames
-            self.extra['perturbation_predictions'] = pd.DataFrame({
-                'model': r.model.to_numpy()[pos], 'repeat': r.repeat.to_numpy()[pos], 'fold': r.fold.to_numpy()[pos],
-                'instance': inst, 'level': levels[k], 'rep': rep, 'y_true': y[inst], 'y_pred': y_pred,
-                'correct': (y_pred == y[inst]).astype('int8'), 'p_true': r.p_true.to_numpy()[pos]})
-        return self.extra['perturbation_predictions']
-
-    def weights(self, instances)->np.ndarray:
-        "The verdict's resamples (`robustdiff.answer.verdict_weights`, drawn once per report), as columns for `instances`."
-        if 'weights' not in self.extra:
-            from robustdiff.intervals import verdict_weights
-            clean = self.clean()
-            inst = np.sort(clean.instance.unique())
-            W, shrink = verdict_weights(clean, inst, random_state=self.cfg['random_state'])
-            self.extra['weights'], self.extra['fold_shrink'] = (inst, W), shrink
-        inst, W = self.extra['weights']
-        instances = np.asarray(instances)
-        if len(instances) == len(inst) and np.array_equal(instances, inst): return W   # the same columns: no copy of B × n
-        pos = pd.Index(inst).get_indexer(instances)
-        if (pos < 0).any(): raise ValueError(f"{int((pos < 0).sum())} instance(s) have no clean prediction to resample")
-        return W[:, pos]
-
-    def all_bins(self)->pd.DataFrame:
-        "One stratum for every predicted instance: the instances of the resamples when a stage has no difficulty bins."
-        return pd.DataFrame({'instance': np.sort(self.clean().instance.unique()), 'bin': 0, 'difficulty': 0.0})
-
-    def table(self, stage:str, name:str):
-        s = self.stages.get(stage)
-        return s.tables.get(name) if s is not None and s.status in ('ok', 'warn') else None
 
 # %% ../nbs/90_report.ipynb #d39eac91
 def _stage_data(ctx:_Ctx, st:Stage):
@@ -389,12 +150,6 @@ def _stage_accuracy(ctx:_Ctx, st:Stage):
 
 # %% ../nbs/90_report.ipynb #ea315259
 from .respondents import auto_respondents
-
-def _respondent_models(spec, random_state):
-    "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
-    if spec is None or (isinstance(spec, str) and spec == 'models'): return None
-    from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state)
 
 def _stage_difficulty(ctx:_Ctx, st:Stage):
     from robustdiff.respondents import respondent_predictions, with_reliability, split_half_reliability
@@ -829,101 +584,6 @@ def _report_answer(self)->list:
     return [] if h is None else h.sentence.tolist()
 
 Report.answer = property(_report_answer)
-
-# %% ../nbs/90_report.ipynb #785e075a
-def _measures_or_error(ds, n_jobs):
-    "The hardness measures, or the exception they raised (the hardness stage re-raises it: its own failure)."
-    from robustdiff.hardness import hardness_measures
-    try: return hardness_measures(ds, n_jobs=n_jobs)
-    except Exception as e: return e
-
-def _in_background(fn)->Future:
-    "`fn()` in a daemon thread of this process: its `Future`."
-    fut = Future()
-    def run():
-        try: fut.set_result(fn())
-        except BaseException as e: fut.set_exception(e)
-    threading.Thread(target=run, daemon=True, name='robustdiff-background').start()
-    return fut
-
-def _import_altair():
-    import altair
-    return altair
-
-def _stop_workers(backend, n_jobs):
-    "Stop joblib's idle local worker processes (they hold the memory of the models they fitted) and trim this process's heap."
-    if backend in (None, 'loky') and n_jobs not in (None, 1):
-        from joblib.externals.loky import get_reusable_executor
-        get_reusable_executor().shutdown(wait=True)
-    _release_memory()
-
-def _schedule(ctx:_Ctx)->float:
-    "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
-    import math, warnings
-    from robustdiff.responses import _plan_folds, _run_plans, _answers_only
-    c, names, plans = ctx.cfg, ctx.names, {}
-    t0 = time.perf_counter()
-    if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict', 'risk')) or \
-       ('difficulty' in names and c['respondents'] == 'models') or ('hardness' in names and c['ih_pool'] == 'models'):
-        fn, key = ctx.pass_task()
-        plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], key)
-    resp = _respondent_models(c['respondents'], c['random_state']) if 'difficulty' in names else None
-    if resp is not None:                      # as `respondent_predictions` (same tasks, same cache), batched
-        from robustdiff.respondents import _respond_fold, ArtificialLearner
-        arts = [k for k, e in resp.items() if isinstance(e, ArtificialLearner)]
-        if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
-        batch = max(1, math.ceil(len(resp) * c['n_splits'] / 24))   # ~24 tasks
-        plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['cache_dir'],
-                                           'respondents', batch=batch).slim(_answers_only)   # the 0/1 answers are all it needs
-    side = None
-    if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
-        side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
-    for line in _plan_lines(ctx, plans): ctx.log(line)      # what is coming, before it starts
-    if not plans:
-        if side is not None: ctx.extra['measures'] = _in_background(side)
-        return 0.0
-    _in_background(_import_altair)           # the stages' charts need altair: imported while the workers fit, not after
-    try: _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
-    finally:
-        _PASS_INPUTS.clear()
-        _stop_workers(c['backend'], c['n_jobs'])
-        if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
-    if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
-    if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
-        ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
-    return time.perf_counter() - t0
-
-# %% ../nbs/90_report.ipynb #b36a0002
-_HARDNESS_CPU_50K = 38.0   # CPU-s of the hardness measures on 50 000 rows (benchmarks/results/hardness_50k.json); they grow as n²
-
-def _plan_lines(ctx:_Ctx, plans:dict)->list:
-    "The log lines before the schedule: its fits with the cost prior's CPU estimate, and the stages whose cost grows faster than the rows."
-    from joblib import effective_n_jobs
-    from robustdiff.responses import _cost_prior
-    todo = [b for p in plans.values() for b in p.todo()]
-    n, cores, lines = ctx.ds.n_instances, max(1, effective_n_jobs(ctx.cfg['n_jobs'])), []
-    if todo:
-        cpu = sum(c for c, _ in todo)
-        lines.append(f"plan: {sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks, about {cpu / 60:.1f} CPU-min by the "
-                     f"cost prior (≈ {cpu / 60 / cores:.1f} min on {cores} core{'s' * (cores > 1)} of the developers' machine)")
-    if 'hardness' in ctx.names and n >= 20_000:
-        lines.append(f"note: the hardness measures compare every pair of the {n} rows (their cost grows as n²): about "
-                     f"{_HARDNESS_CPU_50K * (n / 50_000) ** 2 / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")
-    return lines if ctx.log is not None else []
-
-def _sample_rows(ds:Dataset, max_rows:int|None, seed:int)->Dataset:
-    "`ds`, or a stratified sample of `max_rows` of its rows (seed `seed`) when it has more; the sample says so in its notes."
-    if max_rows is None: return ds
-    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 50:
-        raise ValueError(f"max_rows must be None or an int ≥ 50, got {max_rows!r}")
-    if ds.n_instances <= max_rows: return ds
-    from sklearn.model_selection import train_test_split
-    keep, _ = train_test_split(np.arange(ds.n_instances), train_size=int(max_rows), stratify=ds.y, random_state=seed)
-    sub = ds.subset(np.sort(keep))
-    object.__setattr__(sub, 'notes', list(ds.notes) + [
-        f"The report ran on a stratified sample of {int(max_rows)} of the table's {ds.n_instances} rows (max_rows, seed {seed}): "
-        "every figure and interval is computed from the sample, so the intervals are wider than the full table's would be."])
-    return sub
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
 def _stage_risk(ctx:_Ctx, st:Stage):
