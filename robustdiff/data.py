@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['from_csv', 'Dataset', 'DataWarning', 'from_frame', 'is_table_path', 'read_table', 'from_file', 'check_task',
-           'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel', 'load_openml',
-           'load_dataset']
+__all__ = ['NEAR_UNIQUE', 'from_csv', 'Dataset', 'DataWarning', 'from_frame', 'is_table_path', 'read_table', 'from_file',
+           'check_task', 'load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel',
+           'load_openml', 'load_dataset']
 
 # %% ../nbs/00_data.ipynb #c44f0422
 _CLI = contextvars.ContextVar('robustdiff_cli', default=False)   # True inside `robustdiff report`: messages name its options
@@ -244,6 +244,8 @@ def _is_date_text(col:pd.Series)->bool:
     vals = col.dropna().astype(str)
     return len(vals) > 0 and vals.head(1000).str.match(_DATE).mean() >= 0.9
 
+NEAR_UNIQUE = 0.9   # a text column with at least this share of distinct values among its filled rows is an identifier or free text
+
 def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
     "Dates → days since 1970-01-01; text or ID columns unique per row dropped: (new frame, notes)."
     notes, drop, conv = [], [], {}
@@ -262,11 +264,20 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
         text = _is_text(col)
         idlike = (not text and pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)
                   and re.fullmatch(_ID_NAME, str(c)) is not None)
-        if not (text or idlike) or len(col) < 20 or col.hasnans or not col.is_unique: continue   # (uniqueness: costly, last)
-        if text and _text_column_problem(str(c), col) is None:   # not numbers stored as text
-            drop.append(c); notes.append(f"column {str(c)!r} is text with a different value in every row (an identifier "
-                                          f"or free text): dropped")
-        elif idlike and not _is_index_like(col):
+        if not (text or idlike) or len(col) < 20: continue
+        if text:
+            vals = col.dropna()
+            if len(vals) < 20: continue
+            k = vals.nunique()                                 # (costly: last)
+            if k < NEAR_UNIQUE * len(vals) or _text_column_problem(str(c), col) is not None: continue   # (not numbers stored as text)
+            drop.append(c)
+            if k == len(col):
+                notes.append(f"column {str(c)!r} is text with a different value in every row (an identifier or free text): dropped")
+            else:
+                notes.append(f"column {str(c)!r} is text with {k} different values in {len(vals)} filled rows (an identifier or "
+                             f"free text: one-hot encoding would give nearly every row its own feature): dropped; "
+                             f"{_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} keeps it")
+        elif idlike and not col.hasnans and col.is_unique and not _is_index_like(col):
             drop.append(c); notes.append(f"column {str(c)!r} is an identifier (a different integer in every row): dropped")
     if conv or drop:
         df = df.drop(columns=drop)      # a new frame: the caller's is never changed
