@@ -231,6 +231,7 @@ class Footprints:
     space_area:float        # area of the whole space: its convex hull ('hull') or the footprint of all instances ('pyispace')
     regions:dict            # (kind, model) -> internal region (for `contains`)
     area_norm:str = 'hull'  # how `space_area` was measured (see `footprints`)
+    construction:str = 'own' # how the footprints were drawn: 'own' or 'pyispace' (TRACE's; see `footprints`)
 
     def contains(self, kind:str, model:str, coords)->np.ndarray:
         "Which of `coords` (n × 2) lie in the footprint (kind, model)."
@@ -303,7 +304,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
             tris.append(pd.DataFrame({'kind': kind, 'model': m, 'triangle': np.repeat(np.arange(len(T)), 4),
                                       'vertex': np.tile(np.arange(4), len(T)), 'z1': V[:, :, 0].ravel(), 'z2': V[:, :, 1].ravel()}))
     tri_df = pd.concat(tris, ignore_index=True) if tris else pd.DataFrame(columns=['kind', 'model', 'triangle', 'vertex', 'z1', 'z2'])
-    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions, area_norm)
+    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions, area_norm, construction)
 
 # %% ../nbs/42_footprints.ipynb #14a0d6d1
 def footprint_edges(fp:Footprints,        # footprints of a space

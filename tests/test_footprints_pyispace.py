@@ -23,6 +23,7 @@ def test_pyispace_construction_is_traces(space, scale):
     Z = Z * scale
     ref = ref[ref.scale == scale].set_index('set')
     fp = footprints(Z, good, area_norm='pyispace', construction='pyispace')
+    assert fp.construction == 'pyispace'
     assert fp.space_area == pytest.approx(ref.loc['space', 'area'], rel=1e-9)
     t = fp.table.set_index('model')
     np.testing.assert_allclose(t.area, ref.loc[t.index, 'area'], rtol=1e-9)
