@@ -93,3 +93,14 @@ def test_undersample_with_a_stream_continues_it():
     hand = np.random.RandomState(3)
     k0 = hand.choice(range(30), size=10, replace=False); k1 = hand.choice(range(20), size=10, replace=False)
     np.testing.assert_array_equal(Xa[:, 0], np.r_[k0, 30 + k1, np.arange(50, 60)])
+
+
+def test_mlp_matches_pyhard_given_pyhards_class_coding(bc):
+    "The MLP's gap 'even without resampling' is the class coding: with PyHard's 0/1 labels its probabilities are PyHard's."
+    ref = pd.read_csv(REF / 'breast_cancer_noresampling.csv.gz')
+    models = {'mlp': get_models('pyhard7')['mlp']}
+    ours = instance_hardness(bc, models=models, random_state=0).wide_losses('p_true').mlp.to_numpy()
+    np.testing.assert_allclose(ours, ref.mlp.to_numpy(), rtol=0, atol=1e-10)
+    names = Dataset('breast_cancer', bc.X, np.where(bc.y.to_numpy() == 0, 'malignant', 'benign'))   # 'benign' < 'malignant': the order flips
+    flipped = instance_hardness(names, models=models, random_state=0).wide_losses('p_true').mlp.to_numpy()
+    assert np.abs(flipped - ref.mlp.to_numpy()).max() > 0.1
