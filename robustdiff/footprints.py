@@ -8,13 +8,15 @@ import math
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull, Delaunay, QhullError
 from scipy.special import gamma as _gamma_fn
 from sklearn.cluster import DBSCAN
 from threadpoolctl import threadpool_limits
 
 # %% auto #0
-__all__ = ['AREA_NORMS', 'Footprints', 'footprints', 'footprint_edges']
+__all__ = ['CONSTRUCTIONS', 'AREA_NORMS', 'Footprints', 'footprints', 'footprint_edges']
 
 # %% ../nbs/42_footprints.ipynb #fc162015
 def _epsilon(P:np.ndarray, k:int)->float:
@@ -52,6 +54,7 @@ def _locate(d:Delaunay, P:np.ndarray)->np.ndarray:
 class _Region:
     "One footprint: per DBSCAN cluster a Delaunay triangulation and the mask of its kept triangles."
     parts:list = field(default_factory=list)   # [(Delaunay, keep mask)]
+    closed:bool = False                        # also count points at a vertex of a kept triangle as inside (shapely's intersection, PyISpace)
 
     def triangles(self)->np.ndarray:
         Ts = [d.points[d.simplices[k]] for d, k in self.parts if k.any()]
@@ -63,6 +66,9 @@ class _Region:
         for d, k in self.parts:
             s = _locate(d, P)
             out |= (s >= 0) & k[np.maximum(s, 0)]
+        if self.closed and self.parts:             # a vertex shared with a dropped triangle may be located in that one
+            V = np.unique(np.concatenate([d.points[d.simplices[k]].reshape(-1, 2) for d, k in self.parts]), axis=0)
+            out |= pd.MultiIndex.from_arrays([P[:, 0], P[:, 1]]).isin(pd.MultiIndex.from_arrays([V[:, 0], V[:, 1]]))
         return out
 
     def area(self)->float: return float(_tri_area(self.triangles()).sum())
@@ -88,26 +94,94 @@ def _hull_triangles(Q:np.ndarray, r_max:float):
     within = alpha.contains(T.mean(1)) & (_tri_area(T) > 0)
     return (d2, within) if within.any() else None
 
-def _build_region(Z:np.ndarray, good:np.ndarray, purity:float, alpha_radius:float|None, min_samples:int|None)->_Region:
+def _components(d:Delaunay, mask:np.ndarray)->tuple:
+    "Edge-connected components of the triangles in `mask`: (count, label per triangle; -1 outside the mask)."
+    t, j = np.nonzero(d.neighbors >= 0)
+    nb = d.neighbors[t, j]
+    both = mask[t] & mask[nb]
+    A = coo_matrix((np.ones(both.sum()), (t[both], nb[both])), shape=(len(mask), len(mask)))
+    n, lab = connected_components(A, directed=False)
+    lab = np.where(mask, lab, -1)
+    used = np.unique(lab[mask])
+    return len(used), lab
+
+def _fill_holes(d:Delaunay, keep:np.ndarray)->np.ndarray:
+    "`keep` plus every hole: the dropped triangles that cannot reach the outside of the triangulation through dropped ones."
+    if keep.all() or not keep.any(): return keep
+    _, lab = _components(d, ~keep)
+    outside = np.unique(lab[(~keep) & (d.neighbors < 0).any(1)])
+    return keep | ((~keep) & ~np.isin(lab, outside))
+
+def _one_polygon(d:Delaunay, keep:np.ndarray, cover:bool)->bool:
+    "Is the union of the kept triangles (holes filled) one polygon (and, with `cover`, does it hold every point)?"
+    if not keep.any() or _components(d, keep)[0] != 1: return False
+    return not cover or np.unique(d.simplices[keep]).size == len(d.points)
+
+def _pyispace_alpha(d:Delaunay, cr:np.ndarray, r:float)->np.ndarray:
+    """PyISpace's `alphashape_optm(points, 2)`: the triangles of circumradius < 1/α with α = 2 (r = 0.5), holes filled
+    (`polygonize` of the perimeter edges and `exterior`); if that is not one polygon, α = 0.9 × `optimizealpha`, the
+    largest α whose shape is one polygon holding every point (bisection, as alphashape's)."""
+    keep = _fill_holes(d, cr < r)
+    if _one_polygon(d, keep, cover=False): return keep
+    c = np.unique(cr[np.isfinite(cr)])
+    if not len(c): return np.zeros(len(cr), bool)
+    lo, hi = 0, len(c) - 1                                  # smallest j with triangles cr ≤ c[j] one polygon holding every point
+    if not _one_polygon(d, _fill_holes(d, cr <= c[hi]), cover=True): return _fill_holes(d, np.isfinite(cr))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _one_polygon(d, _fill_holes(d, cr <= c[mid]), cover=True): hi = mid
+        else: lo = mid + 1
+    return _fill_holes(d, cr < c[lo] / 0.9)                 # α = 0.9 α_opt: radius c / 0.9
+
+def _strictly_inside(d:Delaunay, s:np.ndarray, P:np.ndarray)->np.ndarray:
+    "Points located in simplex s (≥ 0) and not on its edges or vertices (shapely's `inner_intersection`)."
+    ok = s >= 0
+    T = d.transform[np.maximum(s, 0)]
+    b = np.einsum('nij,nj->ni', T[:, :2], P - T[:, 2])
+    bary = np.column_stack([b, 1 - b.sum(1)])
+    return ok & (bary.min(1) > 1e-12)
+
+CONSTRUCTIONS = ('own', 'pyispace')
+
+def _pyispace_triangles(Q:np.ndarray, r:float):
+    "PyISpace's cluster polygon (`_pyispace_alpha`) triangulated from its boundary vertices (`triangulate_within`): (Delaunay, within) or None."
+    try: d = Delaunay(Q)
+    except QhullError: return None
+    keep = _pyispace_alpha(d, _circumradius(Q[d.simplices]), r)
+    if not keep.any(): return None
+    V = _boundary_vertices(d.simplices[keep])
+    if len(V) < 3: return None
+    try: d2 = Delaunay(Q[V])
+    except QhullError: return None
+    T = d2.points[d2.simplices]
+    within = _Region([(d, keep)]).contains(T.mean(1)) & (_tri_area(T) > 0)
+    return (d2, within) if within.any() else None
+
+def _build_region(Z:np.ndarray, good:np.ndarray, purity:float, alpha_radius:float|None, min_samples:int|None,
+                  construction:str='own')->_Region:
     "DBSCAN → alpha shape per cluster → its triangulation → triangles kept if pure enough."
-    region = _Region()
+    region = _Region(closed=construction == 'pyispace')
     P = np.unique(Z[good], axis=0)
     if len(P) < 3: return region
     k = min_samples or max(min(math.ceil(good.sum() / 20), 50), 3)
     eps = _epsilon(P, k)
     labels = DBSCAN(eps=eps, min_samples=k).fit(P).labels_
-    r_max = eps if alpha_radius is None else alpha_radius
+    pyi = construction == 'pyispace'
+    r_max = (0.5 if pyi else eps) if alpha_radius is None else alpha_radius
     goodf = good.astype(float)
     for lab in range(labels.max() + 1):
         Q = P[labels == lab]
         if len(Q) < 3: continue
-        ht = _hull_triangles(Q, r_max)
+        ht = _pyispace_triangles(Q, r_max) if pyi else _hull_triangles(Q, r_max)
         if ht is None: continue
         d, within = ht
-        s = _locate(d, Z); inside = s >= 0
+        s = _locate(d, Z)
+        inside = _strictly_inside(d, s, Z) if pyi else s >= 0
         cnt = np.bincount(s[inside], minlength=len(d.simplices))
         ngood = np.bincount(s[inside], weights=goodf[inside], minlength=len(d.simplices))
-        pure = (cnt == 0) | (ngood / np.maximum(cnt, 1) >= purity)
+        if pyi and good.all(): pure = np.ones(len(cnt), bool)      # TRACE keeps every triangle of an all-good set
+        elif pyi: pure = (cnt > 0) & (ngood / np.maximum(cnt, 1) >= purity)   # ... else only non-empty pure ones
+        else: pure = (cnt == 0) | (ngood / np.maximum(cnt, 1) >= purity)
         keep = within & pure
         if keep.any(): region.parts.append((d, keep))
     return region
@@ -132,7 +206,7 @@ def _drop_overlap(loser:_Region, winner:_Region, Z:np.ndarray, contested:np.ndar
             s = _locate(d, Z[contested]); s = s[s >= 0]
             k[s] = False
         if k.any(): parts.append((d, k))
-    return _Region(parts)
+    return _Region(parts, loser.closed)
 
 def _resolve_best(regions:dict, Z:np.ndarray, best:pd.DataFrame)->dict:
     "Give each overlap between two best footprints to the algorithm with the larger share of best instances there."
@@ -157,6 +231,7 @@ class Footprints:
     space_area:float        # area of the whole space: its convex hull ('hull') or the footprint of all instances ('pyispace')
     regions:dict            # (kind, model) -> internal region (for `contains`)
     area_norm:str = 'hull'  # how `space_area` was measured (see `footprints`)
+    construction:str = 'own' # how the footprints were drawn: 'own' or 'pyispace' (TRACE's; see `footprints`)
 
     def contains(self, kind:str, model:str, coords)->np.ndarray:
         "Which of `coords` (n × 2) lie in the footprint (kind, model)."
@@ -182,6 +257,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
                alpha_radius:float|None=None, # alpha-shape circumradius bound; None: the DBSCAN radius ε
                min_samples:int|None=None,    # DBSCAN min_samples; None: PyISpace's clip(⌈n_good/20⌉, 3, 50)
                area_norm:str='hull',  # normalise area and density by the convex hull ('hull') or, as PyISpace, by the footprint of all instances ('pyispace')
+               construction:str='own',# 'own': alpha radius ε, holes kept, empty triangles kept; 'pyispace': TRACE's (α = 2, holes filled, empty triangles dropped)
               )->Footprints:
     "Good, best and easiness footprints: DBSCAN → alpha shapes → pure Delaunay triangles; area, density, purity."
     Z = np.asarray(coords, dtype=float)
@@ -191,6 +267,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
     if n < 3: raise ValueError(f"need at least 3 instances for a footprint, got {n}")
     if not 0 < purity <= 1: raise ValueError(f"purity must be in (0, 1], got {purity}")
     if area_norm not in AREA_NORMS: raise ValueError(f"area_norm must be one of {AREA_NORMS}, got {area_norm!r}")
+    if construction not in CONSTRUCTIONS: raise ValueError(f"construction must be one of {CONSTRUCTIONS}, got {construction!r}")
     index = coords.index if isinstance(coords, pd.DataFrame) else None
     good = _as_bool_frame(good, 'good', n, index)
     sets = [('good', c, good[c].to_numpy()) for c in good.columns]
@@ -207,13 +284,13 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
     space_density = n / space_area
     with threadpool_limits(1):   # scipy's barycentric transforms are many tiny LAPACK calls: threads only add overhead (100× on a busy machine)
         if area_norm == 'pyispace':                # PyISpace / TRACE: the footprint of all instances is the space
-            space = _build_region(Z, np.ones(n, bool), purity, alpha_radius, min_samples)
+            space = _build_region(Z, np.ones(n, bool), purity, alpha_radius, min_samples, construction)
             space_area = space.area() if space.parts else 0.0
             if space_area <= 0:
                 raise ValueError("area_norm='pyispace': the footprint of all instances has no area (DBSCAN found no "
                                  "cluster); use area_norm='hull' or a smaller min_samples")
             space_density = int(space.contains(Z).sum()) / space_area
-        regions = {(kind, m): _build_region(Z, g, purity, alpha_radius, min_samples) for kind, m, g in sets}
+        regions = {(kind, m): _build_region(Z, g, purity, alpha_radius, min_samples, construction) for kind, m, g in sets}
         if best is not None:
             res = _resolve_best({m: regions[('best', m)] for m in best.columns}, Z, best)
             regions.update({('best', m): r for m, r in res.items()})
@@ -227,7 +304,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
             tris.append(pd.DataFrame({'kind': kind, 'model': m, 'triangle': np.repeat(np.arange(len(T)), 4),
                                       'vertex': np.tile(np.arange(4), len(T)), 'z1': V[:, :, 0].ravel(), 'z2': V[:, :, 1].ravel()}))
     tri_df = pd.concat(tris, ignore_index=True) if tris else pd.DataFrame(columns=['kind', 'model', 'triangle', 'vertex', 'z1', 'z2'])
-    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions, area_norm)
+    return Footprints(pd.DataFrame(rows), tri_df, float(space_area), regions, area_norm, construction)
 
 # %% ../nbs/42_footprints.ipynb #14a0d6d1
 def footprint_edges(fp:Footprints,        # footprints of a space

@@ -29,30 +29,46 @@ def _numeric_matrix(X)->np.ndarray:
     if bad: raise ValueError(f"SMOTE interpolates numeric features only; nominal columns {bad} (use resampling='under' or 'none')")
     return X.to_numpy(dtype=float)
 
-def smote(X,                    # training rows (DataFrame or array), numeric features only
-          y,                    # their labels
-          random_state:int=0,   # seed of a numpy RandomState, as imbalanced-learn's `random_state`
-          k_neighbors:int=5,    # same-class neighbours to interpolate towards
-         )->tuple:              # (X with the new rows appended, y likewise); a DataFrame stays a DataFrame
-    "SMOTE: every class but the largest grown to the largest's size, drawn exactly as imbalanced-learn's `SMOTE()`."
-    from sklearn.neighbors import NearestNeighbors
-    A, y = _numeric_matrix(X), np.asarray(y)
-    if len(A) != len(y): raise ValueError(f"X has {len(A)} rows but y has {len(y)} labels")
+def _check_stream(random_state, name:str='random_state'):
+    "An int seed or a numpy `RandomState` (imbalanced-learn's two kinds of `random_state`)."
+    if isinstance(random_state, np.random.RandomState): return random_state
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"{name} must be an int seed or a numpy RandomState, got {type(random_state).__name__}")
+    return int(random_state)
+
+def _smote_draws(y, random_state, k_neighbors:int=5)->list:
+    "[(class, n_new, sample-neighbour picks, steps)] for each class SMOTE grows, drawn in imbalanced-learn's order."
     classes, counts = np.unique(y, return_counts=True)
     majority = classes[np.argmax(counts)]
-    new_X, new_y = [A], [y]
-    for c, n_c in zip(classes, counts):
+    out = []
+    for c, n_c in zip(classes, counts):        # sorted classes, as imbalanced-learn's sampling_strategy_
         n_new = counts.max() - n_c
         if c == majority or n_new == 0: continue
         if n_c <= k_neighbors:
             raise ValueError(f"class {c!r} has {n_c} rows in a training fold: SMOTE needs more than k_neighbors = {k_neighbors}")
-        rs = np.random.RandomState(random_state)   # imbalanced-learn draws each class's rows from a fresh RandomState(seed)
+        # `_make_samples` calls check_random_state(random_state): an int gives a fresh RandomState(seed) for every class,
+        # a RandomState (or None: numpy's global one) goes on drawing from the same stream
+        rs = random_state if isinstance(random_state, np.random.RandomState) else np.random.RandomState(random_state)
+        pick = rs.randint(low=0, high=n_c * k_neighbors, size=n_new)
+        out.append((c, n_new, pick, rs.uniform(size=n_new)))
+    return out
+
+def smote(X,                    # training rows (DataFrame or array), numeric features only
+          y,                    # their labels
+          random_state=0,       # int seed (a fresh RandomState per class) or a numpy RandomState (drawn from, and advanced), as imbalanced-learn's
+          k_neighbors:int=5,    # same-class neighbours to interpolate towards
+         )->tuple:              # (X with the new rows appended, y likewise); a DataFrame stays a DataFrame
+    "SMOTE: every class but the largest grown to the largest's size, drawn exactly as imbalanced-learn's `SMOTE()`."
+    from sklearn.neighbors import NearestNeighbors
+    random_state = _check_stream(random_state)
+    A, y = _numeric_matrix(X), np.asarray(y)
+    if len(A) != len(y): raise ValueError(f"X has {len(A)} rows but y has {len(y)} labels")
+    new_X, new_y = [A], [y]
+    for c, n_new, pick, steps in _smote_draws(y, random_state, k_neighbors):
         Xc = A[y == c]
         nns = NearestNeighbors(n_neighbors=k_neighbors + 1).fit(Xc).kneighbors(Xc, return_distance=False)[:, 1:]
-        pick = rs.randint(low=0, high=nns.size, size=n_new)
-        steps = rs.uniform(size=n_new)[:, None]
         rows, cols = np.floor_divide(pick, nns.shape[1]), np.mod(pick, nns.shape[1])
-        new_X.append(Xc[rows] + steps * (Xc[nns[rows, cols]] - Xc[rows]))
+        new_X.append(Xc[rows] + steps[:, None] * (Xc[nns[rows, cols]] - Xc[rows]))
         new_y.append(np.full(n_new, c, dtype=y.dtype))
     Xr, yr = np.vstack(new_X), np.concatenate(new_y)
     if isinstance(X, pd.DataFrame): Xr = pd.DataFrame(Xr, columns=X.columns)
@@ -60,12 +76,13 @@ def smote(X,                    # training rows (DataFrame or array), numeric fe
 
 def random_undersample(X,                  # training rows (DataFrame or array)
                        y,                  # their labels
-                       random_state:int=0, # seed of a numpy RandomState
+                       random_state=0,     # int seed or a numpy RandomState (drawn from, and advanced)
                       )->tuple:            # (kept rows of X, their labels), class by class in sorted order
     "Every class but the smallest cut to the smallest's size, drawn as imbalanced-learn's `RandomUnderSampler()`."
+    random_state = _check_stream(random_state)
     y = np.asarray(y)
     if len(X) != len(y): raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
-    rs = np.random.RandomState(random_state)
+    rs = random_state if isinstance(random_state, np.random.RandomState) else np.random.RandomState(random_state)
     classes, counts = np.unique(y, return_counts=True)
     minority = classes[np.argmin(counts)]
     keep = []
@@ -85,17 +102,39 @@ class _Deferred(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y); return self
     def predict(self, X): raise RuntimeError("_Deferred is a placeholder: the model is fitted and used in _resampled_fold")
 
-def _resample(X, y, how:str, seed:np.random.SeedSequence)->tuple:
-    s = int(seed.generate_state(1)[0])
-    return smote(X, y, random_state=s) if how == 'over' else random_undersample(X, y, random_state=s)
+def _resample(X, y, how:str, seed:np.random.SeedSequence, state=None)->tuple:
+    "Resample a training fold from its fold seed or, given `state`, from a RandomState set to that state."
+    if state is None: rs = int(seed.generate_state(1)[0])
+    else: rs = np.random.RandomState(); rs.set_state(state)
+    return smote(X, y, random_state=rs) if how == 'over' else random_undersample(X, y, random_state=rs)
 
-def _resampled_fold(ctx, how:str='over')->pd.DataFrame:
+def _stream_states(stream:np.random.RandomState, y:np.ndarray, models:list, splits:list, how:str)->dict:
+    """The state of `stream` at each (model, repeat, fold) when the resamplings draw from it one after another in
+    PyHard's order — models sorted by name (`run_all` sorts its `algo_list`), each over its folds in order —
+    so every fold task can replay its own draws in any process. `stream` itself is not advanced."""
+    rs = np.random.RandomState(); rs.set_state(stream.get_state())
+    states = {}
+    for m in sorted(models):
+        for repeat, fold, train, _ in splits:
+            states[(m, repeat, fold)] = rs.get_state()
+            if how == 'over': _smote_draws(y[train], rs)
+            else: random_undersample(np.zeros((len(train), 0)), y[train], rs)
+    return states
+
+def _state_digest(stream:np.random.RandomState)->str:
+    "A short fingerprint of a RandomState's state (for the cache key)."
+    import hashlib
+    name, keys, pos, has_gauss, gauss = stream.get_state()
+    return hashlib.sha1(np.ascontiguousarray(keys).tobytes() + repr((name, pos, has_gauss, gauss)).encode()).hexdigest()[:16]
+
+def _resampled_fold(ctx, how:str='over', states:dict|None=None)->pd.DataFrame:
     "Out-of-fold predictions of a model fitted on its training fold resampled (`how`), test fold untouched."
     from sklearn.base import clone
     from robustdiff.responses import FoldContext, _predict_fold
     ds = ctx.dataset
     est = ctx.estimator.named_steps['model'].estimator
-    X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed)
+    state = None if states is None else states[(ctx.model, ctx.repeat, ctx.fold)]
+    X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed, state)
     pipe = clone(ctx.estimator).set_params(model=clone(est)).fit(X, y)   # its pipeline (the package's prep, or as given) around the real model
     return _predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
 
@@ -152,6 +191,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
                       preset:str='paper',     # 'paper': folds as they are; 'pyhard': PyHard 2.2.4's SMOTE on imbalanced data
                       resampling:str|None=None, # 'none', 'over' (SMOTE) or 'under' each training fold if imbalanced (None: the preset's)
                       ir_tol:float=1.5,       # resample only when the largest class exceeds ir_tol × the smallest (PyHard: 1.5)
+                      resampling_stream:np.random.RandomState|None=None, # draw the resampling from this stream in PyHard's order (models by name, then folds), as PyHard's unseeded SMOTE() draws from numpy's global one; None: from each fold's seed
                      )->InstanceHardness:
     "IH (eq. 7) and every model's out-of-fold probability of the true class and log-loss (eq. 23)."
     from robustdiff.portfolio import get_models
@@ -165,6 +205,8 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     if resampling not in RESAMPLING: raise ValueError(f"resampling must be one of {RESAMPLING}, got {resampling!r}")
     if isinstance(ir_tol, bool) or not isinstance(ir_tol, numbers.Real) or ir_tol < 1:
         raise ValueError(f"ir_tol must be a number ≥ 1, got {ir_tol!r}")
+    if resampling_stream is not None and not isinstance(resampling_stream, np.random.RandomState):
+        raise TypeError(f"resampling_stream must be a numpy RandomState (e.g. np.random.RandomState(seed)), got {type(resampling_stream).__name__}")
     resample = resampling != 'none' and imbalance_ratio(dataset.y) > ir_tol
     if resample and resampling == 'over': _numeric_matrix(dataset.X.iloc[:1])   # nominal features: fail before any fit
     counts = dataset.y.value_counts()
@@ -181,10 +223,15 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
         from functools import partial
         from robustdiff.responses import map_folds
         from robustdiff.portfolio import _keep_mark
-        fn = partial(_resampled_fold, how=resampling)
+        from robustdiff.responses import cv_splits
+        states, key = None, ('resampling', resampling)
+        if resampling_stream is not None:
+            states = _stream_states(resampling_stream, dataset.y.to_numpy(), list(ms), cv_splits(dataset, n_splits, 1, random_state), resampling)
+            key += ('stream', _state_digest(resampling_stream))
+        fn = partial(_resampled_fold, how=resampling, states=states)
         fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
         preds = map_folds(fn, dataset, {n: _keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
-                          progress=progress, cache_dir=cache_dir, cache_key=('resampling', resampling))
+                          progress=progress, cache_dir=cache_dir, cache_key=key)
     else:
         preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,
                                progress=progress, cache_dir=cache_dir)

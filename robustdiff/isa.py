@@ -391,6 +391,7 @@ def instance_space(dataset:Dataset|str,     # the data (or a `load_dataset` name
                    measures_kws:dict|None=None,     # passed to `hardness_measures`
                    hardness_kws:dict|None=None,     # passed to `instance_hardness`
                    area_norm:str|None=None,  # footprint normaliser, 'hull' or 'pyispace' (None: 'pyispace' with measures_kws preset='pyhard', else 'hull')
+                   construction:str|None=None, # footprint construction, 'own' or 'pyispace' (TRACE's; None: 'pyispace' with measures_kws preset='pyhard', else 'own')
                   )->InstanceSpace:
     "Instance Space Analysis of [PLM22]: measures, IH and log-losses → feature selection → PILOT → rotation (eq. 26) → footprints."
     ds = load_dataset(dataset)
@@ -424,7 +425,9 @@ def instance_space(dataset:Dataset|str,     # the data (or a `load_dataset` name
     proj = pd.DataFrame(R @ pr.A.to_numpy(), index=['z1', 'z2'], columns=feats)
     coords = pd.DataFrame(pr.coords.to_numpy() @ R.T, index=losses.index, columns=['z1', 'z2'])
     if area_norm is None: area_norm = 'pyispace' if measures_kws.get('preset') == 'pyhard' else 'hull'
-    fps = footprints(coords, good, best=best, easy=(ih <= easy_threshold).to_numpy(), purity=purity, area_norm=area_norm)
+    if construction is None: construction = 'pyispace' if measures_kws.get('preset') == 'pyhard' else 'own'
+    fps = footprints(coords, good, best=best, easy=(ih <= easy_threshold).to_numpy(), purity=purity, area_norm=area_norm,
+                     construction=construction)
     irt_b = _irt_difficulty(parts['correct'].set_axis(losses.index, axis=0) if parts['correct'] is not None else None) if irt else None
     return InstanceSpace(ds.name, coords, proj, R, feats, fps, ih, measures, losses, good, best, bad, thr, irt_b,
                          ds.X.set_axis(losses.index, axis=0), ds.y.set_axis(losses.index, axis=0), pr, norm, measures_kws)

@@ -242,6 +242,19 @@ def test_same_seed_same_space(moons, space):
     pd.testing.assert_frame_equal(again.footprint_table, space.footprint_table)
 
 
+def test_pyhard_preset_draws_traces_footprints(moons, space):
+    "With PyHard's measures preset the footprints are TRACE's (construction and normaliser); otherwise ours."
+    ds, M, preds = moons
+    assert (space.footprints.construction, space.footprints.area_norm) == ('own', 'hull')
+    ph = instance_space(ds, measures=M, hardness=preds, n_features=4, random_state=0, measures_kws={'preset': 'pyhard'})
+    assert (ph.footprints.construction, ph.footprints.area_norm) == ('pyispace', 'pyispace')
+    np.testing.assert_array_equal(ph.coords.to_numpy(), space.coords.to_numpy())          # only the footprints change
+    from robustdiff.footprints import footprints
+    ref = footprints(space.coords, space.good, best=space.best, easy=(space.ih <= 0.4).to_numpy(), area_norm='pyispace', construction='pyispace')
+    pd.testing.assert_frame_equal(ph.footprint_table, ref.table)
+    assert not np.allclose(ph.footprint_table.area.to_numpy(), space.footprint_table.area.to_numpy())
+
+
 def test_instance_space_bad_input(moons):
     ds, M, preds = moons
     with pytest.raises(ValueError, match='larger than the number of measures'):
