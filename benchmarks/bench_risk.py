@@ -11,10 +11,14 @@ held-out rows:
   * (--check-jobs) identical predict_risk tables for n_jobs 1 and 2.
 Tables go to benchmarks/results/risk_*.csv; the summary is printed and written to risk_summary.md.
 
-Cheap by default (the machine is shared): `--models quick` (4 models), a 40-respondent ladder population, at most
-4 000 rows per set. Examples:
-    nice -n 10 python benchmarks/bench_risk.py --datasets vowel,yeast,segmentation --speed vowel --check-jobs
-    nice -n 10 python benchmarks/bench_risk.py --datasets all
+By default the report's own defaults: `models='fabra18'` (18 models) and `respondents='auto'` (the whole 240-respondent
+ladder for more than 3 models); larger sets are subsampled (stratified) to `--max-rows` rows (5 000 by default: 3 500
+to fit on, 1 500 held out). The report's fits are cached per set (`--cache`, default benchmarks/.cache_risk), so a rerun
+after a change to `robustdiff.risk` refits only the risk model. The cheap variant: `--models quick --respondents ladder40`.
+Examples:
+    nice -n 10 python benchmarks/bench_risk.py --datasets all --n-jobs 2 --check-jobs
+    nice -n 10 python benchmarks/bench_risk.py --datasets all --models quick --respondents ladder40 --max-rows 4000 --tag quick
+    nice -n 10 python benchmarks/bench_risk.py --datasets vowel --speed vowel --tag speed
 """
 from __future__ import annotations
 import argparse, sys, time
@@ -63,7 +67,8 @@ def one_dataset(name:str, a)->dict:
     ds = load_dataset(f'pmlb:{name}')
     tr, Xte, yte = _split(ds, a.max_rows)
     t0 = time.perf_counter()
-    rm = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=a.n_jobs)
+    cache = None if not a.cache else str(Path(a.cache)/f'{name}_{a.models}_{a.respondents}_{a.max_rows}')
+    rm = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=a.n_jobs, cache_dir=cache)
     t_fit = time.perf_counter() - t0
     r = rm.predict_risk(Xte, alpha=a.alpha)
     y = yte.to_numpy()
@@ -86,6 +91,7 @@ def one_dataset(name:str, a)->dict:
                 c = float(v[on].mean()) if on.any() else np.nan
                 se = np.sqrt(c * (1 - c) / max(on.sum(), 1))
                 cov.append(dict(dataset=name, model=m, bin=k, method=kind, n=int(on.sum()), coverage=c, se=se,
+                                n_cal=int((rm.cal_bins == k).sum()) if kind == 'mondrian' else len(rm.cal_bins),
                                 ok=bool(on.sum() == 0 or c >= 1 - a.alpha - 2 * se),
                                 set_size=float(g.set_size.to_numpy()[on].mean()) if kind == 'mondrian' and on.any() else
                                          (float(marg_sets[on].sum(1).mean()) if on.any() else np.nan)))
@@ -104,25 +110,31 @@ def one_dataset(name:str, a)->dict:
     # least sure about, a function of x only: P(y | x) is unchanged)
     rng = np.random.default_rng(0)
     size = min(500, len(y) // 2)
+    blocks = {m: g.reset_index(drop=True) for m, g in r.groupby('model', sort=False)}
     u = pd.Series(unc).rank(pct=True).to_numpy()
     for shift, w in (('none', None), ('hard', np.exp(4 * u))):
         for bi, idx in enumerate(_batches(len(y), w, size, a.batches, rng)):
-            e = rm.estimate_accuracy(Xte.iloc[idx])
+            sub = pd.concat([blocks[m].iloc[idx] for m in blocks], ignore_index=True)   # = predict_risk(Xte.iloc[idx]), not recomputed
+            e = rm._estimate_rows(sub)
             for row in e.table.itertuples():
-                g = r[r.model == row.model]
-                actual = float((g.prediction.to_numpy()[idx] == y[idx]).mean())
+                actual = float((blocks[row.model].prediction.to_numpy()[idx] == y[idx]).mean())
                 acc.append(dict(dataset=name, model=row.model, shift=shift, batch=bi, n=size, actual=actual, ours=row.estimated,
-                                ours_lo=row.lo, ours_hi=row.hi, cbpe=row.mean_confidence, train=row.train_accuracy,
+                                ours_lo=row.lo, ours_hi=row.hi, sd_batch=row.sd_batch, sd_calibration=row.sd_calibration,
+                                cbpe=row.mean_confidence, train=row.train_accuracy,
                                 irt=row.expected_irt, hard_share=float(e.bins.batch_share.iloc[-1]), mix_alarm=e.mix_alarm))
     out = dict(cov=pd.DataFrame(cov), auc=pd.DataFrame(auc), acc=pd.DataFrame(acc),
                info=dict(dataset=name, rows=ds.n_instances, used=tr.n_instances + len(y), train=tr.n_instances, test=len(y),
-                         classes=ds.n_classes, fit_seconds=round(t_fit, 1), nrmse=rm.b_cv['nrmse'], spearman=rm.b_cv['spearman']))
+                         classes=ds.n_classes, fit_seconds=round(t_fit, 1), nrmse=rm.b_cv['nrmse'], spearman=rm.b_cv['spearman'],
+                         # the b̂ mix of all held-out rows against the deployed estimator's own out-of-fold rows (no shift: p should be uniform)
+                         test_mix_p=rm._estimate_rows(r).mix_p,
+                         test_hard_share=float((r.difficulty_bin[r.model == r.model.iloc[0]] == rm.n_bins - 1).mean())))
     if name in a.speed: out['speed'] = speed(rm, Xte, name, a.speed_rows)
     if a.check_jobs and name == a.datasets[0]:
-        rm2 = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=2)
+        other = 2 if a.n_jobs == 1 else 1          # the other n_jobs, without the cache: every fit redone
+        rm2 = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=other)
         r2 = rm2.predict_risk(Xte, alpha=a.alpha)
         same = r.drop(columns='prediction_set').equals(r2.drop(columns='prediction_set')) and list(r.prediction_set) == list(r2.prediction_set)
-        out['info']['n_jobs_1_equals_2'] = bool(same)
+        out['info']['n_jobs_1_equals_2'] = bool(same)   # (the first fit used --n-jobs and the cache)
     return out
 
 
@@ -175,15 +187,16 @@ def summary(cov, auc, acc, info, speed_t, a)->str:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--datasets', default='vowel,yeast,analcatdata_dmft', help="comma-separated PMLB names in data/pmlb, or 'all'")
-    p.add_argument('--models', default='quick')
-    p.add_argument('--respondents', default='ladder40', help="'ladderN' (N respondents of the ladder), 'ladder', 'models', ...")
+    p.add_argument('--models', default='fabra18', help="as build_report (its default: fabra18); 'quick' is the cheap variant")
+    p.add_argument('--respondents', default='auto', help="as build_report (its default: auto); 'ladderN' = the first N of the ladder")
     p.add_argument('--alpha', type=float, default=0.1)
-    p.add_argument('--max-rows', type=int, default=4000, help="stratified subsample of larger sets (0: all rows)")
+    p.add_argument('--max-rows', type=int, default=5000, help="stratified subsample of larger sets (0: all rows)")
     p.add_argument('--batches', type=int, default=20)
     p.add_argument('--n-jobs', type=int, default=1)
     p.add_argument('--speed', default='', help="comma-separated data sets to time on --speed-rows rows")
     p.add_argument('--speed-rows', type=int, default=100_000)
     p.add_argument('--check-jobs', action='store_true', help="also fit the first data set with n_jobs=2 and compare")
+    p.add_argument('--cache', default=str(ROOT/'benchmarks'/'.cache_risk'), help="folder of the report's fit caches ('' = none)")
     p.add_argument('--tag', default='', help="suffix of the result files")
     a = p.parse_args(argv)
     a.datasets = pmlb_names() if a.datasets == 'all' else [s.strip() for s in a.datasets.split(',') if s.strip()]
