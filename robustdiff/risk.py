@@ -125,7 +125,7 @@ _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'd
 
 @dataclass
 class RiskModel:
-    "Everything needed to score new, unlabelled rows: final fits, the difficulty estimator, out-of-fold calibrations."
+    "Everything needed to score new, unlabelled rows: the deployed fits, the difficulty estimator, out-of-fold calibrations."
     dataset:str              # name of the training data
     features:list            # feature columns, in training order
     nominal:list             # the nominal ones
@@ -133,9 +133,9 @@ class RiskModel:
     fill:dict                # column → training median / most frequent level
     had_gaps:bool            # the training table had missing cells (each model's pipeline imputes them)
     dates:list               # columns read as dates in training (days since 1970-01-01)
-    models:dict              # model name → pipeline fitted on all training rows
+    models:dict              # model name → pipeline fitted on the report's first training fold (the fold model itself)
     classes:dict             # model name → its classes_ (columns of its probabilities)
-    estimator:object         # `DifficultyEstimator` fitted on all training rows
+    estimator:object         # `DifficultyEstimator` fitted on the first training fold (of the report's folds)
     edges:np.ndarray         # interior edges of the predicted-difficulty bins
     b_interval:np.ndarray    # (lo, hi) quantiles of the out-of-fold residual b − b̂ (90 % interval of b̂)
     b_cv:dict                # the estimator's cross-validated NRMSE and Spearman ρ
@@ -235,6 +235,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     resid = b.to_numpy() - b_oof
     edges = _edges(b_oof, n_bins)
     cal_bins = _bin_of(b_oof, edges)
+    notes.append(f"Deployed models: each model as the report fitted it on its first training fold ({len(folds[0][0])} of {len(X)} rows), "
+                 f"the fit whose out-of-fold scores calibrate it; the difficulty estimator likewise.")
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     specs = get_models(models, random_state)
@@ -407,7 +409,7 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              progress:bool=False,      # progress output
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
-    "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the final fits."
+    "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
