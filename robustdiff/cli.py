@@ -123,7 +123,7 @@ def _score_parser(sub):
     "The `score` subcommand's arguments."
     s = sub.add_parser('score', help='score new rows with the risk model of a report', description="score new, unlabelled rows "
                        "with the risk model a report wrote: prediction, difficulty, p_correct, p_flip, risk and a prediction set per row")
-    s.add_argument('report', help="the report folder (holding risk_model.rdrisk) or the model file")
+    s.add_argument('report', help="the report folder (holding risk/risk_model.rdrisk) or the model file")
     s.add_argument('data', help="a table file of new rows (CSV, TSV, Parquet, Excel) with the training feature columns")
     s.add_argument('--out', required=True, help="the scored CSV to write")
     s.add_argument('--model', default=None, help="score with this model only (default: every model of the report)")

@@ -50,11 +50,22 @@ def read_marker(out, # a folder
     m = _read_json(Path(out)/_MARKER)
     files = m.get('files') if isinstance(m, dict) and m.get('format') == _FORMAT else None
     if not isinstance(files, dict): return {}
-    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str) and _plain_name(k)}
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str) and _plain_path(k)}
 
 def _plain_name(name:str)->bool:
     "A bare file name (no folder part, not '.' or '..', not the marker itself)."
     return bool(name) and name not in ('.', '..', _MARKER) and '/' not in name and '\\' not in name and '\0' not in name
+
+def _plain_path(name:str)->bool:
+    "A report file's name: a plain file name, or one plain sub-folder (not hidden) and a plain file name, e.g. 'risk/risk_model.rdrisk'."
+    if not isinstance(name, str): return False
+    parts = name.split('/')
+    return (len(parts) == 1 and _plain_name(name)) or (len(parts) == 2 and all(map(_plain_name, parts)) and not parts[0].startswith('.'))
+
+def _in_real_folder(out:Path, name:str)->bool:
+    "The file `name` of `out` lies in `out` itself or in a real sub-folder of it (not a symlink, not a file)."
+    top, _, rest = name.partition('/')
+    return not rest or ((out/top).is_dir() and not (out/top).is_symlink())
 
 def owned_files(out,           # a folder
                 protect=(),    # paths that are never robustdiff's (the input data)
@@ -65,7 +76,7 @@ def owned_files(out,           # a folder
     own = set()
     for name, digest in read_marker(out).items():
         p = out/name
-        if p.is_symlink() or not p.is_file() or p.resolve() in keep: continue
+        if not _in_real_folder(out, name) or p.is_symlink() or not p.is_file() or p.resolve() in keep: continue
         try:
             if _sha256(p) == digest: own.add(name)
         except OSError: pass
@@ -86,11 +97,22 @@ def _ours_inside(out:Path)->set:
     if j is not None and j['mode'] == 'beside': own.add(j['stage'])
     return own
 
+def _own_folders(out:Path, owned:set)->set:
+    "Sub-folders of `out` that hold only files robustdiff owns (a folder the marker names but now empty counts as ours too)."
+    named = {n.split('/')[0] for n in read_marker(out) if '/' in n}
+    own = set()
+    for top in named:
+        d = out/top
+        if d.is_symlink() or not d.is_dir(): continue
+        if all(c.is_file() and not c.is_symlink() and f'{top}/{c.name}' in owned for c in d.iterdir()): own.add(top)
+    return own
+
 def foreign_files(out, protect=())->list:
-    "Names of the entries of `out` that robustdiff did not write (sorted)."
+    "Names of the entries of `out` that robustdiff did not write (sorted; a sub-folder is foreign if anything in it is)."
     out = Path(out)
     if not out.is_dir(): return []
-    own = owned_files(out, protect) | _ours_inside(out)
+    owned = owned_files(out, protect)
+    own = owned | _own_folders(out, owned) | _ours_inside(out)
     keep = {Path(p).resolve() for p in protect}
     return sorted(p.name for p in out.iterdir() if p.name not in own or p.resolve() in keep)
 
@@ -197,7 +219,22 @@ TABLE_NAMES = ('data_summary', 'classes', 'accuracy', 'difficulty', 'respondent_
 
 def _report_names(tables=TABLE_NAMES)->set:
     "File names a report may write."
-    return {'report.html', 'summary.json', _MARKER, 'risk_model.rdrisk'} | {f'{t}{ext}' for t in tables for ext in ('.csv', '.csv.gz')}
+    return ({'report.html', 'summary.json', _MARKER, 'risk/risk_model.rdrisk', 'risk_model.rdrisk'}   # (the risk model's file before it moved to risk/)
+            | {f'{t}{ext}' for t in tables for ext in ('.csv', '.csv.gz')})
+
+def _clashes(out:Path, others:list, names:set, protect=())->list:
+    "The names the report would write over something robustdiff does not own: a foreign file of that name, or a foreign non-folder where its sub-folder goes."
+    others, owned, clash = set(others), None, set()
+    for n in names:
+        top, _, rest = n.partition('/')
+        if top not in others: continue
+        if not rest: clash.add(n); continue
+        d = out/top
+        if d.is_symlink() or not d.is_dir(): clash.add(top); continue
+        if owned is None: owned = owned_files(out, protect)
+        if (d/rest).exists() or (d/rest).is_symlink():
+            if n not in owned: clash.add(n)
+    return sorted(clash)
 
 def _clash_error(out:Path, clash:list)->FileExistsError:
     return FileExistsError(f"output folder {str(out)!r} holds {', '.join(map(repr, clash[:5]))}{', ...' if len(clash) > 5 else ''}, "
@@ -226,7 +263,7 @@ def _check(out:Path, force:bool, protect, names):
             raise FileExistsError(f"output folder {str(out)!r} holds other files ({', '.join(others[:3])}"
                                   f"{', ...' if len(others) > 3 else ''}) and is not a robustdiff report: "
                                   f"choose an empty or new folder, or pass {_fix('force=True', '--force')} to write beside them")
-        clash = sorted(set(others) & (_report_names() if names is None else set(names) | {'report.html', 'summary.json', _MARKER}))
+        clash = _clashes(out, others, _report_names() if names is None else set(names) | {'report.html', 'summary.json', _MARKER}, protect)
         if clash: raise _clash_error(out, clash)
         if not os.access(out, os.W_OK | os.X_OK):      # (no probe file: a kill would leave it behind)
             raise PermissionError(f"output folder {str(out)!r} is not writable: choose another --out")
@@ -281,12 +318,14 @@ def _write_journal(path:Path, j:dict):
 
 def _stage_files(folder:Path, writers:dict)->dict:
     "Write every file into `folder` (each synced to disk); name → SHA-256."
-    hashes = {}
+    hashes, subs = {}, set()
     for name, write in writers.items():
-        if not _plain_name(name): raise ValueError(f"not a plain file name: {name!r}")
+        if not _plain_path(name): raise ValueError(f"not a plain file name (or one sub-folder and a file name): {name!r}")
+        if '/' in name: (folder/name).parent.mkdir(exist_ok=True); subs.add((folder/name).parent)
         write(folder/name)
         with open(folder/name, 'rb') as f: os.fsync(f.fileno())
         hashes[name] = _sha256(folder/name); _step()
+    for d in sorted(subs): _fsync_dir(d)
     _fsync_dir(folder)
     return hashes
 
@@ -362,10 +401,18 @@ def _publish_beside(out:Path, writers:dict, protect, token:str):
 def _roll_forward(out:Path, stage:Path, new:dict, old:dict):
     "Move a committed staging folder's files into `out`, remove the old report's files the new one lacks, then write the new marker."
     for name in new:
-        if (stage/name).is_file() and not (stage/name).is_symlink(): os.replace(stage/name, out/name); _step()
+        if (stage/name).is_file() and not (stage/name).is_symlink():
+            if '/' in name:
+                d = out/name.split('/')[0]
+                if d.is_symlink() or (d.exists() and not d.is_dir()): raise FileExistsError(f"{str(d)!r} is not a folder: the report's {name!r} cannot go there")
+                d.mkdir(exist_ok=True)
+            os.replace(stage/name, out/name); _step()
     for name in set(old) - set(new):
         p = out/name
-        if p.is_file() and not p.is_symlink() and _sha256(p) == old[name]: p.unlink(); _step()
+        if _in_real_folder(out, name) and p.is_file() and not p.is_symlink() and _sha256(p) == old[name]:
+            p.unlink(); _step()
+            if '/' in name and not any(p.parent.iterdir()): p.parent.rmdir()   # a sub-folder the report made, now empty
+    for d in {(out/n).parent for n in new if '/' in n}: _fsync_dir(d)
     _fsync_dir(out)
     _write_marker(out, new); _step()
 

@@ -15,11 +15,13 @@ from sklearn.linear_model import LogisticRegression
 from .charts import alt   # altair, imported on first use
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
+from .risk_io import RiskFileError, RISK_FORMAT, write_risk_file, read_risk_file   # the file format (61_risk_io)
+_all_ = ['RiskFileError', 'RISK_FORMAT']
 
 # %% auto #0
-__all__ = ['RISK_FORMAT', 'RISK_FILE', 'mondrian_p_values', 'conformal_sets', 'RiskFileError', 'RiskModel', 'predict_risk',
-           'fit_risk', 'BatchEstimate', 'estimate_accuracy', 'load_risk', 'coverage_chart', 'reliability_chart',
-           'rejection_chart', 'report_stage', 'score_file']
+__all__ = ['RISK_FILE', 'mondrian_p_values', 'conformal_sets', 'RiskModel', 'predict_risk', 'fit_risk', 'BatchEstimate',
+           'estimate_accuracy', 'load_risk', 'coverage_chart', 'reliability_chart', 'rejection_chart', 'report_stage',
+           'score_file', 'RiskFileError', 'RISK_FORMAT']
 
 # %% ../nbs/60_risk.ipynb #09e7d0a1
 def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibration rows (their true class)
@@ -98,9 +100,6 @@ def _per_bin(values, bins, n_bins:int)->np.ndarray:
     return np.where(c > 0, s / np.maximum(c, 1), v.mean())
 
 # %% ../nbs/60_risk.ipynb #4dcba50f
-class RiskFileError(ValueError):
-    "A risk model file that is not one, was changed after saving, or holds types outside the trusted list."
-
 def _fill_values(X:pd.DataFrame, nominal)->dict:
     "Median of each numeric column, most frequent level of each nominal one (over the whole training table)."
     out = {}
@@ -122,11 +121,11 @@ def _as_days(col:pd.Series)->pd.Series:
 # %% ../nbs/60_risk.ipynb #abea9f16
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
-          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes')
+          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check')
 
 @dataclass
 class RiskModel:
-    "Everything needed to score new, unlabelled rows: final fits, the difficulty estimator, out-of-fold calibrations."
+    "Everything needed to score new, unlabelled rows: the deployed fits, the difficulty estimator, out-of-fold calibrations."
     dataset:str              # name of the training data
     features:list            # feature columns, in training order
     nominal:list             # the nominal ones
@@ -134,9 +133,9 @@ class RiskModel:
     fill:dict                # column → training median / most frequent level
     had_gaps:bool            # the training table had missing cells (each model's pipeline imputes them)
     dates:list               # columns read as dates in training (days since 1970-01-01)
-    models:dict              # model name → pipeline fitted on all training rows
+    models:dict              # model name → pipeline fitted on the report's first training fold (the fold model itself)
     classes:dict             # model name → its classes_ (columns of its probabilities)
-    estimator:object         # `DifficultyEstimator` fitted on all training rows
+    estimator:object         # `DifficultyEstimator` fitted on the first training fold (of the report's folds)
     edges:np.ndarray         # interior edges of the predicted-difficulty bins
     b_interval:np.ndarray    # (lo, hi) quantiles of the out-of-fold residual b − b̂ (90 % interval of b̂)
     b_cv:dict                # the estimator's cross-validated NRMSE and Spearman ρ
@@ -153,6 +152,7 @@ class RiskModel:
     nu:float = 0.2           # the report's feature-noise level ν (for p_flip)
     random_state:int = 0     # the seed everything was fitted with
     notes:list = field(default_factory=list)  # what the fit did, one sentence each
+    cal_check:dict|None = None  # model → (n_bins, 3): calibration rows, their accuracy and their mean 1 − risk per predicted bin (None in files from before it)
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -171,13 +171,15 @@ def _final_pipeline(est, ds):
     from robustdiff.portfolio import model_pipeline
     return model_pipeline(est, ds)
 
-def _fit_final(name, est, ds):
+def _fit_final(name, est, ds, rows=None):
+    "Fit the deployable pipeline on `rows` (positions; default all): the report's first training fold, so that it is the very model that scored that fold's held-out rows."
     from robustdiff.responses import _one_thread
     pipe = _final_pipeline(est, ds)
+    X, y = (ds.X, ds.y.to_numpy()) if rows is None else (ds.X.iloc[rows], ds.y.to_numpy()[rows])
     with _one_thread(), warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        try: pipe.fit(ds.X, ds.y.to_numpy())
-        except Exception as e: raise RuntimeError(f"model {name!r} failed its final fit on all rows: {type(e).__name__}: {e}") from e
+        try: pipe.fit(X, y)
+        except Exception as e: raise RuntimeError(f"model {name!r} failed its deployed fit: {type(e).__name__}: {e}") from e
     return name, pipe
 
 def _filled(X:pd.DataFrame, fill:dict)->pd.DataFrame:
@@ -194,13 +196,12 @@ def _dfold(regressor, X, y, tr, te, seed):
     with _one_thread(): est = DifficultyEstimator(regressor, random_state=seed).fit(X.iloc[tr], y.iloc[tr])
     return est, est.predict(X.iloc[te])
 
-def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, n_splits:int, random_state, n_jobs)->tuple:
-    "[MP22]'s k-fold CV of the difficulty estimator: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
+def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random_state, n_jobs)->tuple:
+    "[MP22]'s k-fold CV of the difficulty estimator on the report's folds: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
     from joblib import Parallel, delayed
-    from sklearn.model_selection import KFold
     from robustdiff.difficulty_model import nrmse, _spearman
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
-    folds = list(KFold(n_splits, shuffle=True, random_state=random_state).split(X))
+    n_splits = len(folds)
     res = Parallel(n_jobs=n_jobs)(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))
     for (_, te), (_, p) in zip(folds, res): b_oof[te] = p
@@ -215,7 +216,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               models,                # the report's models (portfolio name, dict or list of pairs)
               random_state:int=0, n_bins:int=5, nu:float=0.2, n_jobs:int|None=1,
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
-              n_splits:int=5,        # folds of the estimator's cross-validation
+              n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
@@ -228,15 +229,19 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     b = bins.set_index('instance').difficulty.sort_index()
     if len(b) != len(X): raise ValueError(f"the difficulty table has {len(b)} instances for {len(X)} rows")
     b.index = X.index[b.index.to_numpy()]
-    est, b_oof, s, first = _difficulty_folds(Xf, b, regressor, n_splits, random_state, n_jobs)
+    from robustdiff.responses import cv_splits
+    folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits, 1, random_state)]   # the report's folds (same seed, same rows)
+    est, b_oof, s, first = _difficulty_folds(Xf, b, regressor, folds, random_state, n_jobs)
     resid = b.to_numpy() - b_oof
     edges = _edges(b_oof, n_bins)
     cal_bins = _bin_of(b_oof, edges)
+    notes.append(f"Deployed models: each model as the report fitted it on its first training fold ({len(folds[0][0])} of {len(X)} rows), "
+                 f"the fit whose out-of-fold scores calibrate it; the difficulty estimator likewise.")
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     specs = get_models(models, random_state)
-    fitted = dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds) for m, e in specs.items()))
-    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+    fitted = dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items()))
+    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
     fl = flips.groupby(['model', 'instance'], sort=False).flipped.mean()
     for m in specs:
         o = oof[oof.model == m].drop_duplicates('instance').set_index('instance').reindex(np.arange(len(X)))
@@ -245,7 +250,11 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
         p_true = o.p_true.to_numpy(float)
         p_true = np.where(np.isnan(p_true), correct, p_true)         # no probabilities: the one-hot of the prediction
         coef_c[m] = _logistic(b_oof[:, None], correct)
-        coef_r[m] = _logistic(_risk_features(o.p_max.to_numpy(float), b_oof), 1 - correct)
+        F = _risk_features(o.p_max.to_numpy(float), b_oof)
+        coef_r[m] = _logistic(F, 1 - correct)
+        q = 1 - _apply(coef_r[m], F)
+        nk = np.bincount(cal_bins, minlength=n_bins)
+        chk[m] = np.column_stack([nk, np.bincount(cal_bins, correct, n_bins) / np.maximum(nk, 1), np.bincount(cal_bins, q, n_bins) / np.maximum(nk, 1)])
         f = fl.loc[m].reindex(np.arange(len(X))).to_numpy(float) if m in fl.index.get_level_values(0) else np.full(len(X), np.nan)
         f = np.nan_to_num(f, nan=np.nanmean(f) if np.isfinite(f).any() else 0.0)
         pflip[m] = _per_bin(f, cal_bins, n_bins)                                      # the SCC's flip rate per bin
@@ -263,8 +272,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      b_cv=s,
                      coef_correct=coef_c, coef_risk=coef_r, coef_flip=coef_f, p_flip=pflip, cal_p_true=cal, cal_bins=cal_bins,
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
-                     train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes)
-    rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm)    # for the report's cross-fitted checks (not saved)
+                     train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk)
+    rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first)    # for the report's cross-fitted checks (not saved)
     return rm
 
 # %% ../nbs/60_risk.ipynb #c2e16e5a
@@ -385,13 +394,13 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
                          "which keeps the out-of-fold predictions the risk model is calibrated on")
     c = inp['cfg']
     return _fit_risk(inp['dataset'], inp['items'], inp['oof'], inp['flips'], c['models'], c['random_state'], c['n_bins'],
-                     c['nu'], c['n_jobs'] if n_jobs is None else n_jobs, regressor)
+                     c['nu'], c['n_jobs'] if n_jobs is None else n_jobs, regressor, c.get('n_splits', 5))
 
 RiskModel.from_report = staticmethod(_from_report)
 
 def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table path
              models='fabra18',         # the models (as `build_report`)
-             respondents='ladder',     # who defines difficulty (as `build_report`; 'models' = the evaluated ones)
+             respondents='auto',       # who defines difficulty (as `build_report`, its default; 'models' = the evaluated ones)
              random_state:int=0,       # seeds everything
              n_jobs:int|None=1,        # parallel workers (results do not depend on it)
              n_bins:int=5,             # difficulty bins
@@ -400,7 +409,7 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              progress:bool=False,      # progress output
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
-    "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the final fits."
+    "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
@@ -429,25 +438,26 @@ def _mix_p(ref:np.ndarray, counts:np.ndarray)->float:
     return float(chi2_contingency(T, correction=False)[1])
 
 def _calibration_var(q:np.ndarray, bins:np.ndarray, cal_bins:np.ndarray, n_bins:int)->float:
-    "Variance of the batch mean of q from the calibration itself: per bin, the binomial error of a mean fitted on its calibration rows."
+    "(Files from before `cal_check`.) Per bin, the binomial error of a mean fitted on its calibration rows."
     n, nc = len(q), np.bincount(cal_bins, minlength=n_bins)
     share, pk = np.bincount(bins, minlength=n_bins) / n, _per_bin(q, bins, n_bins)
     return float((share**2 * pk * (1 - pk) / np.maximum(nc, 1)).sum())
+
+def _bin_calibration_var(check:np.ndarray, bins:np.ndarray)->float:
+    "Variance of the batch estimate from the per-bin calibration of 1 − risk: per bin, the Beta(k + ½, n − k + ½) variance of the calibration rows' accuracy plus the squared gap between that accuracy and their mean 1 − risk, weighted by the batch's squared bin shares."
+    nk, acc, qbar = check[:, 0], check[:, 1], check[:, 2]
+    a, b = acc * nk + 0.5, (1 - acc) * nk + 0.5
+    v = a * b / ((a + b) ** 2 * (a + b + 1)) + (acc - qbar) ** 2
+    share = np.bincount(bins, minlength=len(nk)) / len(bins)
+    return float((share**2 * v).sum())
 
 def _irt_form(coef:np.ndarray)->tuple:
     "(θ', κ) with σ(a + c·b) = σ(κ(θ' − b)); κ = 1, θ' = a when difficulty does not lower the probability (c ≥ 0)."
     a, c = float(coef[0]), float(coef[1])
     return (a / -c, -c) if c < 0 else (a, 1.0)
 
-def estimate_accuracy(self:RiskModel,
-                      X_batch,                 # a batch of new rows (DataFrame with the training columns)
-                      y=None,                  # their labels, once they arrive (adds the observed accuracy and `shift_alarm`)
-                      level:float=0.9,         # interval level
-                      alarm:float=0.01,        # false-alarm rate of the mix test and of `shift_alarm`
-                      models=None,             # model name(s) (default: every model)
-                     )->BatchEstimate:
-    "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the mix alarm."
-    r = self.predict_risk(X_batch, models=models)
+def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alarm:float=0.01)->BatchEstimate:
+    "`estimate_accuracy` from rows `predict_risk` has already scored (one block of rows per model, in the same row order)."
     n = int((r.model == r.model.iloc[0]).sum())
     z = norm.ppf(0.5 + level / 2)
     rows = []
@@ -455,9 +465,13 @@ def estimate_accuracy(self:RiskModel,
         y = np.asarray(y)
         if len(y) != n: raise ValueError(f"{len(y)} labels for {n} rows")
     for m, g in r.groupby('model', sort=False):
-        q = 1 - g.risk.to_numpy()
-        est, sd = q.mean(), np.sqrt((q * (1 - q)).sum() / n**2 + _calibration_var(q, g.difficulty_bin.to_numpy(), self.cal_bins, self.n_bins))
-        row = dict(model=m, n=n, estimated=est, lo=max(0.0, est - z * sd), hi=min(1.0, est + z * sd),
+        q, bins = 1 - g.risk.to_numpy(), g.difficulty_bin.to_numpy()
+        chk = (self.cal_check or {}).get(m)
+        var_cal = (_bin_calibration_var(chk, bins) if chk is not None else _calibration_var(q, bins, self.cal_bins, self.n_bins))
+        est, var_batch = q.mean(), (q * (1 - q)).sum() / n**2
+        sd = np.sqrt(var_batch + var_cal)
+        row = dict(model=m, n=n, estimated=est, lo=max(0.0, est - z * sd), hi=min(1.0, est + z * sd), sd_batch=float(np.sqrt(var_batch)),
+                   sd_calibration=float(np.sqrt(var_cal)),
                    mean_confidence=float(np.nanmean(g.confidence)) if g.confidence.notna().any() else np.nan,
                    expected_irt=float(g.p_correct.mean()), train_accuracy=self.train_accuracy[m])
         if y is not None:
@@ -473,31 +487,25 @@ def estimate_accuracy(self:RiskModel,
     if p < alarm:
         hard = bins.batch_share.iloc[-1] - bins.train_share.iloc[-1]
         notes.append(f"The batch's difficulty mix differs from the training rows (χ² p = {p:.2g}): "
-                     f"{'more' if hard > 0 else 'fewer'} rows in the hardest bin ({bins.batch_share.iloc[-1]:.0%} vs {bins.train_share.iloc[-1]:.0%}).")
+                     f"{'more' if hard > 0 else 'fewer'} rows in the hardest bin ({bins.batch_share.iloc[-1]:.0%} vs {bins.train_share.iloc[-1]:.0%}); "
+                     f"the interval assumes the calibration still holds, which a shift can break.")
     return BatchEstimate(pd.DataFrame(rows), bins, p, p < alarm, notes)
 
+def estimate_accuracy(self:RiskModel,
+                      X_batch,                 # a batch of new rows (DataFrame with the training columns)
+                      y=None,                  # their labels, once they arrive (adds the observed accuracy and `shift_alarm`)
+                      level:float=0.9,         # interval level
+                      alarm:float=0.01,        # false-alarm rate of the mix test and of `shift_alarm`
+                      models=None,             # model name(s) (default: every model)
+                     )->BatchEstimate:
+    "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the mix alarm."
+    r = self.predict_risk(X_batch, models=models)
+    return self._estimate_rows(r, y, level, alarm)
+
+RiskModel._estimate_rows = _estimate_rows
 RiskModel.estimate_accuracy = estimate_accuracy
 
 # %% ../nbs/60_risk.ipynb #0b8bb5f6
-_MAGIC = b'robustdiff risk model'
-RISK_FORMAT = 1
-_NUMPY_TYPES = {'numpy.dtype', 'numpy.ndarray', 'numpy.float64', 'numpy.float32', 'numpy.int64', 'numpy.int32', 'numpy.int16',
-                'numpy.int8', 'numpy.uint8', 'numpy.bool_', 'numpy.bool', 'numpy.str_', 'numpy.object_',
-                'numpy.random.mtrand.RandomState', 'numpy.random._mt19937.MT19937', 'numpy.random._generator.Generator',
-                'numpy.random._pcg64.PCG64', 'numpy.random.bit_generator.SeedSequence', 'builtins.slice', 'builtins.complex',
-                'numpy.core.multiarray._reconstruct', 'numpy._core.multiarray._reconstruct',
-                'numpy.random._pickle.__randomstate_ctor', 'numpy.random._pickle.__bit_generator_ctor'}
-
-def _trusted_type(name:str)->bool:
-    "Whether a type named by skops may be reconstructed: a class of scikit-learn or robustdiff, or a NumPy array/scalar type."
-    import importlib, inspect
-    if name in _NUMPY_TYPES: return True
-    if name.split('.')[0] not in ('sklearn', 'robustdiff'): return False
-    mod, _, attr = name.rpartition('.')
-    try: obj = getattr(importlib.import_module(mod), attr)
-    except (ImportError, AttributeError, ValueError): return False
-    return inspect.isclass(obj)
-
 def _state(self:RiskModel)->dict:
     d = {k: getattr(self, k) for k in _STATE}
     d['notes'] = list(d['notes'])
@@ -505,43 +513,22 @@ def _state(self:RiskModel)->dict:
 
 def _save(self:RiskModel, path)->Path:
     "Write the risk model to `path` (skops payload with a checksum; written to a temporary file, then renamed)."
-    import skops.io as sio, sklearn, robustdiff
-    payload = sio.dumps(_state(self))
-    head = dict(format=RISK_FORMAT, sha256=hashlib.sha256(payload).hexdigest(), robustdiff=robustdiff.__version__,
-                sklearn=sklearn.__version__, dataset=self.dataset, models=list(self.models))
-    path = Path(path).expanduser()
-    tmp = path.with_name(f'.{path.name}.tmp-{os.getpid()}')
-    tmp.write_bytes(_MAGIC + b'\n' + json.dumps(head).encode() + b'\n' + payload)
-    os.replace(tmp, path)
-    return path
+    import sklearn, robustdiff
+    return write_risk_file(_state(self), path, dict(robustdiff=robustdiff.__version__, sklearn=sklearn.__version__,
+                                                    dataset=self.dataset, models=list(self.models)))
 
-def load_risk(path, trusted=())->RiskModel:
-    "Read a risk model written by `RiskModel.save`; RiskFileError (one line) for a foreign, changed or untrusted file."
-    import skops.io as sio
-    path = Path(path).expanduser()
-    if not path.is_file(): raise FileNotFoundError(f"no risk model file at {str(path)!r}")
-    raw = path.read_bytes()
-    if not raw.startswith(_MAGIC + b'\n') or raw.count(b'\n', 0, 4096) < 2:
-        raise RiskFileError(f"{path}: not a robustdiff risk model file (no robustdiff header): refused")
-    _, head, payload = raw.split(b'\n', 2)
-    try: meta = json.loads(head)
-    except ValueError: raise RiskFileError(f"{path}: damaged header: refused") from None
-    if meta.get('format') != RISK_FORMAT: raise RiskFileError(f"{path}: risk model format {meta.get('format')!r}, this robustdiff reads {RISK_FORMAT}: refused")
-    if hashlib.sha256(payload).hexdigest() != meta.get('sha256'):
-        raise RiskFileError(f"{path}: checksum mismatch, the file changed after it was saved (tampered or truncated): refused")
-    try: untrusted = sio.get_untrusted_types(data=payload)
-    except Exception as e: raise RiskFileError(f"{path}: unreadable payload ({type(e).__name__}): refused") from None
-    bad = [t for t in untrusted if t not in set(trusted) and not _trusted_type(t)]
-    if bad: raise RiskFileError(f"{path}: holds types outside the trusted list ({', '.join(bad[:3])}{' …' if len(bad) > 3 else ''}): "
-                                "refused (pass trusted=[...] only if you trust where the file comes from)")
-    state = sio.loads(payload, trusted=list(untrusted))
-    return RiskModel(**state)
+def load_risk(path,        # a file written by `RiskModel.save`
+              trusted=(),  # more type names to rebuild (a model of another library; only for a file you trust)
+             )->RiskModel:
+    "Read a risk model written by `RiskModel.save`; `RiskFileError` (one line) for a foreign, changed or untrusted file (checks in `robustdiff.risk_io`)."
+    return RiskModel(**read_risk_file(path, trusted))
 
 RiskModel.save = _save
 RiskModel.load = staticmethod(load_risk)
 
 # %% ../nbs/60_risk.ipynb #630a9ef8
-RISK_FILE = 'risk_model.rdrisk'
+RISK_FILE = 'risk/risk_model.rdrisk'      # in the report folder: the risk model has its own sub-folder
+_OLD_RISK_FILE = 'risk_model.rdrisk'      # where reports written before that kept it (still read by `score_file`)
 
 def _auroc(score, positive)->float:
     "AUROC of `score` for 0/1 `positive` (NaN when one class is absent); ties count one half."
@@ -648,7 +635,8 @@ def report_stage(ctx, st):
                           'flipped': (noisy.y_noisy.to_numpy() != noisy.y_pred.to_numpy()).astype(np.int8)})
     nu = c['nu'] if isinstance(c['nu'], (int, float)) else float('nan')
     inputs = dict(dataset=ctx.ds, items=ctx.table('difficulty', 'difficulty'), oof=oof, flips=flips,
-                  cfg=dict(models=c['models'], random_state=c['random_state'], n_bins=c['n_bins'], nu=nu, n_jobs=c['n_jobs']))
+                  cfg=dict(models=c['models'], random_state=c['random_state'], n_bins=c['n_bins'], nu=nu, n_jobs=c['n_jobs'],
+                           n_splits=c.get('n_splits', 5)))
     ctx.extra['risk_inputs'] = inputs
     rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'])
     ctx.extra['risk_model'] = rm
@@ -684,7 +672,7 @@ def _write_scored(df:pd.DataFrame, out:Path):
     d.to_csv(tmp, index=False)
     os.replace(tmp, out)
 
-def score_file(model_path,              # a report folder holding `risk_model.rdrisk`, or that file
+def score_file(model_path,              # a report folder (its `risk/risk_model.rdrisk`), or a risk model file
                data,                    # a table file of new rows (CSV, TSV, Parquet, Excel)
                out,                     # where to write the scored CSV
                model:str|None=None,     # score with this model only (default: every model, one row per row × model)
@@ -697,9 +685,10 @@ def score_file(model_path,              # a report folder holding `risk_model.rd
     from robustdiff.data import read_table
     p = Path(model_path).expanduser()
     if p.is_dir():
-        if not (p/RISK_FILE).is_file():
+        found = [p/f for f in (RISK_FILE, _OLD_RISK_FILE) if (p/f).is_file()]   # a report from before risk/ keeps it beside the tables
+        if not found:
             raise FileNotFoundError(f"{str(p)!r} holds no {RISK_FILE}: build the report with the risk stage (the default stages)")
-        p = p/RISK_FILE
+        p = found[0]
     out, data = Path(out).expanduser(), Path(data).expanduser()
     if not data.is_file(): raise FileNotFoundError(f"no such file: {str(data)!r}")
     if out.exists() and out.resolve() == data.resolve(): raise ValueError(f"--out {str(out)!r} is the input file: choose another name")

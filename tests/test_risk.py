@@ -41,11 +41,31 @@ def test_tidy_columns(fitted):
     assert (r.difficulty_lo < r.difficulty).all() and (r.difficulty < r.difficulty_hi).all()
     assert (r.set_size == r.prediction_set.map(len)).all()
     assert set().union(*r.prediction_set) <= {'up', 'down'}
-    # the risk model's final fits predict what a plain refit of the same pipeline predicts
+    # the deployed model predicts what a plain refit of the same pipeline on the report's first training fold predicts
     rows = r[r.model == 'logreg']
     from robustdiff.portfolio import get_models, make_pipeline
-    ref = make_pipeline(get_models('quick', 0)['logreg'], ds).fit(ds.X, ds.y)
+    from robustdiff.responses import cv_splits
+    tr0 = cv_splits(ds, 5, 1, 0)[0][2]
+    ref = make_pipeline(get_models('quick', 0)['logreg'], ds).fit(ds.X.iloc[tr0], ds.y.iloc[tr0])
     assert (rows.prediction.to_numpy() == ref.predict(rm._intake(new)[0])).all()
+
+
+def test_calibration_rows_and_new_rows_are_scored_alike(fitted):
+    "A calibration row's score and difficulty come from fits that never saw it; the deployed model and estimator are those very fits: on the first fold's held-out rows they reproduce the report's out-of-fold probabilities and b̂ exactly (a refit on all rows, as before, fails this)."
+    from robustdiff.responses import cv_splits, predict_labels_proba
+    ds, rep, _ = fitted
+    rm = rep.extra['risk_model']
+    te0 = cv_splits(ds, 5, 1, 0)[0][3]
+    oof = rep.extra['risk_inputs']['oof']
+    Xm, Xf, _ = rm._intake(ds.X.iloc[te0])
+    for m in rm.models:
+        _, P = predict_labels_proba(rm.models[m], Xm)
+        p_true = P[np.arange(len(te0)), pd.Index(rm.classes[m]).get_indexer(ds.y.to_numpy()[te0])]
+        ref = oof[oof.model == m].drop_duplicates('instance').set_index('instance').p_true.reindex(te0).to_numpy()
+        np.testing.assert_allclose(p_true, ref, atol=1e-12, err_msg=m)
+        np.testing.assert_allclose(rm.cal_p_true[m][te0], ref, atol=1e-12, err_msg=m)
+    np.testing.assert_allclose(rm.estimator.predict(Xf), rm._oof['b_oof'][te0], atol=1e-12)
+    np.testing.assert_array_equal(np.sort(rm._oof['first']), np.sort(te0))
 
 
 def test_intake_notes_and_missing_column(fitted):
@@ -68,8 +88,10 @@ def test_save_load_round_trip(fitted, tmp_path):
     a, b = rm.predict_risk(new), back.predict_risk(new)
     pd.testing.assert_frame_equal(a.drop(columns='prediction_set'), b.drop(columns='prediction_set'))
     assert list(a.prediction_set) == list(b.prediction_set)
-    assert (fitted[2]/RISK_FILE).is_file()                     # the report wrote it
+    assert RISK_FILE == 'risk/risk_model.rdrisk' and (fitted[2]/'risk'/'risk_model.rdrisk').is_file()   # the report wrote it in OUT/risk/
     assert load_risk(fitted[2]/RISK_FILE).features == rm.features
+    from robustdiff.publish import read_marker, foreign_files
+    assert RISK_FILE in read_marker(fitted[2]) and foreign_files(fitted[2]) == []
 
 
 def test_tampered_foreign_untrusted_refused(fitted, tmp_path):
@@ -107,6 +129,17 @@ def test_score_cli(fitted, tmp_path, capsys):
     assert main(['score', str(out_dir), str(tmp_path/'new.csv'), '--out', str(tmp_path/'m.csv'), '--model', 'nope']) == 2
 
 
+def test_score_reads_a_report_from_before_risk_folder(fitted, tmp_path, capsys):
+    "A report folder written before the model moved to OUT/risk/ keeps OUT/risk_model.rdrisk: `score` still finds it."
+    old = tmp_path/'old_report'; old.mkdir()
+    (old/'risk_model.rdrisk').write_bytes((fitted[2]/RISK_FILE).read_bytes())
+    _frame(12, seed=10).to_csv(tmp_path/'new.csv', index=False)
+    assert main(['score', str(old), str(tmp_path/'new.csv'), '--out', str(tmp_path/'s.csv')]) == 0
+    assert len(pd.read_csv(tmp_path/'s.csv')) == 12 * len(fitted[1].extra['risk_model'].models)
+    assert main(['score', str(tmp_path), str(tmp_path/'new.csv'), '--out', str(tmp_path/'t.csv')]) == 2   # no model there
+    assert 'holds no risk/risk_model.rdrisk' in capsys.readouterr().err
+
+
 def test_page_section(fitted):
     html = (fitted[2]/'report.html').read_text()
     assert 'Trusting a new prediction' in html and 'id="chart-risk_coverage"' in html and 'Reliability of p_correct' in html
@@ -138,6 +171,16 @@ def test_estimate_accuracy(fitted):
     t = e.table
     assert set(t.model) == set(rm.models) and (t.lo <= t.estimated).all() and (t.estimated <= t.hi).all()
     assert {'observed', 'shift_z', 'shift_alarm'} <= set(t.columns)
+    # the interval holds the batch's sampling and the per-bin calibration's uncertainty (Beta variance + squared gap)
+    assert (t.sd_calibration > 0).all() and (t.sd_batch > 0).all()
+    sd = np.sqrt(t.sd_batch**2 + t.sd_calibration**2)
+    np.testing.assert_allclose((t.hi - t.lo)[(t.lo > 0) & (t.hi < 1)], (2 * 1.6448536269514722 * sd)[(t.lo > 0) & (t.hi < 1)], rtol=1e-9)
+    chk = rm.cal_check['logreg']
+    assert chk.shape == (rm.n_bins, 3) and chk[:, 0].sum() == len(rm.cal_bins)
+    assert np.isclose(chk[:, 1] @ chk[:, 0] / chk[:, 0].sum(), rm.train_accuracy['logreg'])
+    # `_estimate_rows` on already-scored rows is `estimate_accuracy`
+    again = rm._estimate_rows(rm.predict_risk(new.drop(columns='y')), y=new.y).table
+    pd.testing.assert_frame_equal(again, t)
     test_close = np.isclose(e.bins.batch_share.sum(), 1) and np.isclose(e.bins.train_share.sum(), 1)
     assert test_close and 0 <= e.mix_p <= 1
 
