@@ -18,9 +18,9 @@ import re
 from .portfolio import get_models, register_portfolio, needs_prep
 
 # %% auto #0
-__all__ = ['ARTIFICIAL', 'KINDS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents', 'check_respondents',
-           'check_population', 'respondent_predictions', 'difficulty_se', 'split_half_reliability', 'reliability_chart',
-           'split_half_chart', 'population_chart', 'with_reliability', 'auto_respondents']
+__all__ = ['ARTIFICIAL', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',
+           'check_respondents', 'check_population', 'respondent_predictions', 'difficulty_se', 'split_half_reliability',
+           'reliability_chart', 'split_half_chart', 'population_chart', 'with_reliability', 'auto_respondents']
 
 # %% ../nbs/12_respondents.ipynb #1853cd5a
 def _subset_size(frac, n:int, minimum:int=1)->int:
@@ -35,6 +35,21 @@ def _balanced_rows(y, m:int, rng)->np.ndarray:
     keep = [rng.permutation(np.flatnonzero(codes == c))[:q] for c in range(codes.max() + 1)]
     return np.sort(np.concatenate(keep))
 
+def _stratified_cap(codes:np.ndarray, rows:np.ndarray, cap:int, rng)->np.ndarray:
+    "About `cap` of the row positions `rows` (sorted): a class-stratified random subset, each class its share of `rows` (largest remainders, at least one row)."
+    cls, inv, cnt = np.unique(codes[rows], return_inverse=True, return_counts=True)
+    share = cnt * (cap / len(rows))
+    q = np.floor(share).astype(int)
+    q[np.argsort(q - share, kind='stable')[:max(0, cap - int(q.sum()))]] += 1
+    q = np.minimum(np.maximum(q, 1), cnt)
+    return np.sort(np.concatenate([rng.permutation(rows[inv == i])[:q[i]] for i in range(len(cls))]))
+
+def _encode(y:np.ndarray)->tuple:
+    "(sorted classes, int codes of y): one hash pass, not a sort of the labels (the same order as `np.unique`)."
+    codes, classes = pd.factorize(y, sort=True)
+    if (codes < 0).any(): classes, codes = np.unique(y, return_inverse=True)    # a missing label: numpy's order
+    return np.asarray(classes, dtype=y.dtype), codes.astype(np.intp, copy=False)
+
 class SubsetClassifier(ClassifierMixin, BaseEstimator):
     "A classifier fitted on a seeded random subset of the training rows and feature columns (a respondent with a small training budget)."
     def __init__(self,
@@ -44,9 +59,10 @@ class SubsetClassifier(ClassifierMixin, BaseEstimator):
                  balanced:bool=False,# draw the rows class-balanced: at most ⌈m/C⌉ rows per class (a flatter class prior)
                  min_samples:int=10, # never fewer rows than this (or the whole fold if smaller)
                  random_state=None,  # seed (set by `get_models`); None: fresh randomness
-                 stream:int=0):      # respondent number: respondents with one budget draw different subsets
+                 stream:int=0,       # respondent number: respondents with one budget draw different subsets
+                 max_rows:int|None=None): # at most about this many rows: a larger draw is cut to a class-stratified sample (None: no bound)
         self.estimator, self.max_samples, self.max_features, self.balanced = estimator, max_samples, max_features, balanced
-        self.min_samples, self.random_state, self.stream = min_samples, random_state, stream
+        self.min_samples, self.random_state, self.stream, self.max_rows = min_samples, random_state, stream, max_rows
 
     def _check_params(self):
         if self.estimator is None or not hasattr(self.estimator, 'fit'): raise TypeError("SubsetClassifier needs an estimator")
@@ -54,36 +70,40 @@ class SubsetClassifier(ClassifierMixin, BaseEstimator):
             v = getattr(self, nm)
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v) or (not isinstance(v, numbers.Integral) and v > 1):
                 raise ValueError(f"{nm} must be a share in (0, 1] or a positive count, got {v!r}")
+        m = self.max_rows
+        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2):
+            raise ValueError(f"max_rows must be None or an int ≥ 2, got {m!r}")
 
     def fit(self, X, y):
         self._check_params()
         X, y = np.asarray(X), np.asarray(y)
-        self.classes_ = np.unique(y)
+        self.classes_, codes = _encode(y)                 # the wrapped model fits int codes: no sort of string labels per fit
         n, p = X.shape
         seed = [] if self.random_state is None else [int(self.random_state), int(self.stream)]
         rng = np.random.default_rng(np.random.SeedSequence(seed) if seed else None)
         m = _subset_size(self.max_samples, n, min(self.min_samples, n))
-        if self.balanced: rows = _balanced_rows(y, m, rng)
+        if self.balanced: rows = _balanced_rows(codes, m, rng)
         else: rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
-        m = len(rows)
         k = _subset_size(self.max_features, p)
         self.features_ = np.sort(rng.choice(p, k, replace=False)) if k < p else np.arange(p)
-        ys = y[rows]
-        self.n_samples_ = m
-        if len(np.unique(ys)) < 2:
-            self.constant_, self.estimator_ = ys[0], None
+        if self.max_rows is not None and len(rows) > self.max_rows:   # drawn after the columns: the same columns as unbounded
+            rows = _stratified_cap(codes, rows, int(self.max_rows), rng)
+        cs = codes[rows]
+        self.n_samples_ = len(rows)
+        if cs.min() == cs.max():
+            self.constant_, self.estimator_ = self.classes_[cs[0]], None
             return self
         est = clone(self.estimator)
-        if 'n_neighbors' in est.get_params(): est.set_params(n_neighbors=min(est.get_params()['n_neighbors'], m))
+        if 'n_neighbors' in est.get_params(): est.set_params(n_neighbors=min(est.get_params()['n_neighbors'], len(rows)))
         with warnings.catch_warnings():                       # weak respondents (tiny MLPs, C = 1e-4) need not converge
             warnings.simplefilter('ignore', ConvergenceWarning)
-            self.constant_, self.estimator_ = None, est.fit(X[np.ix_(rows, self.features_)], ys)
+            self.constant_, self.estimator_ = None, est.fit(X[np.ix_(rows, self.features_)], cs)
         return self
 
     def predict(self, X):
         X = np.asarray(X)
         if self.estimator_ is None: return np.full(len(X), self.constant_, dtype=self.classes_.dtype)
-        return self.estimator_.predict(X[:, self.features_])
+        return self.classes_.take(np.asarray(self.estimator_.predict(X[:, self.features_]), dtype=np.intp))
 
     def predict_proba(self, X):
         X = np.asarray(X)
@@ -91,7 +111,7 @@ class SubsetClassifier(ClassifierMixin, BaseEstimator):
         if self.estimator_ is None:
             P[:, np.searchsorted(self.classes_, self.constant_)] = 1.0
             return P
-        P[:, np.searchsorted(self.classes_, self.estimator_.classes_)] = self.estimator_.predict_proba(X[:, self.features_])
+        P[:, np.asarray(self.estimator_.classes_, dtype=np.intp)] = self.estimator_.predict_proba(X[:, self.features_])
         return P
 
 # %% ../nbs/12_respondents.ipynb #77c91fea
@@ -132,6 +152,7 @@ _FAMILIES = {   # family: (parameter label, capacities weak → strong, factory)
 }
 _ROWS, _COLS, _BAL = (1.0, 0.3, 0.1, 20), (1.0, 0.5, 0.2, 1), (False, True)
 KINDS = ('ladder',)
+MAX_ROWS = 10_000   # the ladder's respondents train on at most about this many rows (a class-stratified sample of a larger draw)
 
 def _label(v)->str:
     return 'full' if v is None else (f'{v:g}' if isinstance(v, float) else str(v))
@@ -156,6 +177,7 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
                     n:int=240,               # number of respondents (any n ≥ 2; n ≥ 26 spans every capacity)
                     artificial=False,        # add [MP22]'s artificial learners: True (all three) or a subset of ARTIFICIAL
                     random_state:int|None=0, # seeds the choice of cells (the subsets are seeded by `get_models`)
+                    max_rows:int|None=MAX_ROWS, # bound on each respondent's training rows (None: its whole budget, however large the fold)
                    )->dict:                  # {name: unfitted classifier}, usable wherever a portfolio is
     "A seeded population of respondents of graded capacity and training budget (the IRT population, not the evaluated models)."
     if kind not in KINDS: raise ValueError(f"unknown population {kind!r}; known: {', '.join(KINDS)}")
@@ -173,7 +195,7 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
         tag, _, make = _FAMILIES[fam]
         name = f"{fam}_{tag}{_label(cap)}_{_budget('r', rows)}_{_budget('f', cols)}" + ('_bal' if bal else '') + (f"_{j // len(cells)}" if j >= len(cells) else '')
         est = make(cap)
-        out[name] = needs_prep(SubsetClassifier(est, rows, cols, bal, stream=j))   # also at full budget: caps k-NN's k at the fold's size
+        out[name] = needs_prep(SubsetClassifier(est, rows, cols, bal, stream=j, max_rows=max_rows))   # also at full budget: caps k-NN's k at the fold's size
     for a in arts: out[f'artificial_{a}'] = needs_prep(ArtificialLearner(a))   # package models: the package's preprocessing
     return out
 

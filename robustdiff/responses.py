@@ -407,9 +407,11 @@ def _cost_prior(est,               # an (unfitted) classifier, Pipeline, Calibra
         k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
         inner = (lambda m: _cost_prior(est.estimator, m)) if est.estimator is not None else (lambda m: _class_cost('LinearSVC', m))
         return k * inner(n * (k - 1) / k) + (inner(n) if est.ensemble is False else 0.0)
-    if 'SubsetClassifier' in kinds:                # the wrapped model on its share (or count) of the rows
+    if 'SubsetClassifier' in kinds:                # the wrapped model on its share (or count) of the rows, at most `max_rows`
         m = est.max_samples
-        return _cost_prior(est.estimator, min(n, float(m) if isinstance(m, (int, np.integer)) else float(m) * n))
+        rows = min(n, float(m) if isinstance(m, (int, np.integer)) else float(m) * n)
+        cap = getattr(est, 'max_rows', None)                # a bound on the rows (the ladder's at large n)
+        return _cost_prior(est.estimator, rows if cap is None else min(rows, float(cap)))
     return _class_cost(type(est).__name__, n)
 
 def _class_cost(name:str, n:float)->float:

@@ -43,6 +43,9 @@ def test_wrappers_are_unwrapped():
     sub = SubsetClassifier(DecisionTreeClassifier(), max_samples=0.1)
     np.testing.assert_allclose(_cost_prior(sub, 5000), _cost_prior(DecisionTreeClassifier(), 500))
     assert _cost_classes(sub) == ['DecisionTreeClassifier']
+    capped = SubsetClassifier(DecisionTreeClassifier(), max_samples=0.5, max_rows=1000)     # the ladder's bound on rows (issue 36)
+    np.testing.assert_allclose(_cost_prior(capped, 40000), _cost_prior(DecisionTreeClassifier(), 1000))
+    np.testing.assert_allclose(_cost_prior(capped, 1000), _cost_prior(DecisionTreeClassifier(), 500))    # below the bound: its share
 
 def test_schedule_starts_with_the_costliest_and_the_bar_counts_fits(capsys):
     ds = load_sklearn('breast_cancer')

@@ -159,3 +159,54 @@ def test_subset_classifier_edge_cases():
     assert one.predict_proba(Xt)[:, 0].tolist() == [1.0] * 200
     with pytest.raises(ValueError, match='max_samples'):
         SubsetClassifier(DecisionTreeClassifier(), max_samples=1.5).fit(Xt, yt)
+
+
+def test_subset_classifier_fits_int_codes_same_answers():
+    "Issue 36: the wrapped model fits the labels' int codes (no sort of strings per fit); answers and probabilities are those of the labels themselves."
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5)); y = np.array(['Good', 'Fair', 'Ideal', 'Premium'], dtype=object)[rng.integers(0, 4, 300)]
+    for est in (DecisionTreeClassifier(random_state=0), LogisticRegression(C=.1, max_iter=200), GaussianNB(),
+                MLPClassifier((3,), solver='lbfgs', max_iter=50, random_state=0)):
+        sc = SubsetClassifier(est, .5, .6, random_state=0, stream=4).fit(X, y)
+        assert sc.classes_.tolist() == sorted(set(y)) and sc.classes_.dtype == y.dtype
+        ref = clone(est).fit(X[np.ix_(np.sort(np.random.default_rng(np.random.SeedSequence([0, 4])).choice(300, 150, replace=False)),
+                                    sc.features_)], y[np.sort(np.random.default_rng(np.random.SeedSequence([0, 4])).choice(300, 150, replace=False))])
+        assert np.array_equal(sc.predict(X), ref.predict(X[:, sc.features_]))          # the same model as on the string labels
+        P = sc.predict_proba(X)
+        Q = np.zeros_like(P); Q[:, np.searchsorted(sc.classes_, ref.classes_)] = ref.predict_proba(X[:, sc.features_])
+        np.testing.assert_array_equal(P, Q)
+
+def test_subset_classifier_max_rows():
+    "max_rows bounds the training rows by a class-stratified sample of the draw; the columns are those of the unbounded respondent; below the bound nothing changes."
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 6)); y = np.array(['a', 'b', 'c'])[np.searchsorted([.6, .9], rng.random(3000))]   # 60/30/10 %
+    free = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7).fit(X, y)
+    cap = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7, max_rows=500).fit(X, y)
+    assert free.n_samples_ == 2400 and abs(cap.n_samples_ - 500) <= 3
+    assert np.array_equal(cap.features_, free.features_)
+    big = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7, max_rows=5000).fit(X, y)
+    assert np.array_equal(big.predict(X), free.predict(X)) and big.n_samples_ == free.n_samples_   # bound not reached: the same respondent
+    assert not np.array_equal(cap.predict(X), free.predict(X))
+    assert np.array_equal(clone(cap).fit(X, y).predict(X), cap.predict(X))                            # seeded
+    # the bounded rows keep the class shares
+    from robustdiff.respondents import _stratified_cap
+    codes = pd.factorize(y, sort=True)[0]
+    rows = _stratified_cap(codes, np.arange(3000), 500, np.random.default_rng(0))
+    assert len(rows) == 500 and len(np.unique(rows)) == 500
+    np.testing.assert_allclose(np.bincount(codes[rows]) / 500, np.bincount(codes) / 3000, atol=1 / 500)
+    rows = _stratified_cap(np.r_[np.zeros(997, int), [1, 2, 2]], np.arange(1000), 10, np.random.default_rng(0))
+    assert set(np.r_[np.zeros(997, int), [1, 2, 2]][rows]) == {0, 1, 2}                             # a rare class keeps a row
+    for bad in (1, 2.5, True, '10'):
+        with pytest.raises(ValueError, match='max_rows'):
+            SubsetClassifier(DecisionTreeClassifier(), max_rows=bad).fit(X, y)
+
+def test_ladder_bounds_rows_by_default():
+    from robustdiff.respondents import MAX_ROWS
+    pop = get_respondents('ladder', n=26)
+    inner = [e.steps[-1][1] if hasattr(e, 'steps') else e for e in pop.values()]
+    assert {s.max_rows for s in inner} == {MAX_ROWS}
+    assert {s.max_rows for s in (e.steps[-1][1] if hasattr(e, 'steps') else e for e in get_respondents('ladder', 26, max_rows=None).values())} == {None}
+    assert list(get_respondents('ladder', n=26, max_rows=None)) == list(pop)                           # the same names
