@@ -49,6 +49,12 @@ def _respondents(spec:str):
 
 
 def _split(ds, max_rows:int, seed:int=0):
+    tr, te = _split_positions(ds, max_rows, seed)
+    return ds.subset(tr), ds.X.iloc[te].reset_index(drop=True), ds.y.iloc[te].reset_index(drop=True)
+
+
+def _split_positions(ds, max_rows:int, seed:int=0)->tuple:
+    "Positions (sorted) of the rows fitted on and of the held-out rows; the rest of a subsampled set is never used."
     idx = np.arange(ds.n_instances)
     if ds.n_instances > max_rows:     # a stratified subsample first (cheap by default; --max-rows 0 keeps every row)
         idx, _ = train_test_split(idx, train_size=max_rows, stratify=ds.y, random_state=seed)
@@ -61,7 +67,7 @@ def _split(ds, max_rows:int, seed:int=0):
                 idx = np.sort(np.r_[idx, more])
     y = ds.y.to_numpy()[idx]
     tr, te = train_test_split(idx, test_size=0.3, stratify=y, random_state=seed)
-    return ds.subset(np.sort(tr)), ds.X.iloc[np.sort(te)].reset_index(drop=True), ds.y.iloc[np.sort(te)].reset_index(drop=True)
+    return np.sort(tr), np.sort(te)
 
 
 def _batches(n:int, weights:np.ndarray|None, size:int, B:int, rng)->list:
