@@ -142,12 +142,22 @@ class ArtificialLearner(ClassifierMixin, BaseEstimator):
             raise RuntimeError(f"the {self.kind} learner answers from the true labels: use respondent_predictions, not predict")
         return self.respond(np.empty(len(X), dtype=self.classes_.dtype), np.random.default_rng(self.random_state))
 
+# %% ../nbs/12_respondents.ipynb #5c4cca42
+class _GaussianNBConst(GaussianNB):
+    "`GaussianNB` whose variances stay positive when every feature is constant in the training rows (ε = `var_smoothing`)."
+    def fit(self, X, y, sample_weight=None):
+        super().fit(X, y, sample_weight)
+        if self.epsilon_ == 0:       # every column constant: GaussianNB's ε is 0 and its log-likelihoods NaN
+            self.epsilon_ = self.var_smoothing
+            self.var_ = self.var_ + self.var_smoothing
+        return self
+
 # %% ../nbs/12_respondents.ipynb #64deee8e
 _FAMILIES = {   # family: (parameter label, capacities weak → strong, factory)
     'tree':   ('d', (1, 2, 3, 5, 8, None), lambda v: DecisionTreeClassifier(max_depth=v)),
     'knn':    ('k', (243, 81, 27, 9, 3, 1), lambda v: KNeighborsClassifier(v)),
     'linear': ('C', (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 100.0), lambda v: LogisticRegression(C=v, max_iter=300)),
-    'nb':     ('s', (10.0, 1.0, 0.1, 1e-9), lambda v: GaussianNB(var_smoothing=v)),
+    'nb':     ('s', (10.0, 1.0, 0.1, 1e-9), lambda v: _GaussianNBConst(var_smoothing=v)),
     'mlp':    ('h', (1, 2, 4, 8), lambda v: MLPClassifier((v,), solver='lbfgs', alpha=1e-3, max_iter=300)),
 }
 _ROWS, _COLS, _BAL = (1.0, 0.3, 0.1, 20), (1.0, 0.5, 0.2, 1), (False, True)

@@ -392,7 +392,7 @@ _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 featu
     'FDAClassifier': (3.23, 1.0), 'RBFNetworkClassifier': (2.8, 1.0), 'C45TreeClassifier': (2.26, 1.2),
     'C45Classifier': (2.26, 1.2), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (1.89, 1.3), 'KNeighborsClassifier': (3.0, 1.5),
     'DecisionTreeClassifier': (0.45, 1.2), 'CITreeClassifier': (0.29, 1.0), 'LogisticRegression': (3.75, 1.0),
-    'PLSDAClassifier': (0.075, 1.0), 'GaussianNBFloor': (0.04, 1.0), 'GaussianNB': (0.04, 1.0), 'RDAClassifier': (0.02, 1.0)}
+    'PLSDAClassifier': (0.075, 1.0), 'GaussianNBFloor': (0.04, 1.0), 'GaussianNB': (0.04, 1.0), '_GaussianNBConst': (0.04, 1.0), 'RDAClassifier': (0.02, 1.0)}
 _COST_UNKNOWN = (1.0, 1.0)   # a class not in the table: a second at 40 000 rows
 _COST_PER_FIT = 0.02         # CPU-s of every fit besides the model: predicting the test fold, the result's table
 
