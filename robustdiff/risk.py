@@ -217,6 +217,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               random_state:int=0, n_bins:int=5, nu:float=0.2, n_jobs:int|None=1,
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
               n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
+              fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
@@ -240,7 +241,9 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     specs = get_models(models, random_state)
-    fitted = dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items()))
+    have = {m: p for m, p in (fitted or {}).items() if m in specs}
+    fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
+    fitted = {m: fitted[m] for m in specs}   # in the models' order
     coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
     fl = flips.groupby(['model', 'instance'], sort=False).flipped.mean()
     for m in specs:
@@ -638,7 +641,8 @@ def report_stage(ctx, st):
                   cfg=dict(models=c['models'], random_state=c['random_state'], n_bins=c['n_bins'], nu=nu, n_jobs=c['n_jobs'],
                            n_splits=c.get('n_splits', 5)))
     ctx.extra['risk_inputs'] = inputs
-    rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'])
+    rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
+                   fitted=ctx.extra.pop('first_fold_models', None))   # the one pass's first-fold fits: the report's own models
     ctx.extra['risk_model'] = rm
     cov, rel, err = _crossfit(rm, rm.alpha)
     summ = pd.DataFrame({'model': list(rm.models), 'train_accuracy': [rm.train_accuracy[m] for m in rm.models],

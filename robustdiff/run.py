@@ -83,8 +83,9 @@ def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tup
     labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
     return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
 
-def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int, draws:int=1)->pd.DataFrame:
-    "One fitted model on one fold: every row any stage needs (see above); `class_noise` 0 skips the ELA refit."
+def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int, draws:int=1,
+                   keep:bool=False)->pd.DataFrame:
+    "One fitted model on one fold: every row any stage needs (see above); `class_noise` 0 skips the ELA refit; `keep`: the first fold's fitted model rides along (`attrs['fitted']`)."
     ds, est, te = ctx.dataset, ctx.estimator, ctx.test
     m, n_scc = len(te), len(perturbations) * draws
     key = list(perturbations) + [('piml raw', size, levels, repeats)] + ([('draws', draws)] if draws > 1 else [])
@@ -101,6 +102,7 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
                         'p_max': np.full(n_blocks * m, np.nan) if P is None else P.max(axis=1),   # confidence (robustdiff.risk)
                         'extra': np.r_[priority[0], np.concatenate([priority[i % draws] for i in range(n_scc)]),   # each SCC copy: its draw's priority
                                        np.full((n_blocks - 1 - n_scc) * m, np.nan)]})
+    if keep and ctx.repeat == 0 and ctx.fold == 0: out.attrs['fitted'] = est   # the risk stage deploys it: not fitted twice
     if class_noise > 0:
         unfitted = clone(est)
         ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
@@ -129,7 +131,8 @@ class _Ctx:
         noise = c['class_noise'] if 'ela' in self.names else 0.0
         reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
         draws = c.get('noise_draws', 1) if 'scc' in self.names or 'verdict' in self.names else 1
-        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps, draws=draws)
+        fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps, draws=draws,
+                     keep='risk' in self.names)
         fn.__qualname__, fn.__module__ = '_one_pass_fold', __name__
         return fn, ('one_pass', [repr(p) for p in perts], noise, c['perturb_size'], 5, reps) + ((draws,) if draws > 1 else ())
 
@@ -322,7 +325,10 @@ def _schedule(ctx:_Ctx)->float:
         _PASS_INPUTS.clear()
         _stop_workers(c['backend'], c['n_jobs'])
         if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
-    if 'pass' in plans: ctx.set_pass(plans['pass'].frame())
+    if 'pass' in plans:
+        kept = {r.model.iat[0]: r.attrs.pop('fitted') for r in plans['pass'].results if r is not None and 'fitted' in r.attrs}
+        if kept: ctx.extra['first_fold_models'] = kept     # the first fold's fitted models, for the risk stage
+        ctx.set_pass(plans['pass'].frame())
     if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
         ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
     return time.perf_counter() - t0

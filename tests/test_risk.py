@@ -254,3 +254,14 @@ def test_your_own_pipeline_is_deployed_as_given():
     assert set(r.model) == {'mine'} and len(r) == 30
     expected = rm.models['mine'].predict(new[['x1', 'x2', 'colour']].astype({'colour': object}))
     assert (r.prediction.to_numpy() == expected).all()
+
+
+def test_the_report_deploys_its_own_first_fold_fits(monkeypatch):
+    "The risk stage deploys the one pass's first-fold fits (the report's own models), never fitting them again: with the deployed refit disabled the stage still succeeds, and its models are those fits (they reproduce the out-of-fold probabilities, above)."
+    import robustdiff.risk as R
+    def refit(*a, **k): raise AssertionError("a model the report already fitted was fitted again")
+    monkeypatch.setattr(R, '_fit_final', refit)
+    ds = from_frame(_frame(120, seed=1), 'y', name='moons')
+    rep = build_report(ds, models='quick', respondents='models', stages='difficulty,risk', progress=False)
+    assert rep.stages['risk'].status == 'ok', rep.stages['risk'].message
+    assert list(rep.extra['risk_model'].models) == ['logreg', 'cart', 'knn3', 'nb']
