@@ -27,6 +27,10 @@ the response matrix and the 1PL difficulties, the fully perturbed predictions (o
 With `--extremes drop` (all-right/all-wrong instances discarded, as the reference code's (−6, 6) filter does) the
 files are named `curves_drop_<name>.csv.gz` etc.; run after the default study it reuses the cached fits.
 
+With `--lambdas reference` the curves also hold λ = 0.05, 0.15, 0.25 — the reference code's taxonomy grid, which
+`profiles(curves, kind, lambdas='reference')` then uses in full (the committed curves have 0.1 … 0.5 of it); files
+tagged `ref_`. Not run yet: the committed Table 3 comparison (51_fb24) uses the λ > 0 of the default grid.
+
 A dataset whose files exist is skipped (the run resumes); per model × fold results are also cached in
 `--cache` (default `benchmarks/results/tmp/fb24_cache`, git-ignored), so an interrupted dataset restarts from its
 finished fits.
@@ -48,6 +52,12 @@ def load(name, n_synthetic):
     from robustdiff.data import load_pmlb, make_synthetic
     if name in SYNTHETIC: return make_synthetic(name, n_samples=n_synthetic, random_state=0)
     return load_pmlb(name)
+
+def lambdas_of(a):
+    "λ grid of the curves: [FB24]'s 0, 0.1, …, 0.5, or that plus the reference code's taxonomy grid (0.05, 0.10, 0.15, …, 0.50)."
+    from robustdiff.scc import LAMBDAS
+    from robustdiff.taxonomy import REFERENCE_LAMBDAS
+    return LAMBDAS if a.lambdas == 'fb24' else tuple(sorted(set(LAMBDAS) | set(REFERENCE_LAMBDAS)))
 
 def respondents_spec(a):
     if a.respondents == 'models': return 'models'
@@ -96,7 +106,7 @@ def run_difficulty(name, a, out:Path):
 
 def run_one(name, a, out:Path):
     from robustdiff.scc import robustness_by_difficulty, clean_predictions
-    tag = '' if a.extremes == 'clip' else f'{a.extremes}_'   # the default variant has no tag
+    tag = ('' if a.extremes == 'clip' else f'{a.extremes}_') + ('' if a.lambdas == 'fb24' else 'ref_')   # the default variant has no tag
     files = {k: out/f'{k}_{tag}{name}.{ext}' for k, ext in [('curves', 'csv.gz'), ('bins', 'csv.gz'), ('models', 'csv.gz'), ('meta', 'json')]}
     if all(f.exists() for f in files.values()) and not a.force:
         print(f'[{name}] cached, skipped', flush=True); return json.loads(files['meta'].read_text())
@@ -105,7 +115,7 @@ def run_one(name, a, out:Path):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        res = robustness_by_difficulty(ds, a.models, perturbation=list(a.nus), n_bins=a.n_bins, extremes=a.extremes,
+        res = robustness_by_difficulty(ds, a.models, perturbation=list(a.nus), n_bins=a.n_bins, extremes=a.extremes, lambdas=lambdas_of(a),
                                        respondents=respondents_spec(a), reliability=a.reliability,
                                        n_jobs=a.n_jobs, progress=True, cache_dir=Path(a.cache)/name)
     wall = time.perf_counter() - t0
@@ -163,6 +173,8 @@ def main():
     ap.add_argument('--passes', nargs='*', default=['difficulty', 'scc'], choices=['difficulty', 'scc'])
     ap.add_argument('--out', default=None, help='default nbs/results/fb24_population (ladder) or nbs/results/fb24 (models)')
     ap.add_argument('--cache', default=str(ROOT/'benchmarks'/'results'/'tmp'/'fb24_cache'))
+    ap.add_argument('--lambdas', default='fb24', choices=['fb24', 'reference'],
+                    help="'reference': also the reference code's taxonomy λ (0.05, 0.15, 0.25; files tagged ref_), for profiles(..., lambdas='reference')")
     ap.add_argument('--force', action='store_true', help='recompute datasets whose results exist')
     a = ap.parse_args()
     if a.out is None: a.out = str(ROOT/'nbs'/'results'/('fb24' if a.respondents == 'models' else 'fb24_population'))

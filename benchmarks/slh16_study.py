@@ -26,6 +26,10 @@
   sets that Table 3's SVM column runs on 2 000-row subsamples, stratified 5-fold × --n_repeats, clean and 10 % noisy
   training labels: `svm_full.csv` (dataset, repeat, fold, noise, accuracy, fit_seconds, n_train), resumable per data set.
 
+- `seeds`: the Table 3 run of `ela2` (10 % noise, 5 × 5 CV, as bench_ela.py) on the small KEEL sets with a miss, again
+  with seeds 1 … --n_seeds (other folds, other noisy labels; the Table 3 run is seed 0): `seeds_ela2.csv` (ela_table
+  rows + seed). How far the draw alone moves a cell is the test of the "noise draws" cause.
+
 A dataset whose file exists is skipped (resumable); per-fold results are also cached in --cache.
 """
 import argparse, sys, time, warnings
@@ -132,6 +136,22 @@ def smo_fixtures(cases=(('iris', 0.1), ('wdbc', 0.1), ('monk-2', 0.0)), jar='/us
         print(f'[{name}] {len(preds)} predictions, accuracy {np.mean(np.asarray(preds) == y[te]):.4f}', flush=True)
 
 FULL_SETS = ['spambase', 'banana', 'phoneme', 'ring', 'twonorm', 'magic']
+SEED_SETS = ['iris', 'hayes-roth', 'wine', 'sonar', 'heart', 'ionosphere', 'monk-2', 'wdbc', 'vehicle', 'german']
+
+def seeds(datasets, n_seeds, n_jobs, cache, f):
+    "The Table 3 run (ela2, 10 % noise, 5 × 5 CV) again with other seeds (folds and noisy labels): how far the draw moves A₀, A₁₀."
+    from robustdiff.data import load_keel
+    from robustdiff.ela import ela_predictions, ela_table
+    rows = pd.read_csv(f) if f.exists() else pd.DataFrame(columns=['dataset', 'seed'])
+    for name in datasets:
+        ds = load_keel(name)
+        for seed in range(1, n_seeds + 1):
+            if ((rows.dataset == name) & (rows.seed == seed)).any(): continue
+            t0 = time.perf_counter()
+            p = ela_predictions(ds, 'ela2', 0.1, 5, 5, seed, n_jobs, cache_dir=Path(cache)/f'{name}_seed{seed}', progress=False)
+            rows = pd.concat([rows, ela_table(p).assign(dataset=name, seed=seed)], ignore_index=True)
+            rows.round(6).to_csv(f, index=False)
+            print(f'[{name}] seed {seed}: {time.perf_counter() - t0:.0f} s', flush=True)
 
 def svm_full(datasets, n_repeats, f):
     import numpy as np
@@ -161,7 +181,8 @@ def svm_full(datasets, n_repeats, f):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('what', choices=['fabra18', 'difficulty', 'curves', 'weka', 'svm_full', 'smo_fixtures'])
+    ap.add_argument('what', choices=['fabra18', 'difficulty', 'curves', 'weka', 'svm_full', 'smo_fixtures', 'seeds'])
+    ap.add_argument('--n_seeds', type=int, default=8)
     ap.add_argument('--datasets', nargs='*', default=None)
     ap.add_argument('--n_jobs', type=int, default=1)
     ap.add_argument('--n_repeats', type=int, default=2)
@@ -198,6 +219,8 @@ def main():
             print(f'[{name}] {len(U)} respondents, {U.shape[1]} instances, {time.perf_counter() - t0:.0f} s', flush=True)
     elif a.what == 'smo_fixtures':
         smo_fixtures()
+    elif a.what == 'seeds':
+        seeds(a.datasets or SEED_SETS, a.n_seeds, a.n_jobs, a.cache, out/'seeds_ela2.csv')
     elif a.what == 'svm_full':
         svm_full(a.datasets or FULL_SETS, a.n_repeats, out/'svm_full.csv')
     elif a.what == 'weka':

@@ -11,8 +11,9 @@ from scipy.cluster.hierarchy import linkage as _linkage, fcluster, leaves_list
 from scipy.spatial.distance import pdist, squareform
 
 # %% auto #0
-__all__ = ['profiles', 'model_distances', 'Taxonomy', 'cluster_models', 'cluster_quality', 'prototypes', 'kappa_losses',
-           'loss_summary', 'complexity_groups', 'dendrogram_chart', 'loss_scatter_chart', 'quality_table_chart']
+__all__ = ['REFERENCE_LAMBDAS', 'profiles', 'model_distances', 'Taxonomy', 'cluster_models', 'cluster_quality', 'prototypes',
+           'kappa_losses', 'loss_summary', 'complexity_groups', 'dendrogram_chart', 'loss_scatter_chart',
+           'quality_table_chart']
 
 # %% ../nbs/22_taxonomy.ipynb #23643bfe
 def _kappa_cube(curves:pd.DataFrame, value:str='kappa')->tuple:
@@ -36,12 +37,28 @@ def _kappa_cube(curves:pd.DataFrame, value:str='kappa')->tuple:
 # %% ../nbs/22_taxonomy.ipynb #01d2f2f6
 def _fmt(x): return f"{x:g}"
 
+REFERENCE_LAMBDAS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)   # the reference code's taxonomy grid (config.json, `taxonomy.instance_proportions`)
+
+def _select_lambdas(curves, lambdas):
+    "The rows of `curves` whose λ is in `lambdas` (None: all; 'reference': `REFERENCE_LAMBDAS`)."
+    if lambdas is None: return curves
+    if isinstance(lambdas, str):
+        if lambdas != 'reference': raise ValueError(f"lambdas must be None, 'reference' or a list of λ values, got {lambdas!r}")
+        lambdas = REFERENCE_LAMBDAS
+    if not isinstance(curves, pd.DataFrame) or 'lam' not in curves.columns: return curves   # _kappa_cube reports it
+    want = np.round(np.asarray(list(lambdas), float), 6)
+    keep = np.isin(np.round(curves.lam.to_numpy(float), 6), want)
+    if not keep.any(): raise ValueError(f"no row of curves has a λ in {sorted(want.tolist())}")
+    return curves[keep]
+
 def profiles(curves:pd.DataFrame,  # tidy κ curves: dataset, model, lam, bin, kappa
              kind:str='DAND',      # 'DAN' (eq. 5), 'DAD' (eq. 6), 'DAND' (eq. 7) or 'kappa' (plain mean κ)
              value:str='kappa',    # the column to aggregate
+             lambdas=None,         # λ values to use: None = every λ of `curves`; 'reference' = those of the reference code's taxonomy grid (`REFERENCE_LAMBDAS`, no λ = 0); or a list
             )->pd.DataFrame:       # one row per model, one column per feature
     "Each model's robustness profile averaged over datasets ([FB24] eqs. 5–7)."
     if kind not in ('DAN', 'DAD', 'DAND', 'kappa'): raise ValueError(f"kind must be 'DAN', 'DAD', 'DAND' or 'kappa', got {kind!r}")
+    curves = _select_lambdas(curves, lambdas)
     cube, ds, models, bins, lams = _kappa_cube(curves, value)
     K, N = len(bins), len(lams)
     parts = []

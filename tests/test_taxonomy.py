@@ -120,3 +120,22 @@ def test_charts_build():
     assert loss_scatter_chart(pd.concat([s.assign(datasets='all'), s.assign(datasets='simple')]), facet='datasets').to_dict()
     q = cluster_quality(profiles(c), ks=[2, 3]).assign(profile='DAND')
     assert quality_table_chart(q).to_dict()
+
+def test_reference_lambda_grid_drops_the_trivial_lambda0_step():
+    "[FB24] issue 35: κ(λ = 0) = 1 by construction; a class-pure bin's κ collapses at the first perturbed share, and with"
+    " λ = 0 in the profiles that one step dominated the population's AvgBC. The reference code's taxonomy grid has no λ = 0."
+    from robustdiff.taxonomy import REFERENCE_LAMBDAS
+    assert 0 not in REFERENCE_LAMBDAS and min(REFERENCE_LAMBDAS) == 0.05 and max(REFERENCE_LAMBDAS) == 0.5
+    c = _curves(seed=3)
+    pure = (c.model.isin(['a', 'b', 'c'])) & (c.bin == 0) & (c.lam > 0)       # three models: a one-class easiest bin
+    c.loc[pure, 'kappa'] -= 0.6
+    every, ref = profiles(c, 'DAN'), profiles(c, 'DAN', lambdas='reference')
+    assert not any('λ0→' in col for col in ref.columns) and sum('λ0→' in col for col in every.columns) == 5
+    # the reference profile equals the full one without its λ = 0 steps (brute force)
+    np.testing.assert_allclose(ref.to_numpy(), every[[col for col in every.columns if 'λ0→' not in col]].to_numpy())
+    # the jump inflates the between-cluster distance only through the λ = 0 step
+    q_every, q_ref = cluster_quality(every, [2], linkage='ward'), cluster_quality(ref, [2], linkage='ward')
+    assert q_every.avgbc.iloc[0] > 0.3 > q_ref.avgbc.iloc[0]
+    np.testing.assert_allclose(profiles(c, 'DAD', lambdas=[.1, .2]).shape, (7, 8))
+    with pytest.raises(ValueError, match="'reference'"): profiles(c, 'DAN', lambdas='paper')
+    with pytest.raises(ValueError, match='no row'): profiles(c, 'DAN', lambdas=[.7])
