@@ -42,7 +42,7 @@ def main():
     from robustdiff.respondents import _respond_fold, get_respondents
     from robustdiff.scc import _as_perturbations
     from robustdiff.hardness import hardness_measures
-    from robustdiff import report as R
+    from robustdiff import run as R   # the one pass (robustdiff.run)
     ds = load_dataset(a.data)
     perts = _as_perturbations(0.2)
     splits = cv_splits(ds, 5, 1, 0)[:a.folds]
