@@ -1,6 +1,6 @@
 """Shared pytest setup.
 
-The real data comes from `robustdiff.data.data_dir()`: `ROBUSTDIFF_DATA` if set, else the repository's own `data/`
+The real data comes from `robustdiff.datasets.data_dir()`: `ROBUSTDIFF_DATA` if set, else the repository's own `data/`
 folder, so a fresh clone with nothing beside it runs every test. With `ROBUSTDIFF_FORBID_SKIPS=1` (set by `.ci/run`)
 a skipped test counts as a failure: CI must run everything.
 """

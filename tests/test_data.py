@@ -38,14 +38,14 @@ def test_pmlb_folder():
     with pytest.raises(ValueError, match='unknown PMLB dataset'): load_pmlb('nope')
 
 def test_pmlb_needs_a_folder(monkeypatch):
-    import robustdiff.data as rd
+    import robustdiff.datasets as rd
     monkeypatch.delenv('ROBUSTDIFF_DATA', raising=False)
     monkeypatch.setattr(rd, '_checkout_data', lambda: None)   # as an installed wheel without the repository
     assert rd.data_dir() is None
     with pytest.raises(ValueError, match='ROBUSTDIFF_DATA'): load_pmlb('letter')
 
 def test_data_dir_rule(monkeypatch, tmp_path):
-    import robustdiff.data as rd
+    import robustdiff.datasets as rd
     monkeypatch.delenv('ROBUSTDIFF_DATA', raising=False)
     repo = rd._checkout_data()
     assert repo is not None and (repo/'pmlb'/'letter.tsv.gz').is_file(), 'a checkout finds its own data/ folder'
