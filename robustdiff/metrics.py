@@ -10,7 +10,8 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['METRICS', 'IMBALANCE', 'ROBUST_RULE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score',
-           'metric_replicates', 'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'break_rate']
+           'metric_replicates', 'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'expected_metric',
+           'metric_label_draws', 'break_rate']
 
 # %% ../nbs/06_metrics.ipynb #c7c972b4
 METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
@@ -251,6 +252,70 @@ def baseline_replicates(metric:str, W, y, classes=None)->np.ndarray:
     major = s.value_counts().index[0]
     const = np.full(len(y), major, dtype=object)
     return metric_replicates(metric, W, y, const, np.full((len(y), len(cl)), 1 / len(cl)), cl)
+
+# %% ../nbs/06_metrics.ipynb #9d9eb7c0
+def _check_q(Q, y_pred, classes)->tuple:
+    cl = list(classes)
+    Q = _as_matrix(Q, len(np.asarray(y_pred)), len(cl), 'Q')
+    if (Q < -1e-9).any() or np.abs(Q.sum(1) - 1).max() > 1e-6: raise ValueError("each row of Q must be probabilities summing to 1")
+    P = _onehot(y_pred, cl)
+    if (P.sum(1) == 0).any(): raise ValueError(f"y_pred holds labels outside classes {cl}")
+    return Q, P, cl
+
+def _from_counts(metric:str, tp, t, p)->np.ndarray:
+    "Balanced accuracy or macro-F1 (R,) from per-class right predictions tp, true counts t and predicted counts p (R × K); classes with t + p = 0 left out, as scikit-learn's labels."
+    with np.errstate(all='ignore'), warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        if metric == 'balanced_accuracy': return np.nanmean(np.where(t > 0, tp / np.where(t > 0, t, 1), np.nan), 1)
+        den = t + p
+        return np.nanmean(np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), np.nan), 1)
+
+def _auc_soft(pos, S, K:int)->float:
+    "ROC AUC with each row a positive of weight `pos` (n × K, or its expectation) ranked by S, one-vs-rest macro for K > 2."
+    w = np.ones((1, len(S)))
+    return float(np.nanmean([_auc_reps(w, pos[:, k], S[:, k])[0] for k in ([1] if K == 2 else range(K))]))
+
+def expected_metric(metric:str,   # one of METRICS
+                    Q,            # (n, K) calibrated probability of each class for each row, in `classes` order
+                    y_pred,       # (n,) the model's predicted labels
+                    classes,      # the K class labels in order
+                    proba=None,   # (n, K) the model's scores (roc_auc ranks rows by them)
+                   )->float:
+    "The metric's expected value when each row's true class is drawn from Q (CBPE): no label needed."
+    _check_metric(metric)
+    Q, P, cl = _check_q(Q, y_pred, classes)
+    if metric == 'accuracy': return float((Q * P).sum(1).mean())
+    if metric == 'roc_auc':
+        if proba is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
+        return _auc_soft(Q, _as_matrix(proba, len(Q), len(cl), 'proba'), len(cl))
+    return float(_from_counts(metric, (Q * P).sum(0)[None], Q.sum(0)[None], P.sum(0)[None])[0])
+
+def metric_label_draws(metric:str,       # one of METRICS
+                       Q, y_pred, classes, proba=None,   # as for `expected_metric`
+                       n_draws:int=200,  # label draws
+                       random_state=0,   # seed of the draws (a Generator is used, never the global state)
+                       cells:int=20_000_000, # draws × rows × classes per chunk (memory)
+                      )->np.ndarray:     # (n_draws,) the metric under each draw of the labels
+    "The metric under labels drawn from Q, row by row: the batch-to-batch spread of the metric at fixed Q."
+    _check_metric(metric)
+    Q, P, cl = _check_q(Q, y_pred, classes)
+    n, K = Q.shape
+    if metric == 'roc_auc' and proba is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
+    S = None if proba is None else _as_matrix(proba, n, K, 'proba')
+    rng = np.random.default_rng(random_state)
+    C = np.cumsum(Q, 1); C[:, -1] = 1.0
+    pred = P.argmax(1)
+    rows, out = max(1, cells // max(n * K, 1)), []
+    for i in range(0, n_draws, rows):
+        R = min(rows, n_draws - i)
+        idx = (rng.random((R, n))[:, :, None] >= C[None]).sum(2)     # the drawn class of each row, per draw (R × n)
+        if metric == 'accuracy': out.append((idx == pred).mean(1)); continue
+        if metric == 'roc_auc': out.append(np.array([_auc_soft(np.eye(K)[d], S, K) for d in idx])); continue
+        flat = idx + K * np.arange(R)[:, None]
+        t = np.bincount(flat.ravel(), minlength=R * K).reshape(R, K)
+        tp = np.bincount(flat[idx == pred], minlength=R * K).reshape(R, K)
+        out.append(_from_counts(metric, tp, t, np.broadcast_to(P.sum(0), (R, K))))
+    return np.concatenate(out) if out else np.empty(0)
 
 # %% ../nbs/06_metrics.ipynb #926df83c
 ROBUST_RULE = ("A model is called most robust only if (a) its clean score beats the majority-class baseline (interval) and (b) it "
