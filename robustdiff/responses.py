@@ -67,6 +67,10 @@ class FoldContext:
         ss = np.random.SeedSequence(self.seed.entropy, spawn_key=tuple(self.seed.spawn_key) + tuple(key))
         return np.random.default_rng(ss)
 
+    def _y_test(self)->np.ndarray:
+        "The test rows' labels (a numpy array; taken once per batch when the batch shares its fold)."
+        return _fold_labels(self.dataset, self.test, self._shared, 'y_test')
+
     def _predict_test(self)->np.ndarray:
         "`estimator.predict` of the test rows; when the batch shares its prep step, its output for the test rows is computed once per batch."
         est, sh = self.estimator, self._shared
@@ -332,15 +336,22 @@ class ModelFitError(RuntimeError):
     def __reduce__(self): return (ModelFitError, (self.args[0], self.model))   # keeps `model` across processes
 
 def _fit_pipeline(pipe, X, y, shared:dict|None=None):
-    "`pipe.fit(X, y)`; with `shared` (one batch: one dataset, one training fold) `make_pipeline`'s prep step is fitted once per batch and every model fits on a copy of its output."
-    if shared is None or len(pipe.steps) != 2 or pipe.steps[0][0] != 'prep': return pipe.fit(X, y)   # a model of yours: as given
+    "`pipe.fit(X, y)`; with `shared` (one batch: one dataset, one training fold) `make_pipeline`'s prep step is fitted once per batch and every model fits on a copy of its output. `X` may be a function returning the rows (called only when they are needed)."
+    rows = X if callable(X) else (lambda: X)
+    if shared is None or len(pipe.steps) != 2 or pipe.steps[0][0] != 'prep': return pipe.fit(rows(), y)   # a model of yours: as given
     if 'Xt' not in shared:                         # what `Pipeline.fit` does for its first step
         shared['prep'] = pipe.steps[0][1]
-        shared['Xt'] = shared['prep'].fit_transform(X, y)
+        shared['Xt'] = shared['prep'].fit_transform(rows(), y)
     Xt = shared['Xt']
     pipe.steps = [(pipe.steps[0][0], shared['prep']), pipe.steps[1]]
     pipe.steps[1][1].fit(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy(), y)  # a copy: a model that writes into its X cannot change the next one's
     return pipe
+
+def _fold_labels(dataset, rows, shared:dict|None, key:str)->np.ndarray:
+    "`dataset.y` at `rows` as a numpy array; with `shared` (one batch, one fold) taken once per batch, and each caller gets its own copy."
+    if shared is None: return dataset.y.iloc[rows].to_numpy()
+    if key not in shared: shared[key] = dataset.y.iloc[rows].to_numpy()
+    return shared[key].copy()
 
 def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None):
     pipe = model_pipeline(est, dataset)    # the package's prep for a bundled or `needs_prep` model; yours as given
@@ -349,7 +360,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
     with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
-        try: _fit_pipeline(pipe, dataset.X.iloc[train], dataset.y.iloc[train].to_numpy(), shared)
+        try: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
             hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
