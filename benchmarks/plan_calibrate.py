@@ -157,7 +157,9 @@ def main():
         m['predict_exponent'], m['predict_1000_rows_40k'] = pe, round(p40 * 1000 / a.predict_rows, 5)
         m['prior_40k'] = _COST_PRIOR.get(m['cls'])
     command = 'nice -n 10 python benchmarks/plan_calibrate.py ' + ' '.join(sys.argv[1:])
-    res = dict(command=command, models_command=old.get('models_command', old['command']) if not a.portfolios and 'old' in dir() else command,
+    kept = not a.portfolios and 'old' in dir()       # parts of earlier runs are kept: every run that wrote this file is listed
+    res = dict(command=command, models_command=old.get('models_command', old['command']) if kept else command,
+               runs=(old.get('runs', [old['command']]) if kept else []) + [command],
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), table='diamonds_like (53 940 rows, 5 classes)',
                sizes=a.sizes, predict_rows=a.predict_rows, models=models,
                hardness=hardness(ds, a.hardness_sizes) if a.hardness_sizes else (old.get('hardness') if 'old' in dir() else None),
