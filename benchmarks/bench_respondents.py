@@ -4,6 +4,14 @@
     python benchmarks/bench_respondents.py --parts coverage --datasets vowel yeast
     python benchmarks/bench_respondents.py --parts cost
     python benchmarks/bench_respondents.py --parts scaling --datasets vowel analcatdata_dmft --sizes 30 60 120 240 480
+    nice -n 10 python benchmarks/bench_respondents.py --parts speed            # the ladder's CPU before/after (issue 36)
+    nice -n 10 python benchmarks/bench_respondents.py --parts speed --speed-data waveform_40 --before-ref b7f352b
+
+speed (issue 36): the CPU seconds of the report's respondent schedule (the 240-respondent ladder on the report's 5
+folds, batched as `robustdiff.run._schedule` batches it, n_jobs=1, answers only) with the code of git ref
+`--before-ref` (checked out with `git archive` into a temporary folder) and with this checkout, each in a fresh
+process, on waveform_40 (5 000 rows) and the diamonds-like table (53 940 rows: 43 152 training rows per fold,
+`benchmarks/diamonds_like.py`); and whether the two response matrices are equal, bit for bit.
 
 Targets (issue 9), with `get_respondents('ladder')` (default n) and no artificial learners:
 - coverage: the share of instances with a finite 1PL difficulty (answered right by some respondent and wrong by
@@ -23,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ('coverage', 'cost', 'scaling')
+PARTS = ('coverage', 'cost', 'scaling', 'speed')
 sys.path.insert(0, str(ROOT/'benchmarks'))
 from fb24_study import PMLB16
 
@@ -97,11 +105,69 @@ def cost(n, dataset='waveform_40'):
     out['ratio_wall'] = round(out['population']['wall_s'] / out['fabra18']['wall_s'], 3)
     return out
 
+def _speed_data(name:str):
+    "waveform_40 (PMLB) or the diamonds-like table (`diamonds_like.py`, 53 940 rows)."
+    if name == 'diamonds_like':
+        from diamonds_like import diamonds_like
+        from robustdiff.data import from_frame
+        return from_frame(diamonds_like(), 'cut', name='diamonds_like')
+    from robustdiff.data import load_pmlb
+    return load_pmlb(name)
+
+def speed_worker(name:str, out:str):
+    "In a fresh process: the report's respondent schedule on `name`, n_jobs=1; writes the 0/1 matrix and the CPU seconds."
+    import math, robustdiff
+    from robustdiff.respondents import get_respondents, _respond_fold
+    from robustdiff.responses import _plan_folds, _run_plans, _answers_only, response_matrix
+    ds = _speed_data(name)
+    resp = get_respondents('ladder')
+    c0, t0 = time.process_time(), time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        plan = _plan_folds(_respond_fold, ds, resp, 5, 1, 0, None, 'respondents', batch=max(1, math.ceil(len(resp) * 5 / 24))).slim(_answers_only)
+        _run_plans([plan], 1, None, False, 'respondents')
+        U = response_matrix([r for r in plan.results if r is not None])
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    np.savez_compressed(out, U=U.to_numpy(), models=np.array(U.index, dtype=str), instances=U.columns.to_numpy())
+    print(json.dumps(dict(cpu_s=round(cpu, 2), wall_s=round(wall, 2), code=robustdiff.__file__)))
+
+def speed(datasets, before_ref:str, repeats:int=1):
+    "Before/after CPU seconds of the ladder on each dataset (fresh processes, n_jobs=1) and whether the matrices are equal."
+    import subprocess, tempfile
+    out = {'before_ref': before_ref}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp)/'before'; old.mkdir()
+        tar = subprocess.run(['git', 'archive', before_ref, 'robustdiff'], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(['tar', '-x', '-C', str(old)], input=tar, check=True)
+        for name in datasets:
+            res = {}
+            for label, code in (('before', old), ('after', ROOT)):
+                runs = []
+                for r in range(repeats):
+                    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT/'benchmarks')]), ROBUSTDIFF_DATA=os.environ.get('ROBUSTDIFF_DATA', str(ROOT/'data')))
+                    f = Path(tmp)/f'{name}_{label}.npz'
+                    p = subprocess.run([sys.executable, __file__, '--speed-worker', name, str(f)], env=env, check=True,
+                                       capture_output=True, text=True)
+                    runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+                    print(name, label, runs[-1], flush=True)
+                res[label] = dict(cpu_s=min(x['cpu_s'] for x in runs), wall_s=min(x['wall_s'] for x in runs), runs=runs)
+            with np.load(Path(tmp)/f'{name}_before.npz') as a, np.load(Path(tmp)/f'{name}_after.npz') as b:
+                res['identical'] = bool(all(np.array_equal(a[k], b[k]) for k in ('U', 'models', 'instances')))
+                res['shape'] = list(a['U'].shape)
+            res['speedup_cpu'] = round(res['before']['cpu_s'] / res['after']['cpu_s'], 3)
+            print(name, {k: v for k, v in res.items() if k not in ('before', 'after')}, flush=True)
+            out[name] = res
+    return out
+
 def main():
     import inspect
     from robustdiff.respondents import get_respondents
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--parts', nargs='*', default=['coverage', 'cost'], choices=['coverage', 'cost', 'scaling'])
+    if len(sys.argv) == 4 and sys.argv[1] == '--speed-worker': return speed_worker(sys.argv[2], sys.argv[3])
+    ap.add_argument('--parts', nargs='*', default=['coverage', 'cost'], choices=list(PARTS))
+    ap.add_argument('--speed-data', nargs='*', default=['waveform_40', 'diamonds_like'], help='tables for --parts speed')
+    ap.add_argument('--before-ref', default='b7f352b', help='git ref of the code --parts speed compares against')
+    ap.add_argument('--repeats', type=int, default=1, help='runs of each side for --parts speed (the least CPU is kept)')
     ap.add_argument('--sizes', type=int, nargs='*', default=[30, 60, 120, 240, 480], help='population sizes for --parts scaling')
     ap.add_argument('--datasets', nargs='*', default=PMLB16)
     ap.add_argument('--n', type=int, default=inspect.signature(get_respondents).parameters['n'].default)
@@ -133,6 +199,8 @@ def main():
     if 'cost' in a.parts:
         res['cost'] = cost(a.n) | dict(target_ratio=2.0)
         res['cost']['met'] = bool(res['cost']['ratio_cpu'] <= 2.0)
+    if 'speed' in a.parts:
+        res['speed'] = speed(a.speed_data, a.before_ref, a.repeats)
     res['load_avg_before_after'] = [list(load0), list(os.getloadavg())]
     res['command'] = 'nice -n 10 python benchmarks/bench_respondents.py ' + ' '.join(sys.argv[1:])
     latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile:

@@ -1,0 +1,77 @@
+"""The plan line holds (issue 36, item 4): the cost prior's plan of a default report against measured CPU seconds in
+committed benchmark files (nothing is timed here), and the prior's tables cover every model of every portfolio."""
+import importlib, inspect, json, sys
+from pathlib import Path
+import pytest
+from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models
+from robustdiff.responses import (_COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, _plan_folds, _pass_shape,
+                                  hardness_cost, one_pass_cost)
+
+RESULTS = Path(__file__).resolve().parents[1]/'benchmarks'/'results'
+
+def _default_pass_fn(names=('accuracy', 'scc', 'ela', 'perturbation', 'difficulty', 'hardness', 'verdict', 'risk')):
+    "The one pass's task function of a default report (the defaults of `build_report`), as `_schedule` plans it."
+    from robustdiff.report import build_report
+    from robustdiff.run import _Ctx
+    d = {k: v.default for k, v in inspect.signature(build_report).parameters.items()}
+    cfg = dict(nu=d['nu'], class_noise=d['class_noise'], perturb_size=d['perturb_size'],
+               perturb_repeats=d['perturb_repeats'], noise_draws=d['noise_draws'])
+    return _Ctx(None, cfg, {}, names=names).pass_task(), d
+
+def _planned(ds, models, respondents=True):
+    "(one pass, respondents) CPU seconds of the report's schedule by the prior, as `_plan_lines` sums them."
+    from robustdiff.respondents import get_respondents, _respond_fold
+    (fn, key), d = _default_pass_fn()
+    p = _plan_folds(fn, ds, models, d['n_splits'], 1, 0, None, key)
+    r = _plan_folds(_respond_fold, ds, get_respondents('ladder'), d['n_splits'], 1, 0, None, 'respondents', batch=50) if respondents else None
+    return sum(c for c, _ in p.todo()), (sum(c for c, _ in r.todo()) if r is not None else 0.0)
+
+def test_the_default_one_pass_predicts_18_blocks_and_refits():
+    (fn, _), _ = _default_pass_fn()
+    assert _pass_shape(fn) == dict(blocks=18, refit=True)     # the clean rows, 5 feature-noise draws, 4 levels × 3 PiML copies
+    (fn, _), _ = _default_pass_fn(names=('accuracy',))
+    assert _pass_shape(fn) == dict(blocks=2, refit=False)      # accuracy alone: one feature-noise copy, no PiML copies, no ELA
+
+def test_plan_of_waveform_40_default_report_within_1_5x_of_measured():
+    from robustdiff.data import load_pmlb
+    floor = json.loads((RESULTS/'floor_waveform_40_quiet_final.json').read_text())
+    cpu = floor['cpu']
+    ds = load_pmlb('waveform_40')
+    assert ds.n_instances == floor['rows']
+    one_pass, resp = _planned(ds, 'fabra18')
+    planned = one_pass + resp + hardness_cost(ds.n_instances)
+    measured = cpu['schedule']                                  # the fits, predictions, refits, respondents and hardness
+    assert measured / 1.5 <= planned <= measured * 1.5, (planned, measured)
+    measured_pass = cpu['models_fit'] + cpu['one_pass_predictions'] + cpu['ela_refit']
+    assert measured_pass / 1.5 <= one_pass <= measured_pass * 1.5, (one_pass, measured_pass)
+    assert cpu['respondents'] / 1.5 <= resp <= cpu['respondents'] * 1.5, (resp, cpu['respondents'])
+
+def test_plan_of_diamonds_like_one_pass_within_1_5x_of_measured():
+    "The quick portfolio's one-pass tasks on fold 0 of the 53 940-row diamonds-like table (43 152 training rows), measured by plan_calibrate.py."
+    sys.path.insert(0, str(RESULTS.parent))
+    from diamonds_like import diamonds_like
+    from robustdiff.data import from_frame
+    cal = json.loads((RESULTS/'plan_calibrate.json').read_text())
+    fold0 = cal['one_pass_fold0']
+    ds = from_frame(diamonds_like(), 'cut', name='diamonds_like')
+    (fn, key), d = _default_pass_fn()
+    for portfolio, measured in fold0.items():
+        p = _plan_folds(fn, ds, portfolio, d['n_splits'], 1, 0, None, key)
+        shape = _pass_shape(fn)
+        planned = {s[0]: one_pass_cost(s[1], len(s[4]), len(s[5]), **shape) for s in p.specs if s[3] == 0 and s[0] in measured['cpu_s']}
+        total_p, total_m = sum(planned.values()), sum(measured['cpu_s'][m] for m in planned)
+        assert total_m / 1.5 <= total_p <= total_m * 1.5, (portfolio, total_p, total_m)
+
+def test_every_class_in_the_portfolios_has_fit_and_the_side_tables_name_known_classes():
+    for mod in set(_LAZY_PORTFOLIOS.values()): importlib.import_module(mod)
+    for p in sorted(PORTFOLIOS):
+        for name, est in get_models(p, 0).items():
+            missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
+            assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"
+            assert one_pass_cost(est, 4000, 1000, blocks=18, refit=True) > one_pass_cost(est, 4000, 1000)
+    assert set(_PREDICT_PRIOR) <= set(_COST_PRIOR) and set(_REFIT_PRIOR) <= set(_COST_PRIOR)
+
+def test_hardness_cost_from_its_measurement():
+    cal = json.loads((RESULTS/'plan_calibrate.json').read_text())['hardness']
+    n = max(int(k) for k in cal['cpu_s'])
+    assert cal['cpu_s'][str(n)] / 1.5 <= hardness_cost(n) <= cal['cpu_s'][str(n)] * 1.5
