@@ -20,7 +20,7 @@ subsample) are scored by fold k. Calibrations compared, per deployed fold, model
     scales no longer mix the bins, and every row still calibrates.
 Writes benchmarks/results/risk_calibration_<dataset>.csv (dataset, seed, fold, variant, model, bin, n, n_cal, share,
 coverage) and prints the hardest bin per variant.
-    nice -n 10 python benchmarks/risk_calibration.py --dataset waveform_21 --seeds 0
+    nice -n 10 python benchmarks/risk_calibration.py --dataset waveform_21 --seeds 0,1,2,3
 """
 from __future__ import annotations
 import argparse, sys, time, warnings

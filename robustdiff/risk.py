@@ -250,6 +250,11 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                  f"the fit whose out-of-fold scores calibrate it; the difficulty estimator likewise.")
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
+    nk = np.bincount(cal_bins, minlength=n_bins)
+    thin = [k for k in range(n_bins) if delta is not None and _rank(int(nk[k]), 0.1, delta) < 1]
+    if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
+                          f"({', '.join(str(int(nk[k])) for k in thin)}) for coverage ≥ 0.9 with probability ≥ {1 - delta:g} (δ = {delta:g}): "
+                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (δ=None: valid on average only).")
     specs = get_models(models, random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
