@@ -17,7 +17,9 @@ subsample) are scored by fold k. Calibrations compared, per deployed fold, model
   * `own fold, pooled edges`: fold k's held-out rows, bins by the pooled quantiles (separates the edges from the fits);
   * `per-fold edges`: all rows, each binned by the quantiles of the b̂ of its own fold's held-out rows (the ranks of one
     estimator's predictions), new rows by the deployed fold's quantiles: the five estimators' differing offsets and
-    scales no longer mix the bins, and every row still calibrates.
+    scales no longer mix the bins, and every row still calibrates;
+  * `pooled, δ = 0.1`: the pooled calibration with the training-conditional rank the risk model now uses (the others
+    use the average-valid rank).
 Writes benchmarks/results/risk_calibration_<dataset>.csv (dataset, seed, fold, variant, model, bin, n, n_cal, share,
 coverage) and prints the hardest bin per variant.
     nice -n 10 python benchmarks/risk_calibration.py --dataset waveform_21 --seeds 0,1,2,3
@@ -84,8 +86,8 @@ def one(ds, seed, a)->list:
                 pt = _probs(fits[m], cls, tr.X.iloc[e])[np.arange(len(e)), pd.Index(cls).get_indexer(tr.y.to_numpy()[e])]
                 assert np.allclose(pt, rm.cal_p_true[m][e], atol=1e-6), f"{m} fold {k} does not reproduce the out-of-fold scores"
             pos = pd.Index(cls).get_indexer(yn)
-            for v, (rows, cb, tb) in variants.items():
-                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, a.alpha)
+            for v, (rows, cb, tb) in list(variants.items()) + [('pooled, δ = 0.1', variants['pooled'])]:
+                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, a.alpha, delta=0.1 if 'δ' in v else None)
                 cov = np.where(pos >= 0, S[np.arange(len(yn)), np.maximum(pos, 0)], False)
                 for j in range(rm.n_bins):
                     on = tb == j

@@ -429,18 +429,19 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              n_bins:int=5,             # difficulty bins
              nu:float=0.2,             # feature-noise level ν for p_flip
              n_splits:int=5,           # cross-validation folds
-             delta:float|None=0.1,     # conformal sets: ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average)
              progress:bool=False,      # progress output
+             delta:float|None=0.1,     # conformal sets: ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average)
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
+    if delta is not None and not (isinstance(delta, (float, int)) and not isinstance(delta, bool) and 0 < delta < 1):
+        raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
     rm = rep.extra['risk_model']
-    if delta is not None and not 0 < delta < 1: raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
     rm.delta = None if delta is None else float(delta)     # used only when sets are made: nothing to refit
     return rm
 

@@ -295,3 +295,4 @@ def test_risk_model_sets_are_training_conditional(fitted):
     assert (on.set_size >= off.set_size).all()
     assert all(set(b) <= set(a) for a, b in zip(on.prediction_set, off.prediction_set))
     with pytest.raises(ValueError, match='delta'): rm.predict_risk(new, delta=2.0)
+    with pytest.raises(ValueError, match='delta'): fit_risk(fitted[0], delta=1.0)      # refused before any fit
