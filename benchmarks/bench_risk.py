@@ -2,7 +2,9 @@
 
 For each data set: 30 % held out (stratified, seed 0), the risk model fitted on the other 70 % (`fit_risk`), then on the
 held-out rows:
-  * coverage of the Mondrian conformal sets per predicted-difficulty bin at α = 0.1, beside marginal split conformal;
+  * coverage of the Mondrian conformal sets per predicted-difficulty bin at α = 0.1 (`mondrian`: the sets `predict_risk`
+    returns, training-conditional with the model's δ = 0.1 unless --delta says otherwise), beside the same sets valid on
+    average over calibration draws (`mondrian_avg`, δ off) and marginal split conformal;
   * AUROC for "the prediction is wrong" of `risk`, of the model's confidence (1 − max probability) and of b̂ alone;
   * AUROC for "the prediction changes under feature noise ν" of `p_flip` and of the margin 1 − (p₁ − p₂);
   * label-free accuracy of batches drawn without and with covariate shift toward hard rows: |estimate − actual| of
@@ -82,7 +84,7 @@ def one_dataset(name:str, a)->dict:
     cache = None if not a.cache else str(Path(a.cache)/f'{name}_{a.models}_{a.respondents}_{a.max_rows}')
     rm = fit_risk(tr, models=a.models, respondents=_respondents(a.respondents), random_state=0, n_jobs=a.n_jobs, cache_dir=cache)
     t_fit = time.perf_counter() - t0
-    r = rm.predict_risk(Xte, alpha=a.alpha)
+    r = rm.predict_risk(Xte, alpha=a.alpha, delta=a.delta)
     y = yte.to_numpy()
     noise = FB24Noise(nu=rm.nu if np.isfinite(rm.nu) else 0.2).fit(tr.X, tr.y)
     Xn = noise.transform(Xte, random_state=np.random.default_rng(1))
@@ -97,14 +99,15 @@ def one_dataset(name:str, a)->dict:
         mond = np.array([y[i] in s for i, s in enumerate(g.prediction_set)])
         marg_sets = conformal_sets(P, rm.cal_p_true[m], np.zeros(len(rm.cal_bins)), np.zeros(len(y)), a.alpha)
         marg = np.where(pos >= 0, marg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        avg_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha)          # Mondrian, δ off
+        avg = np.where(pos >= 0, avg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
         for k in range(rm.n_bins):
             on = bins == k
-            for kind, v in (('mondrian', mond), ('marginal', marg)):
+            for kind, v, S in (('mondrian', mond, None), ('mondrian_avg', avg, avg_sets), ('marginal', marg, marg_sets)):
                 c = float(v[on].mean()) if on.any() else np.nan
                 cov.append(dict(dataset=name, model=m, bin=k, method=kind, n=int(on.sum()), coverage=c,
-                                n_cal=int((rm.cal_bins == k).sum()) if kind == 'mondrian' else len(rm.cal_bins),
-                                set_size=float(g.set_size.to_numpy()[on].mean()) if kind == 'mondrian' and on.any() else
-                                         (float(marg_sets[on].sum(1).mean()) if on.any() else np.nan)))
+                                n_cal=int((rm.cal_bins == k).sum()) if kind != 'marginal' else len(rm.cal_bins),
+                                set_size=np.nan if not on.any() else (float(g.set_size.to_numpy()[on].mean()) if S is None else float(S[on].sum(1).mean()))))
         wrong = g.prediction.to_numpy() != y
         Ps = np.sort(P, axis=1)
         margin = 1 - (Ps[:, -1] - (Ps[:, -2] if P.shape[1] > 1 else 0))
@@ -173,12 +176,14 @@ def summary(cov, auc, acc, info, speed_t, a)->str:
     L = [f"# robustdiff.risk benchmark\n", f"models={a.models}, respondents={a.respondents}, alpha={a.alpha}, max_rows={a.max_rows}, "
          f"batches={a.batches}, n_jobs={a.n_jobs}\n", pd.DataFrame(info).to_markdown(index=False), '\n']
     cov = with_se(cov, a.alpha)
-    m, mg = cov[cov.method == 'mondrian'], cov[cov.method == 'marginal']
+    m, mg, ma = cov[cov.method == 'mondrian'], cov[cov.method == 'marginal'], cov[cov.method == 'mondrian_avg']
+    dlt = 'off' if getattr(a, 'delta', None) is False else (getattr(a, 'delta', None) or "the risk model's, 0.1")
     L.append(f"## Coverage by bin (α = {a.alpha})\nSE_test = sqrt(c(1 − c)/n_test) (the held-out rows of the bin, one split); "
              f"SE = sqrt(SE_test² + α(1 − α)/(n_cal + 2)) adds the calibration draw (the coverage given a calibration set of "
              f"n_cal rows is Beta-distributed with that variance).\n\nMondrian bins ≥ 1 − α − 2 SE: {int(m.ok.sum())} of {len(m)} "
              f"(data set × model × bin; {int(m.ok_test.sum())} with SE_test only); marginal: {int(mg.ok.sum())} of {len(mg)} "
-             f"({int(mg.ok_test.sum())}).\n\nBins below: " + (m[~m.ok][['dataset', 'model', 'bin', 'n', 'n_cal', 'coverage', 'se']].round(3)
+             f"({int(mg.ok_test.sum())})" + (f"; Mondrian with δ off (valid on average over calibration draws): {int(ma.ok.sum())} of {len(ma)} ({int(ma.ok_test.sum())})" if len(ma) else '') +
+             f".\n\nBins below (Mondrian, δ = {dlt}): " + (m[~m.ok][['dataset', 'model', 'bin', 'n', 'n_cal', 'coverage', 'se']].round(3)
              .to_markdown(index=False) if (~m.ok).any() else 'none') + '\n')
     w = cov.pivot_table(index=['dataset', 'method'], columns='bin', values='coverage', aggfunc='min')
     L.append("Lowest coverage over the models, per bin:\n\n" + w.round(3).to_markdown() + '\n')
@@ -217,6 +222,7 @@ def main(argv=None):
     p.add_argument('--models', default='fabra18', help="as build_report (its default: fabra18); 'quick' is the cheap variant")
     p.add_argument('--respondents', default='auto', help="as build_report (its default: auto); 'ladderN' = the first N of the ladder")
     p.add_argument('--alpha', type=float, default=0.1)
+    p.add_argument('--delta', type=float, default=None, help="the sets' δ (default: the risk model's, 0.1; 0 = off: valid on average)")
     p.add_argument('--max-rows', type=int, default=5000, help="stratified subsample of larger sets (0: all rows)")
     p.add_argument('--batches', type=int, default=20)
     p.add_argument('--n-jobs', type=int, default=1)
@@ -228,6 +234,7 @@ def main(argv=None):
     p.add_argument('--tag', default='', help="suffix of the result files")
     p.add_argument('--summary-only', action='store_true', help="rewrite the summary from the tables of an earlier run (same --tag)")
     a = p.parse_args(argv)
+    if a.delta == 0: a.delta = False
     if a.summary_only:
         tag = f"_{a.tag}" if a.tag else ''
         rd = lambda k: pd.read_csv(RESULTS/f'risk_{k}{tag}.csv')

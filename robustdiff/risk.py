@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from scipy.stats import norm, chi2
+from scipy.stats import norm, chi2, binom
 from sklearn.linear_model import LogisticRegression
 from .charts import alt   # altair, imported on first use
 from .scc import difficulty_bins
@@ -42,12 +42,18 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
         out[rows] = (ge + 1) / (len(s) + 1)
     return out
 
-def _thresholds(cal_scores, cal_bins, test_bins, alpha:float)->np.ndarray:
-    "Per test row, the largest score whose Mondrian p-value exceeds α: p(s) > α ⇔ s ≤ the j-th largest calibration score of its bin, j = ⌊α(n + 1) − 1⌋ + 1 for a bin of n calibration rows."
+def _rank(n:int, alpha:float, delta:float|None=None)->int:
+    "Which largest of a bin's n calibration scores is its threshold: j = ⌊α(n + 1) − 1⌋ + 1 (coverage ≥ 1 − α on average over calibration draws); with `delta`, at most the largest j with P(coverage ≥ 1 − α) ≥ 1 − δ over the draw (coverage ~ Beta(n + 1 − j, j): P = F_Binom(n − j; n, 1 − α)). 0: none qualifies (every class is in)."
+    j = int(np.floor(alpha * (n + 1) - 1)) + 1
+    if delta is not None and n > 0: j = min(j, n - int(binom.ppf(1 - delta, n, 1 - alpha)))
+    return j
+
+def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=None)->np.ndarray:
+    "Per test row, the j-th largest calibration score of its bin (`_rank`); without `delta` the largest score whose Mondrian p-value exceeds α."
     out = np.empty(len(test_bins))
     for k in np.unique(test_bins):
         d = np.sort(cal_scores[cal_bins == k])[::-1]
-        j = int(np.floor(alpha * (len(d) + 1) - 1)) + 1
+        j = _rank(len(d), alpha, delta)
         out[test_bins == k] = np.inf if j <= 0 else (-np.inf if j > len(d) else d[j - 1])
     return out
 
@@ -57,11 +63,13 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                    test_bins,       # (n,) category of each test row
                    alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per category
                    nonempty:bool=True, # an empty set holds the most probable class instead
+                   delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α in each bin with probability ≥ 1 − δ over the draw
                   )->np.ndarray:    # (n, C) boolean membership
-    "Mondrian split-conformal prediction sets with the score 1 − p̂_y."
+    "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`)."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if delta is not None and not 0 < delta < 1: raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
     P, tb = np.asarray(P, float), np.asarray(test_bins)
-    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha)[:, None]
+    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta)[:, None]
     if nonempty:
         empty = np.flatnonzero(~S.any(axis=1))
         S[empty, P[empty].argmax(axis=1)] = True
@@ -121,7 +129,7 @@ def _as_days(col:pd.Series)->pd.Series:
 # %% ../nbs/60_risk.ipynb #abea9f16
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
-          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check')
+          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta')
 
 @dataclass
 class RiskModel:
@@ -153,6 +161,7 @@ class RiskModel:
     random_state:int = 0     # the seed everything was fitted with
     notes:list = field(default_factory=list)  # what the fit did, one sentence each
     cal_check:dict|None = None  # model → (n_bins, 3): calibration rows, their accuracy and their mean 1 − risk per predicted bin (None in files from before it)
+    delta:float|None = None  # the sets' confidence over the calibration draw: each bin covers ≥ 1 − α with probability ≥ 1 − δ (None: on average; files from before it)
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -218,6 +227,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
               n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
               fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
+              delta:float|None=0.1,  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
@@ -240,6 +250,11 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                  f"the fit whose out-of-fold scores calibrate it; the difficulty estimator likewise.")
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
+    nk = np.bincount(cal_bins, minlength=n_bins)
+    thin = [k for k in range(n_bins) if delta is not None and _rank(int(nk[k]), 0.1, delta) < 1]
+    if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
+                          f"({', '.join(str(int(nk[k])) for k in thin)}) for coverage ≥ 0.9 with probability ≥ {1 - delta:g} (δ = {delta:g}): "
+                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (δ=None: valid on average only).")
     specs = get_models(models, random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
@@ -275,7 +290,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      b_cv=s,
                      coef_correct=coef_c, coef_risk=coef_r, coef_flip=coef_f, p_flip=pflip, cal_p_true=cal, cal_bins=cal_bins,
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
-                     train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk)
+                     train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
+                     delta=None if delta is None else float(delta))
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first)    # for the report's cross-fitted checks (not saved)
     return rm
 
@@ -346,7 +362,7 @@ def _set_labels(S:np.ndarray, classes:np.ndarray)->np.ndarray:
     out = np.empty(n, object); out[:] = [tuple(classes[r].tolist()) for r in S]
     return out
 
-def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float)->dict:
+def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None)->dict:
     from robustdiff.responses import predict_labels_proba
     labels, P = predict_labels_proba(self.models[m], Xm)
     labels = np.asarray(labels)
@@ -355,7 +371,7 @@ def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.nd
         P = (labels[:, None] == cls[None, :]).astype(float)
         p_max = np.full(len(labels), np.nan)
     else: p_max = P.max(axis=1)
-    S = conformal_sets(P, self.cal_p_true[m], self.cal_bins, bins, alpha)
+    S = conformal_sets(P, self.cal_p_true[m], self.cal_bins, bins, alpha, delta=delta)
     F = _risk_features(p_max, b)
     return {'model': m, 'prediction': labels, 'confidence': p_max,
             'p_correct': _apply(self.coef_correct[m], b[:, None]),
@@ -366,10 +382,14 @@ def predict_risk(self:RiskModel,
                  X,                   # new rows: a DataFrame with the training feature columns (extra columns are ignored)
                  alpha:float|None=None, # miscoverage of the prediction sets (default: the model's, 0.1)
                  models=None,         # a model name or list of names (default: every model)
+                 delta=None,          # the sets' δ: None = the model's (`RiskModel.delta`), False = coverage on average over calibration draws, a number in (0, 1)
                 )->pd.DataFrame:      # one row per (row, model): the columns of `_COLUMNS`
     "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
     alpha = self.alpha if alpha is None else alpha
     if not (isinstance(alpha, (float, int)) and 0 < alpha < 1): raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    delta = self.delta if delta is None else (None if delta is False else delta)
+    if delta is not None and not (isinstance(delta, (float, int)) and not isinstance(delta, bool) and 0 < delta < 1):
+        raise ValueError(f"delta must be None, False or in (0, 1), got {delta!r}")
     names = list(self.models) if models is None else ([models] if isinstance(models, str) else list(models))
     unknown = [m for m in names if m not in self.models]
     if unknown: raise ValueError(f"unknown model(s) {unknown}; this risk model has {list(self.models)}")
@@ -380,7 +400,7 @@ def predict_risk(self:RiskModel,
     row = np.arange(len(Xf)) if isinstance(Xf.index, pd.MultiIndex) else Xf.index.to_numpy()
     common = {'row': row, 'difficulty': b, 'difficulty_lo': b + self.b_interval[0],
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
-    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha)}) for m in names]
+    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta)}) for m in names]
     out = pd.concat(frames, ignore_index=True)[_COLUMNS]
     out.attrs['notes'] = notes
     return out
@@ -410,15 +430,20 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              nu:float=0.2,             # feature-noise level ν for p_flip
              n_splits:int=5,           # cross-validation folds
              progress:bool=False,      # progress output
+             delta:float|None=0.1,     # conformal sets: ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average)
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
+    if delta is not None and not (isinstance(delta, (float, int)) and not isinstance(delta, bool) and 0 < delta < 1):
+        raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
-    return rep.extra['risk_model']
+    rm = rep.extra['risk_model']
+    rm.delta = None if delta is None else float(delta)     # used only when sets are made: nothing to refit
+    return rm
 
 # %% ../nbs/60_risk.ipynb #4ef13a58
 @dataclass
@@ -566,8 +591,8 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
             edges = _edges(b[fit], rm.n_bins)   # bins from the calibration half only
             top = 1 - np.where(np.isnan(p_max[ev]), 1.0, p_max[ev])             # the most probable class's score
             for out, cb, tb in ((inm, _bin_of(b[fit], edges), _bin_of(b[ev], edges)), (inmarg, np.zeros(fit.sum()), np.zeros(ev.sum()))):
-                empty = mondrian_p_values(s_cal, cb, top, tb) <= alpha                # then the set holds that class (never empty)
-                out[ev] = (mondrian_p_values(s_cal, cb, s_ev, tb) > alpha) | (empty & (correct[ev] == 1))
+                thr = _thresholds(s_cal, cb, tb, alpha, rm.delta)                    # the sets `predict_risk` makes (same δ)
+                out[ev] = (s_ev <= thr) | ((top > thr) & (correct[ev] == 1))         # an empty set holds the most probable class
         for k in range(rm.n_bins):
             on = bins == k
             for kind, v in (('mondrian', inm), ('marginal', inmarg)):
@@ -659,7 +684,8 @@ def report_stage(ctx, st):
     worst = cov[cov.method == 'mondrian'].assign(short=lambda d: d.coverage - (1 - rm.alpha - 2 * d.se)).nsmallest(1, 'short').iloc[0]
     mw = cov[(cov.method == 'marginal') & (cov.bin == rm.n_bins - 1)].coverage
     st.notes += rm.notes + [
-        f"Conformal sets at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian), checked by cross-fitting on the out-of-fold "
+        f"Conformal sets at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian"
+        f"{'' if rm.delta is None else f'; training-conditional: each bin covers ≥ 1 − α with probability ≥ {1 - rm.delta:g} over the calibration draw'}), checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal "
         f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin.",
         f"`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
