@@ -128,13 +128,24 @@ def _score_parser(sub):
     s.add_argument('--out', required=True, help="the scored CSV to write")
     s.add_argument('--model', default=None, help="score with this model only (default: every model of the report)")
     s.add_argument('--alpha', type=float, default=0.1, help="prediction sets hold the true class with probability ≥ 1 − alpha (default 0.1)")
+    s.add_argument('--delta', default=None, help="each difficulty bin's sets cover ≥ 1 − alpha with probability ≥ 1 − delta over the "
+                   "calibration draw (default: the model's, 0.1); 'off': coverage on average over calibration draws")
     s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
     s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
+
+def _delta(text:str|None):
+    "`--delta`: None (the model's), False ('off') or a number in (0, 1)."
+    if text is None: return None
+    if text.strip().lower() in ('off', 'none', 'no'): return False
+    try: d = float(text)
+    except ValueError: raise ValueError(f"--delta must be a number in (0, 1) or 'off', got {text!r}") from None
+    if not 0 < d < 1: raise ValueError(f"--delta must be a number in (0, 1) or 'off', got {text!r}")
+    return d
 
 def _score(a)->int:
     "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else."
     from robustdiff.risk import score_file
-    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr))
+    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta))
     except _USER_ERRORS as e:
         print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
     except Exception as e:

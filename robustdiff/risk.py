@@ -4,17 +4,17 @@
 
 # %% ../nbs/60_risk.ipynb #030843b7
 from __future__ import annotations
-import hashlib, json, os, re, warnings
+import os, re, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from scipy.stats import norm, chi2, binom
-from sklearn.linear_model import LogisticRegression
+from scipy.stats import norm, binom
 from .charts import alt   # altair, imported on first use
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
+from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
 from .risk_io import RiskFileError, RISK_FORMAT, write_risk_file, read_risk_file   # the file format (61_risk_io)
 _all_ = ['RiskFileError', 'RISK_FORMAT']
 
@@ -81,8 +81,24 @@ def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
     y = np.asarray(y, int)
     if y.min() == y.max():
         return np.r_[logit((y.sum() + 0.5) / (len(y) + 1)), np.zeros(X.shape[1])]
-    lr = LogisticRegression(C=C, max_iter=2000).fit(X, y)
-    return np.r_[lr.intercept_, lr.coef_[0]]
+    return _newton_logistic(np.asarray(X, float), y.astype(float), C)
+
+def _newton_logistic(X:np.ndarray, y:np.ndarray, C:float, tol:float=1e-10, max_iter:int=100)->np.ndarray:
+    "scikit-learn's `LogisticRegression(C)` optimum (L2 penalty 1/(2C) on the slopes, none on the intercept) by Newton steps with step halving."
+    A = np.column_stack([np.ones(len(X)), X])
+    pen = np.r_[0.0, np.full(X.shape[1], 1.0 / C)]
+    w = np.r_[logit((y.sum() + 0.5) / (len(y) + 1)), np.zeros(X.shape[1])]
+    loss = lambda w: np.logaddexp(0, A @ w).sum() - y @ (A @ w) + 0.5 * pen @ (w * w)
+    f = loss(w)
+    for _ in range(max_iter):
+        p = expit(A @ w)
+        g = A.T @ (p - y) + pen * w
+        H = (A * (p * (1 - p))[:, None]).T @ A + np.diag(pen + 1e-12)
+        step, t = np.linalg.solve(H, g), 1.0
+        while (f_new := loss(w - t * step)) > f - 1e-4 * t * (g @ step) and t > 1e-10: t /= 2
+        w, done, f = w - t * step, f - f_new <= tol * max(1.0, abs(f)), f_new
+        if done: break
+    return w
 
 def _risk_features(p_max, b)->np.ndarray:
     "(logit of the largest class probability, predicted difficulty); a model without probabilities counts as sure."
@@ -129,7 +145,7 @@ def _as_days(col:pd.Series)->pd.Series:
 # %% ../nbs/60_risk.ipynb #abea9f16
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
-          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta')
+          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion')
 
 @dataclass
 class RiskModel:
@@ -162,6 +178,8 @@ class RiskModel:
     notes:list = field(default_factory=list)  # what the fit did, one sentence each
     cal_check:dict|None = None  # model → (n_bins, 3): calibration rows, their accuracy and their mean 1 − risk per predicted bin (None in files from before it)
     delta:float|None = None  # the sets' confidence over the calibration draw: each bin covers ≥ 1 − α with probability ≥ 1 − δ (None: on average; files from before it)
+    metric:str = 'accuracy'  # the report's metric (`robustdiff.metrics`): batches are estimated in it too
+    confusion:dict|None = None  # model → (K, K) out-of-fold counts, predicted class × true class (`classes` order): where a wrong prediction's true class lies
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -195,14 +213,20 @@ def _filled(X:pd.DataFrame, fill:dict)->pd.DataFrame:
     gaps = [c for c in X.columns if X[c].isna().any()]
     return X.fillna({c: fill[c] for c in gaps}) if gaps else X
 
+def _confusion(pred, true, classes)->np.ndarray:
+    "(K, K) counts of predicted class (rows) × true class (columns) in `classes` order; labels outside them are left out."
+    K, idx = len(classes), pd.Index(classes)
+    p, t = idx.get_indexer(np.asarray(pred, dtype=object)), idx.get_indexer(np.asarray(true, dtype=object))
+    ok = (p >= 0) & (t >= 0)
+    return np.bincount(p[ok] * K + t[ok], minlength=K * K).reshape(K, K)
+
 def _risk_regressor(random_state):
     "[MP22]'s random forest with 50 trees: the same cross-validated NRMSE as 100 or 300 on the sets tried, a fraction of the prediction time."
     from sklearn.ensemble import RandomForestRegressor
     return RandomForestRegressor(n_estimators=50, max_features='sqrt', min_samples_leaf=5, random_state=random_state, n_jobs=1)
 
 def _dfold(regressor, X, y, tr, te, seed):
-    from robustdiff.responses import _one_thread
-    with _one_thread(): est = DifficultyEstimator(regressor, random_state=seed).fit(X.iloc[tr], y.iloc[tr])
+    est = DifficultyEstimator(regressor, random_state=seed).fit(X.iloc[tr], y.iloc[tr])
     return est, est.predict(X.iloc[te])
 
 def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random_state, n_jobs)->tuple:
@@ -211,7 +235,9 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
     from robustdiff.difficulty_model import nrmse, _spearman
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
-    res = Parallel(n_jobs=n_jobs)(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
+    from robustdiff.responses import _one_thread
+    with _one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
+        res = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))
     for (_, te), (_, p) in zip(folds, res): b_oof[te] = p
     y = b.to_numpy()
@@ -227,7 +253,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
               n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
               fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
-              delta:float|None=0.1,  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
+              delta:float|None=0.1,
+              metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
@@ -259,7 +286,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
     fitted = {m: fitted[m] for m in specs}   # in the models' order
-    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk, confusion = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
     fl = flips.groupby(['model', 'instance'], sort=False).flipped.mean()
     for m in specs:
         o = oof[oof.model == m].drop_duplicates('instance').set_index('instance').reindex(np.arange(len(X)))
@@ -282,6 +309,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
         pm = opm[m]
         conf[m] = float(np.nanmean(pm)) if np.isfinite(pm).any() else np.nan
         classes[m] = np.asarray(getattr(fitted[m], 'classes_', np.unique(ds.y)))
+        confusion[m] = _confusion(o.y_pred.to_numpy(), o.y_true.to_numpy(), classes[m])
     cats = {c: list(X[c].cat.categories) for c in nominal}
     dates = [m.group(1) for n in ds.notes for m in [_DATE_NOTE.search(n)] if m]
     rm = RiskModel(dataset=ds.name, features=list(X.columns), nominal=nominal, categories=cats, fill=fill,
@@ -291,7 +319,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      coef_correct=coef_c, coef_risk=coef_r, coef_flip=coef_f, p_flip=pflip, cal_p_true=cal, cal_bins=cal_bins,
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
                      train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
-                     delta=None if delta is None else float(delta))
+                     delta=None if delta is None else float(delta), metric=metric, confusion=confusion)
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first)    # for the report's cross-fitted checks (not saved)
     return rm
 
@@ -417,7 +445,8 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
                          "which keeps the out-of-fold predictions the risk model is calibrated on")
     c = inp['cfg']
     return _fit_risk(inp['dataset'], inp['items'], inp['oof'], inp['flips'], c['models'], c['random_state'], c['n_bins'],
-                     c['nu'], c['n_jobs'] if n_jobs is None else n_jobs, regressor, c.get('n_splits', 5))
+                     c['nu'], c['n_jobs'] if n_jobs is None else n_jobs, regressor, c.get('n_splits', 5),
+                     metric=c.get('metric', 'accuracy'))
 
 RiskModel.from_report = staticmethod(_from_report)
 
@@ -484,6 +513,25 @@ def _irt_form(coef:np.ndarray)->tuple:
     a, c = float(coef[0]), float(coef[1])
     return (a / -c, -c) if c < 0 else (a, 1.0)
 
+def _class_probabilities(q:np.ndarray, pred_idx:np.ndarray, confusion:np.ndarray)->np.ndarray:
+    "(n, K): each row's probability q of its predicted class; the rest, 1 − q, shared as the out-of-fold wrong predictions of that class were (counts + ½)."
+    W = confusion + 0.5
+    np.fill_diagonal(W, 0)
+    W = W / W.sum(1, keepdims=True)
+    Q = (1 - q)[:, None] * W[pred_idx]
+    Q[np.arange(len(q)), pred_idx] = q
+    return Q
+
+def _metric_estimate(self:RiskModel, m:str, g:pd.DataFrame, q:np.ndarray, var_cal:float, level:float)->dict:
+    "The batch's expected score in the report's metric (balanced accuracy or macro-F1) with an interval: label draws from the rows' class probabilities, plus accuracy's calibration term."
+    cl = list(self.classes[m])
+    pred_idx = pd.Index(cl).get_indexer(g.prediction.to_numpy(dtype=object))
+    Q = _class_probabilities(q, pred_idx, np.asarray(self.confusion[m], float))
+    est = expected_metric(self.metric, Q, g.prediction.to_numpy(), cl)
+    draws = metric_label_draws(self.metric, Q, g.prediction.to_numpy(), cl, n_draws=400, random_state=self.random_state)
+    z, sd = norm.ppf(0.5 + level / 2), float(np.sqrt(np.nanvar(draws) + var_cal))
+    return dict(metric=self.metric, metric_estimated=est, metric_lo=max(0.0, est - z * sd), metric_hi=min(1.0, est + z * sd))
+
 def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alarm:float=0.01)->BatchEstimate:
     "`estimate_accuracy` from rows `predict_risk` has already scored (one block of rows per model, in the same row order)."
     n = int((r.model == r.model.iloc[0]).sum())
@@ -507,6 +555,9 @@ def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alar
             theta, kappa = _irt_form(self.coef_correct[m])
             sa = shift_alarm(correct, theta, g.difficulty.to_numpy(), a=kappa, alpha=alarm)
             row |= dict(observed=float(correct.mean()), shift_z=sa['z'], shift_p=sa['p_low'], shift_alarm=sa['alarm'])
+        if self.metric in ('balanced_accuracy', 'macro_f1') and self.confusion and m in self.confusion:
+            row |= _metric_estimate(self, m, g, q, var_cal, level)
+            if y is not None: row['metric_observed'] = metric_score(self.metric, y, g.prediction.to_numpy(), classes=list(self.classes[m]))
         rows.append(row)
     counts = np.bincount(r.difficulty_bin[r.model == r.model.iloc[0]], minlength=self.n_bins)
     p = _mix_p(self.ref_counts, counts)
@@ -664,7 +715,7 @@ def report_stage(ctx, st):
     nu = c['nu'] if isinstance(c['nu'], (int, float)) else float('nan')
     inputs = dict(dataset=ctx.ds, items=ctx.table('difficulty', 'difficulty'), oof=oof, flips=flips,
                   cfg=dict(models=c['models'], random_state=c['random_state'], n_bins=c['n_bins'], nu=nu, n_jobs=c['n_jobs'],
-                           n_splits=c.get('n_splits', 5)))
+                           n_splits=c.get('n_splits', 5), metric=c.get('metric') or 'accuracy'))
     ctx.extra['risk_inputs'] = inputs
     rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
                    fitted=ctx.extra.pop('first_fold_models', None))   # the one pass's first-fold fits: the report's own models
@@ -688,9 +739,9 @@ def report_stage(ctx, st):
         f"{'' if rm.delta is None else f'; training-conditional: each bin covers ≥ 1 − α with probability ≥ {1 - rm.delta:g} over the calibration draw'}), checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal "
         f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin.",
-        f"`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
-        f"calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
-        f"difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
+        "`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
+        "calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
+        "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
         f"Score new rows from a shell: `robustdiff score OUT new.csv --out scored.csv` (the model file is `{RISK_FILE}`)."]
 
 # %% ../nbs/60_risk.ipynb #ee50864a
@@ -710,6 +761,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                sep:str|None=None,       # CSV separator (default: detected)
                na_values:list|None=None,# extra strings meaning missing
                log=print,               # where the notes and the summary go
+               delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
     from robustdiff.data import read_table
@@ -727,13 +779,16 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
     est = rm.estimate_accuracy(X, models=model) if len(X) else None
-    r = rm.predict_risk(X, alpha=alpha, models=model)
+    r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
     _write_scored(r, out)
     t = est.table
     for row in t.itertuples():
         log(f"{row.model}: expected accuracy of these {row.n} rows {row.estimated:.3f} ({row.lo:.3f} to {row.hi:.3f}), "
             f"out-of-fold accuracy in training {row.train_accuracy:.3f}")
+        if 'metric_estimated' in t and pd.notna(row.metric_estimated):
+            log(f"{row.model}: expected {metric_name(row.metric)} (the report's metric) {row.metric_estimated:.3f} "
+                f"({row.metric_lo:.3f} to {row.metric_hi:.3f})")
     hard = est.bins.iloc[-1]
     log(f"{hard.batch_share:.0%} of the rows fall in the hardest difficulty bin (training: {hard.train_share:.0%})"
         + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g})" if est.mix_alarm else ''))

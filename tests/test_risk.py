@@ -296,3 +296,45 @@ def test_risk_model_sets_are_training_conditional(fitted):
     assert all(set(b) <= set(a) for a, b in zip(on.prediction_set, off.prediction_set))
     with pytest.raises(ValueError, match='delta'): rm.predict_risk(new, delta=2.0)
     with pytest.raises(ValueError, match='delta'): fit_risk(fitted[0], delta=1.0)      # refused before any fit
+
+
+def test_class_probabilities_share_the_rest_as_the_errors_did():
+    from robustdiff.risk import _class_probabilities
+    conf = np.array([[50, 9, 1], [0, 40, 0], [2, 2, 30]])          # predicted × true, out of fold
+    Q = _class_probabilities(np.array([0.8, 0.6, 1.0]), np.array([0, 1, 2]), conf)
+    np.testing.assert_allclose(Q.sum(1), 1)
+    np.testing.assert_allclose(np.diag(Q), [0.8, 0.6, 1.0])           # the row's probability of being right stays
+    np.testing.assert_allclose(Q[0, 1:] / Q[0, 1:].sum(), [9.5 / 11, 1.5 / 11])   # class 0's errors were mostly class 1
+
+
+def test_batch_estimate_in_the_reports_metric(tmp_path, capsys):
+    "An imbalanced target: the report compares on balanced accuracy, and a batch is estimated in it too (Python and `score`)."
+    df = _frame(700, seed=2)
+    df = pd.concat([df[df.y == 'down'].iloc[:300], df[df.y == 'up'].iloc[:30]]).sample(frac=1, random_state=0)
+    train, new = df.iloc[:250], df.iloc[250:]
+    out = tmp_path/'r'
+    rep = build_report(from_frame(train, 'y', name='tilted'), models='quick', respondents='models', stages='difficulty,risk', out=out, progress=False)
+    rm = rep.extra['risk_model']
+    assert rm.metric == 'balanced_accuracy' and set(rm.confusion) == set(rm.models)
+    t = rm.estimate_accuracy(new.drop(columns='y'), y=new.y).table
+    assert {'metric', 'metric_estimated', 'metric_lo', 'metric_hi', 'metric_observed'} <= set(t.columns)
+    assert ((t.metric_lo <= t.metric_estimated) & (t.metric_estimated <= t.metric_hi)).all()
+    assert (t.metric_estimated < t.estimated).all()                    # the minority class is where the errors are
+    assert (abs(t.metric_estimated - t.metric_observed) < abs(t.estimated - t.metric_observed)).mean() >= 0.5
+    assert load_risk(out/RISK_FILE).metric == 'balanced_accuracy'      # saved with the model
+    new.drop(columns='y').to_csv(tmp_path/'new.csv', index=False)
+    capsys.readouterr()
+    assert main(['score', str(out), str(tmp_path/'new.csv'), '--out', str(tmp_path/'s.csv')]) == 0
+    assert "expected balanced accuracy (the report's metric)" in capsys.readouterr().err
+
+
+def test_score_delta_option(fitted, tmp_path, capsys):
+    "`--delta off` gives the sets on average over calibration draws: each contains no more classes than the default δ = 0.1 sets."
+    new = _frame(60, seed=8).drop(columns='y')
+    new.to_csv(tmp_path/'new.csv', index=False)
+    args = ['score', str(fitted[2]), str(tmp_path/'new.csv'), '--out']
+    assert main(args + [str(tmp_path/'a.csv')]) == 0 and main(args + [str(tmp_path/'b.csv'), '--delta', 'off']) == 0
+    a, b = pd.read_csv(tmp_path/'a.csv'), pd.read_csv(tmp_path/'b.csv')
+    assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
+    assert main(args + [str(tmp_path/'c.csv'), '--delta', '1.5']) == 2
+    assert '--delta must be a number in (0, 1)' in capsys.readouterr().err
