@@ -25,7 +25,7 @@ from .publish import check_out_dir, save_report, check_run, _write_csv
 from .leaks import leak_check, LeakWarning
 from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
 from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows,
-                            _respondent_models, _perturb_levels, _plan_lines)
+                            _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
 
 # %% auto #0
 __all__ = ['STAGES', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
@@ -729,12 +729,15 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             fits = float('nan')
             log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
             if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
-        for i, name in enumerate(STAGES):
-            on = name in names
-            if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
-            st = _run_stage(ctx, name, on, log)
-            ctx.stages[name] = st
-            if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+        try:
+            for name in _stage_order(ctx, STAGES):     # ELA and the verdict last while the label-noise refits run beside the others
+                i, on = STAGES.index(name), name in names
+                if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
+                st = _run_stage(ctx, name, on, log)
+                ctx.stages[name] = st
+                if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+        finally: _finish_refits(ctx)
+        ctx.stages = {n: ctx.stages[n] for n in STAGES}   # in `STAGES` order
         ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates, kept for the verdict only
         _check_scheduler(client, scheduler)
     finally:
