@@ -17,7 +17,7 @@ from .responses import (response_matrix, map_folds, predict_labels_proba, FoldCo
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
 
 # %% auto #0
-__all__ = ['NOISE_DRAWS', 'connect_scheduler']
+__all__ = ['NOISE_DRAWS', 'REFITS_BESIDE_MAX_ROWS', 'connect_scheduler']
 
 # %% ../nbs/89_run.ipynb #742e3bf1
 def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
@@ -348,10 +348,12 @@ def _stop_workers(backend, n_jobs):
         get_reusable_executor().shutdown(wait=True)
     _release_memory()
 
+REFITS_BESIDE_MAX_ROWS = 20_000   # above it the refits stay in the one pass: the workers' and the stages' memory do not add up on big tables
+
 def _refits_beside(ctx:_Ctx)->bool:
-    "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected and the run may use more than one core."
+    "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected, the run may use more than one core, and the table has at most `REFITS_BESIDE_MAX_ROWS` rows."
     from joblib import effective_n_jobs
-    return 'ela' in ctx.names and effective_n_jobs(ctx.cfg['n_jobs']) > 1
+    return 'ela' in ctx.names and effective_n_jobs(ctx.cfg['n_jobs']) > 1 and ctx.ds.n_instances <= REFITS_BESIDE_MAX_ROWS
 
 def _refit_plan(ctx:_Ctx)->_RefitPlan:
     "The ELA refits of every model × fold as a plan (`_RefitPlan`): the one pass's folds and seeds, a cache of their own."
@@ -375,6 +377,28 @@ def _finish_refits(ctx:_Ctx):
     try: ctx.join_refit()
     except Exception: pass          # the ELA stage, had it run, reported the failure
     finally: _stop_workers(ctx.cfg['backend'], ctx.cfg['n_jobs'])
+
+def _workers(n_jobs)->int:
+    from joblib import effective_n_jobs
+    return max(1, effective_n_jobs(n_jobs))
+
+def _on_tail(plans:list, n_workers:int, fn):
+    "Call `fn()` once fewer tasks of `plans` remain than there are workers (a worker would idle): the schedule's tail; at once if none is to run."
+    left = {}                              # task number → its specs not yet stored, as `_run_plans` batches them (`_Plan.todo`)
+    for i, p in enumerate(plans):
+        for _, ks in p.todo(): left[len(left)] = {(i, k) for k in ks}
+    if len(left) < n_workers: fn(); return
+    owner = {s: t for t, specs in left.items() for s in specs}
+    def wrap(i, p, store):
+        def stored(k, out):
+            store(k, out)
+            t = owner.get((i, k))
+            if t is not None and t in left:
+                left[t].discard((i, k))
+                if not left[t]: del left[t]
+                if len(left) < n_workers: fn()
+        return stored
+    for i, p in enumerate(plans): p.store = wrap(i, p, p.store)
 
 def _stage_order(ctx:_Ctx, stages:tuple)->list:
     "The order the stages run in: `stages`, with ELA and the verdict last while the refits run beside the others."
@@ -410,16 +434,24 @@ def _schedule(ctx:_Ctx)->float:
         return 0.0
     _in_background(_import_altair)           # the stages' charts need altair: imported while the workers fit, not after
     done = False
+    start = None
+    if refit is not None:                  # the ELA refits: queued once a worker of the schedule's tail would idle, then beside the stages
+        def start():
+            if ctx._refit is None:
+                ctx._refit = _in_background(partial(_run_refits, refit, c['n_jobs'], c['backend'], c['progress'],
+                                                    f"{ctx.ds.name}: label-noise refits"))
+        _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
         _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
         done = True
     finally:
         _PASS_INPUTS.clear()
-        if refit is not None and done:     # the ELA refits beside the stages; `_finish_refits` stops the workers after them
-            ctx._refit = _in_background(partial(_run_refits, refit, c['n_jobs'], c['backend'], c['progress'],
-                                                f"{ctx.ds.name}: label-noise refits"))
-            ctx._beside = True
-        else: _stop_workers(c['backend'], c['n_jobs'])
+        if start is not None and done:     # `_finish_refits` stops the workers after the refits
+            start(); ctx._beside = True
+        else:
+            if ctx._refit is not None:     # the schedule failed: the stages compute their own fits (the refit with them)
+                ctx._refit.exception(); ctx._refit = None
+            _stop_workers(c['backend'], c['n_jobs'])
         if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
     if 'pass' in plans:
         kept = {r.model.iat[0]: r.attrs.pop('fitted') for r in plans['pass'].results if r is not None and 'fitted' in r.attrs}

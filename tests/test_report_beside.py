@@ -4,7 +4,7 @@ import warnings
 import pandas as pd
 import pytest
 from robustdiff.report import build_report, STAGES
-from robustdiff.run import _Ctx, _refits_beside, _stage_order
+from robustdiff.run import _Ctx, _refits_beside, _stage_order, REFITS_BESIDE_MAX_ROWS
 
 
 def _tables(rep):
@@ -35,9 +35,12 @@ def test_stages_in_order_and_all_ran(pair):
 
 
 def test_refits_beside_only_with_ela_and_cores():
-    ctx = lambda names, n_jobs: _Ctx(None, dict(n_jobs=n_jobs), {}, names=names)
+    class Rows:
+        def __init__(self, n): self.n_instances = n
+    ctx = lambda names, n_jobs, n=5000: _Ctx(Rows(n), dict(n_jobs=n_jobs), {}, names=names)
     assert _refits_beside(ctx(('accuracy', 'ela'), 2)) and _refits_beside(ctx(('ela',), -1))
     assert not _refits_beside(ctx(('accuracy', 'ela'), 1)) and not _refits_beside(ctx(('accuracy', 'scc'), 2))
+    assert not _refits_beside(ctx(('accuracy', 'ela'), 2, REFITS_BESIDE_MAX_ROWS + 1))   # big tables: memory first
     c = ctx(STAGES, 2)
     assert _stage_order(c, STAGES) == list(STAGES)    # nothing running beside: the usual order
     c._refit = object()
