@@ -351,9 +351,10 @@ def _stop_workers(backend, n_jobs):
 REFITS_BESIDE_MAX_ROWS = 20_000   # above it the refits stay in the one pass: the workers' and the stages' memory do not add up on big tables
 
 def _refits_beside(ctx:_Ctx)->bool:
-    "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected, the run may use more than one core, and the table has at most `REFITS_BESIDE_MAX_ROWS` rows."
+    "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected, the run uses local (loky) workers on more than one core, and the table has at most `REFITS_BESIDE_MAX_ROWS` rows."
     from joblib import effective_n_jobs
-    return 'ela' in ctx.names and effective_n_jobs(ctx.cfg['n_jobs']) > 1 and ctx.ds.n_instances <= REFITS_BESIDE_MAX_ROWS
+    return ('ela' in ctx.names and ctx.cfg.get('backend') in (None, 'loky') and effective_n_jobs(ctx.cfg['n_jobs']) > 1
+            and ctx.ds.n_instances <= REFITS_BESIDE_MAX_ROWS)
 
 def _refit_plan(ctx:_Ctx)->_RefitPlan:
     "The ELA refits of every model × fold as a plan (`_RefitPlan`): the one pass's folds and seeds, a cache of their own."

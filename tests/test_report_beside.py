@@ -37,10 +37,11 @@ def test_stages_in_order_and_all_ran(pair):
 def test_refits_beside_only_with_ela_and_cores():
     class Rows:
         def __init__(self, n): self.n_instances = n
-    ctx = lambda names, n_jobs, n=5000: _Ctx(Rows(n), dict(n_jobs=n_jobs), {}, names=names)
+    ctx = lambda names, n_jobs, n=5000, backend=None: _Ctx(Rows(n), dict(n_jobs=n_jobs, backend=backend), {}, names=names)
     assert _refits_beside(ctx(('accuracy', 'ela'), 2)) and _refits_beside(ctx(('ela',), -1))
     assert not _refits_beside(ctx(('accuracy', 'ela'), 1)) and not _refits_beside(ctx(('accuracy', 'scc'), 2))
     assert not _refits_beside(ctx(('accuracy', 'ela'), 2, REFITS_BESIDE_MAX_ROWS + 1))   # big tables: memory first
+    assert _refits_beside(ctx(('ela',), 2, backend='loky')) and not _refits_beside(ctx(('ela',), 2, backend='dask'))
     c = ctx(STAGES, 2)
     assert _stage_order(c, STAGES) == list(STAGES)    # nothing running beside: the usual order
     c._refit = object()
