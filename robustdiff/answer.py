@@ -134,6 +134,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             shrink:float|str='auto',          # the fold stage's shrinkage c (`fold_bootstrap_weights`): 'auto' estimates it
             W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
             metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
+            noise_reps:tuple|None=None,       # `_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)` if already computed (the report's SCC stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate and who stays right under each noise (`ROBUST_RULE`), data findings, per-model sentences and the headline."
     from robustdiff.metrics import _check_metric, metric_name, ROBUST_RULE
@@ -188,7 +189,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         pairs.extend([pw, ps])
 
     if noisy is not None:
-        fm, reps, facts = _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)
+        fm, reps, facts = noise_reps if noise_reps is not None else _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)
         if fm != models: raise ValueError(f"noisy and clean predictions name different models: {fm} vs {models}")
         easy, hard = min(facts), max(facts)
         cfg.update(hard_bin=hard, easy_bin=easy, n_bins=len(facts))

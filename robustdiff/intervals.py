@@ -132,8 +132,23 @@ def _wmean(W:np.ndarray, V:np.ndarray, rows:int=64)->np.ndarray:
     with np.errstate(invalid='ignore', divide='ignore'):
         return num / np.where(den > 0, den, np.nan)
 
-def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray)->np.ndarray:
-    "An (instances × models) matrix of `value` averaged over everything else (repeats, folds, noise copies)."
+def _cells(df:pd.DataFrame, models:list, instances:np.ndarray)->np.ndarray:
+    "Each row's cell of an (instances × models) matrix, flattened (instance × M + model); −1 for an instance or model outside them."
+    r = pd.Index(instances).get_indexer(df.instance.to_numpy())
+    c = pd.Index(models).get_indexer(df.model.to_numpy())
+    return np.where((r >= 0) & (c >= 0), r * len(models) + c, -1)
+
+def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray, cell:np.ndarray|None=None)->np.ndarray:
+    "An (instances × models) matrix of `value` averaged over everything else (repeats, folds, noise copies); `cell`: `_cells(df, models, instances)`, computed once for many columns."
+    if cell is not None:       # sums by cell (bincount): the very means of the groupby below when every sum is exact
+        v, on = df[value].to_numpy(np.float64), cell >= 0
+        n, M = len(instances), len(models)
+        cnt = np.bincount(cell[on], minlength=n * M)
+        if not np.isnan(v[on]).any() and (cnt.max(initial=0) <= 1 or np.array_equal(v[on], np.round(v[on]))):
+            if (cnt == 0).any():
+                miss = [models[j] for j in np.flatnonzero((cnt.reshape(n, M) == 0).any(0))]
+                raise ValueError(f"model(s) {miss} have no {value!r} for some instances: every model must predict every instance")
+            return (np.bincount(cell[on], v[on], n * M) / cnt).reshape(n, M)
     m = df.groupby(['instance', 'model'], sort=False, observed=True)[value].mean().unstack('model')
     m = m.reindex(index=instances, columns=models)
     if m.isna().any().any():
@@ -230,8 +245,16 @@ def _mix(parts:tuple, lam:float)->pd.DataFrame:
     if {'p_true', 'p_noisy'} <= set(p.columns): p['p_mixed'] = np.where(hit, p.p_noisy.to_numpy(float), p.p_true.to_numpy(float))
     return p
 
-def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
-    "(instances × models·classes): the share of each instance's predictions (over repeats) that are each class."
+def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list, cell:np.ndarray|None=None)->np.ndarray:
+    "(instances × models·classes): the share of each instance's predictions (over repeats) that are each class; `cell`: `_cells(p, models, instances)`."
+    if cell is not None:       # counts by cell and class (bincount): the same shares as the groupby below (0/1 sums are exact)
+        C, n = len(classes), len(instances) * len(models)
+        k, on = pd.Index(classes).get_indexer(p[col].to_numpy()), cell >= 0
+        cnt = np.bincount(cell[on], minlength=n).astype(np.float64)
+        hit = on & (k >= 0)
+        sums = np.bincount(cell[hit] * C + k[hit], minlength=n * C).reshape(n, C)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return (sums / cnt[:, None]).reshape(len(instances), len(models) * C)
     oh = pd.get_dummies(pd.Categorical(p[col], categories=classes)).astype(float)
     oh.index = p.index
     m = pd.concat([p[['instance', 'model']], oh], axis=1).groupby(['instance', 'model'], sort=False).mean()
@@ -294,14 +317,15 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
     y = _truth(p, inst)
     V_clean, S1s, clean_means, clean_scores, out = None, {}, {}, {}, []
     Sc = _positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
+    cell = _cells(p, models, inst)          # the rows stay the same at every λ: their cells once
     for lam in lams:
         p = _mix(parts, lam)
         classes = sorted(set(p.y_pred) | set(p.y_mixed) | set(y))
-        if V_clean is None: V_clean = _per_instance(p, 'correct_clean', models, inst)
-        if tuple(classes) not in S1s: S1s[tuple(classes)] = _class_shares(p, 'y_pred', models, inst, classes)
+        if V_clean is None: V_clean = _per_instance(p, 'correct_clean', models, inst, cell)
+        if tuple(classes) not in S1s: S1s[tuple(classes)] = _class_shares(p, 'y_pred', models, inst, classes, cell)
         S1 = S1s[tuple(classes)]
-        Vn, Vf, Vb = (_per_instance(p, c, models, inst) for c in ('correct_noisy', 'flip', 'broke'))
-        S2 = _class_shares(p, 'y_mixed', models, inst, classes)
+        Vn, Vf, Vb = (_per_instance(p, c, models, inst, cell) for c in ('correct_noisy', 'flip', 'broke'))
+        S2 = _class_shares(p, 'y_mixed', models, inst, classes, cell)
         Sn = _positive_scores(p, 'p_mixed', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
         K = len(classes)
         linear = metric in ('balanced_accuracy', 'macro_f1')   # ratios of weighted sums: their columns join the products below

@@ -25,7 +25,7 @@ from .publish import check_out_dir, save_report, check_run, _write_csv
 from .leaks import leak_check, LeakWarning
 from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
 from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows,
-                            _respondent_models, _perturb_levels, _plan_lines)
+                            _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
 
 # %% auto #0
 __all__ = ['STAGES', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
@@ -218,6 +218,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    W:np.ndarray,       # the verdict's resamples over `bins.instance`
                    metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
                    random_state:int=0, # seed of the noise draws' resampling (the verdict's)
+                   keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `_feature_noise_reps` (the verdict reuses them)
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
     "Bootstrap intervals of the κ, accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
     from robustdiff.intervals import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
@@ -225,6 +226,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
         for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, random_state, metric)):
+            if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
             t = _noise_table(models, reps, facts, lam, LEVEL)
             part = lambda m, pre, cols=('lo', 'hi'): t[t.measure == m].set_index(['model', 'bin'])[list(cols)].add_prefix(pre)
             sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
@@ -240,7 +242,12 @@ def _stage_scc(ctx:_Ctx, st:Stage):
     bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=c['random_state'])
     curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
     metric = c.get('metric', 'accuracy')
-    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, c['random_state'])
+    reps = {}
+    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, c['random_state'], keep=reps)
+    groups, lam = {k[:2] for k in reps}, max(c['lambdas'])
+    if len(groups) == 1:   # one noise: the verdict's figures at the largest λ are these replicates (same rows, bins, W and seed)
+        ctx.extra['noise_reps'] = dict(lam=lam, reps=reps[(*groups.pop(), float(lam))])
+    del reps
     keys = ['perturbation', 'level', 'model', 'lam', 'bin']
     for t in (curves, iv): t['_lam'] = t.lam.round(10)
     curves = curves.merge(iv.drop(columns='lam'), on=[k if k != 'lam' else '_lam' for k in keys], how='left',
@@ -405,12 +412,13 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         alpha:float,       # share of worst / hardest rows
                         hard:pd.Series|None=None, # IRT difficulty per instance (±inf for all-right/all-wrong), or None
                         metric:str='accuracy', # the chosen metric: other than accuracy, the whole fold and its hardest α share only
+                        subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
     classes = sorted(pp.y_true.astype(str).unique())
-    for label, mask in _perturbation_subsets(pp, alpha, hard):
+    for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
         if metric == 'accuracy':
             t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
@@ -432,10 +440,12 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
     metric = c.get('metric', 'accuracy')
-    tab = _perturbation_table(pp, c['alpha'], hard, metric)
+    subsets = _perturbation_subsets(pp, c['alpha'], hard)     # the worst and hardest rows: once for the table and the intervals
+    tab = _perturbation_table(pp, c['alpha'], hard, metric, subsets)
     st.tables['perturbation'] = tab
     inst = np.sort(pp.instance.unique())
-    iv = _perturbation_intervals(pp, _perturbation_subsets(pp, c['alpha'], hard), ctx.weights(inst), inst, metric)
+    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric)
+    del subsets
     st.tables['perturbation_intervals'] = iv
     which = "whole test fold, worst and hardest" if metric == 'accuracy' else "whole test fold and hardest"
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
@@ -565,8 +575,11 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     from robustdiff.answer import verdict, tradeoff_chart, accuracy_chart, bins_chart
     c = ctx.cfg
     bins, noisy, ela, pp = _verdict_inputs(ctx)
+    kept = ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates at the largest λ: not computed twice
+    kept = kept['reps'] if kept is not None and noisy is not None and kept['lam'] == max(c['lambdas']) else None
     v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'))
+                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'),
+                noise_reps=kept)
     v.config['fold_shrink'] = ctx.extra['fold_shrink']
     st.tables['verdict'] = v.table
     st.tables['verdict_models'] = v.sentences
@@ -703,6 +716,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     ctx.log = log
     leaks = leak_check(ds, random_state=int(random_state))   # before any fit: warned, never refused
     for m in leaks.message: log(f"warning: {m}"); warnings.warn(m, LeakWarning, stacklevel=2)
+    from threadpoolctl import threadpool_limits
+    threads = threadpool_limits(1)                # one BLAS/OpenMP thread in this process: the same numbers on any machine (see above)
     try:
         try:
             with collected() as fit_warnings: fits = _schedule(ctx)   # library warnings of the fits: counted, not printed
@@ -714,14 +729,19 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             fits = float('nan')
             log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
             if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
-        for i, name in enumerate(STAGES):
-            on = name in names
-            if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
-            st = _run_stage(ctx, name, on, log)
-            ctx.stages[name] = st
-            if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+        try:
+            for name in _stage_order(ctx, STAGES):     # ELA and the verdict last while the label-noise refits run beside the others
+                i, on = STAGES.index(name), name in names
+                if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
+                st = _run_stage(ctx, name, on, log)
+                ctx.stages[name] = st
+                if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+        finally: _finish_refits(ctx)
+        ctx.stages = {n: ctx.stages[n] for n in STAGES}   # in `STAGES` order
+        ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates, kept for the verdict only
         _check_scheduler(client, scheduler)
     finally:
+        threads.restore_original_limits()
         if client is not None: client.close()
     first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)
     if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.extra.get('fit_warnings', [])]

@@ -12,11 +12,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
-from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory)
+from joblib import delayed
+from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
 
 # %% auto #0
-__all__ = ['NOISE_DRAWS', 'connect_scheduler']
+__all__ = ['NOISE_DRAWS', 'REFITS_BESIDE_MAX_ROWS', 'connect_scheduler']
 
 # %% ../nbs/89_run.ipynb #742e3bf1
 def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
@@ -106,11 +107,51 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
     if class_noise > 0:
         unfitted = clone(est)
         ctx.estimator = est = None   # the clean model is done: not two fitted models in memory at once (a forest on 26 classes is ~0.5 GB)
-        pred, flipped, p_true = _noisy_refit(ctx, unfitted, class_noise)
-        out = pd.concat([out, pd.DataFrame({'part': np.full(m, 3, np.int8), 'k': np.zeros(m, np.int16),
-                                            'rep': np.zeros(m, np.int16), 'instance': te, 'y_pred': pred,
-                                            'p_true': p_true, 'extra': float(flipped)})], ignore_index=True)
+        out = pd.concat([out, _refit_rows(ctx, unfitted, class_noise)], ignore_index=True)
     return out
+
+def _refit_rows(ctx:FoldContext, unfitted, class_noise:float)->pd.DataFrame:
+    "The one pass's part 3: the test fold's predictions of `unfitted` trained on labels with `class_noise` of them flipped (`_noisy_refit`)."
+    te = ctx.test
+    pred, flipped, p_true = _noisy_refit(ctx, unfitted, class_noise)
+    return pd.DataFrame({'part': np.full(len(te), 3, np.int8), 'k': np.zeros(len(te), np.int16), 'rep': np.zeros(len(te), np.int16),
+                         'instance': te, 'y_pred': pred, 'p_true': p_true, 'extra': float(flipped)})
+
+def _refit_fold(name, est, dataset, repeat, fold, train, test, entropy, class_noise:float)->pd.DataFrame:
+    "One model × fold's ELA refit as a task of its own: no clean fit first (as `_run_task`, same fold seed: the same rows as the one pass's part 3)."
+    from robustdiff.responses import _fold_seed, _one_thread
+    from robustdiff.portfolio import model_pipeline
+    from robustdiff.estimators import _quiet_many_classes
+    from robustdiff.fitwarnings import capture
+    pipe = model_pipeline(est, dataset)
+    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
+        ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), None)
+        try: out = _refit_rows(ctx, pipe, class_noise)
+        except Exception as e:
+            raise RuntimeError(f"model {name!r} failed to fit on noisy labels on repeat {repeat}, fold {fold} of {dataset.name!r}: "
+                               f"{type(e).__name__}: {e}") from e      # the ELA stage fails, not the report (as in the one pass)
+    out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
+    if caught.rows: out.attrs['refit_warnings'] = caught.rows      # not `fit_warnings`: handed to the stage that reads them
+    return out
+
+def _refit_batch(tag, dataset, entropy, items:list, class_noise:float)->tuple:
+    "Several refits in one task: (tag, [(idx, DataFrame)]), as `_run_batch`."
+    from robustdiff.responses import _in_task
+    with _in_task(): out = [(k, _refit_fold(name, est, dataset, repeat, fold, train, test, entropy, class_noise))
+                            for k, name, est, repeat, fold, train, test in items]
+    _release_memory()
+    return tag, out
+
+@dataclass
+class _RefitPlan(_Plan):
+    "The ELA refits as a plan of their own (`_run_plans`): tasks that fit only on the noisy labels (`_refit_batch`); their warnings kept aside in `warned`."
+    class_noise:float = 0.1
+    warned:list = field(default_factory=list)
+    def task(self, tag, ks:list):
+        return delayed(_refit_batch)(tag, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks], self.class_noise)
+    def store(self, k:int, out:pd.DataFrame):
+        self.warned += out.attrs.pop('refit_warnings', None) or []
+        super().store(k, out)
 
 # %% ../nbs/89_run.ipynb #3e4026c7
 @dataclass
@@ -123,12 +164,14 @@ class _Ctx:
     _pass:pd.DataFrame|None = None
     log:object = None              # the progress log (`build_report`'s), for the schedule's plan lines
     _noisy:pd.DataFrame|None = None
+    _refit:object = None           # the ELA refits still running beside the stages (a `Future` of their rows and warnings), see `_schedule`
+    _beside:bool = False           # the schedule left its workers to those refits: `_finish_refits` stops them
 
-    def pass_task(self)->tuple:
-        "The one pass's function for `map_folds` (only the parts the selected stages need) and its cache key."
+    def pass_task(self, refit:bool=True)->tuple:
+        "The one pass's function for `map_folds` (only the parts the selected stages need; `refit=False`: without the ELA refit) and its cache key."
         c = self.cfg
         perts = _as_perturbations(c['nu'])
-        noise = c['class_noise'] if 'ela' in self.names else 0.0
+        noise = c['class_noise'] if 'ela' in self.names and refit else 0.0
         reps = c['perturb_repeats'] if 'perturbation' in self.names else 0
         draws = c.get('noise_draws', 1) if 'scc' in self.names or 'verdict' in self.names else 1
         fn = partial(_one_pass_fold, perturbations=perts, class_noise=noise, size=c['perturb_size'], levels=5, repeats=reps, draws=draws,
@@ -152,7 +195,18 @@ class _Ctx:
             self.set_pass(r)
         return self._pass
 
+    def join_refit(self):
+        "Wait for the ELA refits running beside the stages and add their rows (part 3) to the one pass; their fit warnings to this process's tally."
+        if self._refit is None: return
+        fut, self._refit = self._refit, None
+        rows, warned = fut.result()
+        from robustdiff.fitwarnings import tally
+        tally(warned)
+        if not (self.one_pass().part.to_numpy() == 3).any():   # (a pass computed here, after a failed schedule, has them already)
+            self.set_pass(pd.concat([self._pass.drop(columns='task'), rows], ignore_index=True))
+
     def _part(self, part:int, k:int|None=None)->pd.DataFrame:
+        if part == 3: self.join_refit()
         r = self.one_pass()
         keep = (r.part.to_numpy() == part) if k is None else (r.part.to_numpy() == part) & (r.k.to_numpy() == k)
         return r[keep]
@@ -294,16 +348,76 @@ def _stop_workers(backend, n_jobs):
         get_reusable_executor().shutdown(wait=True)
     _release_memory()
 
+REFITS_BESIDE_MAX_ROWS = 20_000   # above it the refits stay in the one pass: the workers' and the stages' memory do not add up on big tables
+
+def _refits_beside(ctx:_Ctx)->bool:
+    "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected, the run uses local (loky) workers on more than one core, and the table has at most `REFITS_BESIDE_MAX_ROWS` rows."
+    from joblib import effective_n_jobs
+    return ('ela' in ctx.names and ctx.cfg.get('backend') in (None, 'loky') and effective_n_jobs(ctx.cfg['n_jobs']) > 1
+            and ctx.ds.n_instances <= REFITS_BESIDE_MAX_ROWS)
+
+def _refit_plan(ctx:_Ctx)->_RefitPlan:
+    "The ELA refits of every model × fold as a plan (`_RefitPlan`): the one pass's folds and seeds, a cache of their own."
+    from robustdiff.responses import _plan_folds
+    c = ctx.cfg
+    fn = partial(_refit_fold, class_noise=c['class_noise'])
+    fn.__qualname__, fn.__module__ = '_refit_fold', __name__
+    p = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], ('ela_refit', c['class_noise']))
+    return _RefitPlan(p.fn, p.dataset, p.specs, p.results, p.files, p.entropy, p.batch, class_noise=c['class_noise'])
+
+def _run_refits(plan:_RefitPlan, n_jobs, backend, progress:bool, desc:str)->tuple:
+    "Run the refits' plan (in a background thread, beside the stages): their rows and fit warnings."
+    from robustdiff.responses import _run_plans
+    if plan.todo(): _run_plans([plan], n_jobs, backend, progress, desc)
+    return plan.frame(), plan.warned
+
+def _finish_refits(ctx:_Ctx):
+    "After the stages: the refits joined if no stage read them, and the idle workers stopped (`_schedule` left them to the refits)."
+    if not ctx._beside: return
+    ctx._beside = False
+    try: ctx.join_refit()
+    except Exception: pass          # the ELA stage, had it run, reported the failure
+    finally: _stop_workers(ctx.cfg['backend'], ctx.cfg['n_jobs'])
+
+def _workers(n_jobs)->int:
+    from joblib import effective_n_jobs
+    return max(1, effective_n_jobs(n_jobs))
+
+def _on_tail(plans:list, n_workers:int, fn):
+    "Call `fn()` once fewer tasks of `plans` remain than there are workers (a worker would idle): the schedule's tail; at once if none is to run."
+    left = {}                              # task number → its specs not yet stored, as `_run_plans` batches them (`_Plan.todo`)
+    for i, p in enumerate(plans):
+        for _, ks in p.todo(): left[len(left)] = {(i, k) for k in ks}
+    if len(left) < n_workers: fn(); return
+    owner = {s: t for t, specs in left.items() for s in specs}
+    def wrap(i, p, store):
+        def stored(k, out):
+            store(k, out)
+            t = owner.get((i, k))
+            if t is not None and t in left:
+                left[t].discard((i, k))
+                if not left[t]: del left[t]
+                if len(left) < n_workers: fn()
+        return stored
+    for i, p in enumerate(plans): p.store = wrap(i, p, p.store)
+
+def _stage_order(ctx:_Ctx, stages:tuple)->list:
+    "The order the stages run in: `stages`, with ELA and the verdict last while the refits run beside the others."
+    late = ('ela', 'verdict') if ctx._refit is not None else ()
+    return [n for n in stages if n not in late] + [n for n in stages if n in late]
+
 def _schedule(ctx:_Ctx)->float:
     "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
     import math, warnings
     from robustdiff.responses import _plan_folds, _run_plans, _answers_only
-    c, names, plans = ctx.cfg, ctx.names, {}
+    c, names, plans, refit = ctx.cfg, ctx.names, {}, None
     t0 = time.perf_counter()
     if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict', 'risk')) or \
        ('difficulty' in names and c['respondents'] == 'models') or ('hardness' in names and c['ih_pool'] == 'models'):
-        fn, key = ctx.pass_task()
+        beside = _refits_beside(ctx)
+        fn, key = ctx.pass_task(refit=not beside)
         plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], key)
+        if beside: refit = _refit_plan(ctx)
     resp = _respondent_models(c['respondents'], c['random_state']) if 'difficulty' in names else None
     if resp is not None:                      # as `respondent_predictions` (same tasks, same cache), batched
         from robustdiff.respondents import _respond_fold, ArtificialLearner
@@ -315,15 +429,30 @@ def _schedule(ctx:_Ctx)->float:
     side = None
     if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
         side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
-    for line in _plan_lines(ctx, plans): ctx.log(line)      # what is coming, before it starts
+    for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}): ctx.log(line)   # what is coming, before it starts
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
         return 0.0
     _in_background(_import_altair)           # the stages' charts need altair: imported while the workers fit, not after
-    try: _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
+    done = False
+    start = None
+    if refit is not None:                  # the ELA refits: queued once a worker of the schedule's tail would idle, then beside the stages
+        def start():
+            if ctx._refit is None:
+                ctx._refit = _in_background(partial(_run_refits, refit, c['n_jobs'], c['backend'], c['progress'],
+                                                    f"{ctx.ds.name}: label-noise refits"))
+        _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
+    try:
+        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
+        done = True
     finally:
         _PASS_INPUTS.clear()
-        _stop_workers(c['backend'], c['n_jobs'])
+        if start is not None and done:     # `_finish_refits` stops the workers after the refits
+            start(); ctx._beside = True
+        else:
+            if ctx._refit is not None:     # the schedule failed: the stages compute their own fits (the refit with them)
+                ctx._refit.exception(); ctx._refit = None
+            _stop_workers(c['backend'], c['n_jobs'])
         if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
     if 'pass' in plans:
         kept = {r.model.iat[0]: r.attrs.pop('fitted') for r in plans['pass'].results if r is not None and 'fitted' in r.attrs}
