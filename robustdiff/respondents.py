@@ -18,6 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.exceptions import ConvergenceWarning
 import re
 from .portfolio import get_models, register_portfolio, needs_prep
+from .charts import alt   # altair, imported on first use (the chart functions below)
 
 # %% auto #0
 __all__ = ['ARTIFICIAL', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',

@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
 from joblib import delayed
-from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
+from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan, hardness_cost)
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
 
 # %% auto #0
@@ -437,10 +437,11 @@ def _schedule(ctx:_Ctx)->float:
     done = False
     start = None
     if refit is not None:                  # the ELA refits: queued once a worker of the schedule's tail would idle, then beside the stages
-        def start():
+        def _start_refits():
             if ctx._refit is None:
                 ctx._refit = _in_background(partial(_run_refits, refit, c['n_jobs'], c['backend'], c['progress'],
                                                     f"{ctx.ds.name}: label-noise refits"))
+        start = _start_refits
         _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
         _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
@@ -463,8 +464,6 @@ def _schedule(ctx:_Ctx)->float:
     return time.perf_counter() - t0
 
 # %% ../nbs/89_run.ipynb #b36a0002
-_HARDNESS_CPU_50K = 38.0   # CPU-s of the hardness measures on 50 000 rows (benchmarks/results/hardness_50k.json); they grow as n²
-
 def _plan_lines(ctx:_Ctx, plans:dict)->list:
     "The log lines before the schedule: its fits with the cost prior's CPU estimate, and the stages whose cost grows faster than the rows."
     from joblib import effective_n_jobs
@@ -476,7 +475,7 @@ def _plan_lines(ctx:_Ctx, plans:dict)->list:
                      f"cost prior (≈ {cpu / 60 / cores:.1f} min on {cores} core{'s' * (cores > 1)} of the developers' machine)")
     if 'hardness' in ctx.names and n >= 20_000:
         lines.append(f"note: the hardness measures compare every pair of the {n} rows (their cost grows as n²): about "
-                     f"{_HARDNESS_CPU_50K * (n / 50_000) ** 2 / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")
+                     f"{hardness_cost(n) / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")
     return lines if ctx.log is not None else []
 
 def _sample_rows(ds:Dataset, max_rows:int|None, seed:int)->Dataset:

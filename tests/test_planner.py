@@ -93,7 +93,7 @@ def test_quadratic_stage_named_with_its_estimate():
     lines = []
     ctx = _Ctx(big, dict(n_jobs=1), {}, names=('hardness',), log=lines.append)
     out = _plan_lines(ctx, {})
-    assert len(out) == 1 and 'grows as n²' in out[0] and 'about 0.9 CPU-min' in out[0] and '--max-rows' in out[0]
+    assert len(out) == 1 and 'grows as n²' in out[0] and 'about 1.8 CPU-min' in out[0] and '--max-rows' in out[0]
 
 def test_cli_max_rows(tmp_path, capsys):
     from robustdiff.cli import main

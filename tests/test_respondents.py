@@ -210,3 +210,15 @@ def test_ladder_bounds_rows_by_default():
     assert {s.max_rows for s in inner} == {MAX_ROWS}
     assert {s.max_rows for s in (e.steps[-1][1] if hasattr(e, 'steps') else e for e in get_respondents('ladder', 26, max_rows=None).values())} == {None}
     assert list(get_respondents('ladder', n=26, max_rows=None)) == list(pop)                           # the same names
+
+
+def test_chart_functions_work_from_the_installed_module():
+    "The exported chart functions need altair inside the module, not only in the notebook (a NameError before)."
+    import subprocess, sys
+    code = ("import pandas as pd\n"
+            "from robustdiff.respondents import reliability_chart, split_half_chart, population_chart\n"
+            "reliability_chart(pd.DataFrame({'difficulty': [0., 1.], 'difficulty_se': [.1, .2]})).to_dict()\n"
+            "split_half_chart(pd.DataFrame({'split': [0, 0], 'half_a': [0., 1.], 'half_b': [.1, .9]})).to_dict()\n"
+            "population_chart(pd.DataFrame({'model': ['nb_1', 'nb_1', 'tree_2'], 'correct': [1, 0, 1]})).to_dict()\n")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
