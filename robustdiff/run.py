@@ -464,6 +464,10 @@ def _schedule(ctx:_Ctx)->float:
     return time.perf_counter() - t0
 
 # %% ../nbs/89_run.ipynb #b36a0002
+def _span(seconds:float, prefix:str='')->str:
+    "A duration as the log says it: whole seconds below 90 s ('40 CPU-s'), else minutes ('5.3 CPU-min')."
+    return f"{seconds:.0f} {prefix}s" if seconds < 90 else f"{seconds / 60:.1f} {prefix}min"
+
 def _plan_lines(ctx:_Ctx, plans:dict)->list:
     "The log lines before the schedule: its fits with the cost prior's CPU estimate, and the stages whose cost grows faster than the rows."
     from joblib import effective_n_jobs
@@ -471,8 +475,8 @@ def _plan_lines(ctx:_Ctx, plans:dict)->list:
     n, cores, lines = ctx.ds.n_instances, max(1, effective_n_jobs(ctx.cfg['n_jobs'])), []
     if todo:
         cpu = sum(c for c, _ in todo)
-        lines.append(f"plan: {sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks, about {cpu / 60:.1f} CPU-min by the "
-                     f"cost prior (≈ {cpu / 60 / cores:.1f} min on {cores} core{'s' * (cores > 1)} of the developers' machine)")
+        lines.append(f"plan: {sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks, about {_span(cpu, 'CPU-')} by the "
+                     f"cost prior (≈ {_span(cpu / cores)} on {cores} core{'s' * (cores > 1)} of the developers' machine)")
     if 'hardness' in ctx.names and n >= 20_000:
         lines.append(f"note: the hardness measures compare every pair of the {n} rows (their cost grows as n²): about "
                      f"{hardness_cost(n) / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")
