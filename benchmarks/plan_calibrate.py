@@ -128,7 +128,7 @@ def main():
     ap.add_argument('--out', default=str(RESULTS/'plan_calibrate.json'))
     a = ap.parse_args()
     from robustdiff.portfolio import get_models
-    from robustdiff.responses import _cost_classes, _COST_PRIOR
+    from robustdiff.costs import _cost_classes, _COST_PRIOR
     ds = _table()
     rng = np.random.default_rng(0)
     y = ds.y.to_numpy()

@@ -21,11 +21,11 @@ from .data import Dataset, load_dataset, data_dir, _need_dir
 from .portfolio import get_models, make_pipeline, model_pipeline, _wants_prep
 from .estimators import _quiet_many_classes
 from .fitwarnings import capture, tally
+from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
 
 # %% auto #0
-__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'ModelFitError', 'one_pass_cost', 'hardness_cost', 'map_folds',
-           'predict_is_argmax', 'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table',
-           'accuracy_chart', 'irt_names', 'read_responses']
+__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'ModelFitError', 'map_folds', 'predict_is_argmax', 'predict_labels_proba',
+           'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -395,122 +395,6 @@ def _in_loky_worker()->bool:
 if _in_loky_worker():   # the parent's pid as it was when this worker was started (it may have died during the imports)
     _watch_parent(int(os.environ.get(_PARENT_ENV) or os.getppid()))
 else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers this process starts
-
-# %% ../nbs/02_responses.ipynb #1214fb63
-_COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 features, growth exponent in the rows)
-    # benchmarks/plan_calibrate.py: fits at 2 000 and 8 000 rows of the diamonds-like table, checked against the
-    # per-model fits at 4 000 rows of waveform_40 (floor_waveform_40_quiet_final.json) and earlier 40 000-row fits
-    'PARTClassifier': (111.0, 1.72), 'RandomForestClassifier': (13.4, 1.0), 'PukSVC': (45.0, 2.0), 'SVC': (23.0, 1.9),
-    'GradientBoostingClassifier': (8.0, 1.0), 'RipperClassifier': (4.0, 1.2), 'BaggingClassifier': (8.0, 1.2),
-    'RuleEnsembleClassifier': (12.0, 1.2), 'MLPClassifier': (4.0, 1.0), '_LadderMLP': (3.0, 1.0), 'LVQClassifier': (2.5, 1.0),
-    'FDAClassifier': (1.5, 1.0), 'RBFNetworkClassifier': (1.24, 1.0), 'C45TreeClassifier': (0.6, 1.0),
-    'C45Classifier': (0.6, 1.0), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (0.5, 1.0), 'KNeighborsClassifier': (0.07, 1.0),
-    'DecisionTreeClassifier': (0.35, 1.0), 'CITreeClassifier': (0.26, 1.0), 'LogisticRegression': (0.4, 1.0),
-    'PLSDAClassifier': (0.1, 1.0), 'GaussianNBFloor': (0.1, 1.0), 'GaussianNB': (0.1, 1.0), 'RDAClassifier': (0.09, 1.0)}
-_PREDICT_PRIOR = {   # class: (CPU s of predicting 1 000 rows with a model fitted on 40 000 rows, exponent in the training rows)
-    'KNeighborsClassifier': (0.17, 0.6), 'SVC': (0.25, 0.87), 'PukSVC': (0.25, 0.87), 'PARTClassifier': (0.22, 1.0),
-    'RandomForestClassifier': (0.093, 0.5), 'BaggingClassifier': (0.05, 0.5), 'RuleEnsembleClassifier': (0.0065, 0.0),
-    'GradientBoostingClassifier': (0.0055, 0.0)}
-_PREDICT_OTHER = (0.0027, 0.0)   # any other class (mostly the prep step's transform of the rows)
-_REFIT_PRIOR = {'PARTClassifier': 1.5, 'SVC': 1.5, 'PukSVC': 1.5}   # a fit on 10 %-noisy labels ÷ the clean fit (others: 1)
-_COST_UNKNOWN = (1.0, 1.0)   # a class not in the table: a second at 40 000 rows
-_COST_PER_FIT = 0.02         # CPU-s of every fit besides the model: the result's table, the task
-_COST_PER_SMALL_FIT = 0.003  # the same for a respondent of the ladder (many small fits per task, the prep step shared)
-
-def _prior_name(est, table:dict)->str:
-    "The first class of `est`'s MRO that `table` knows (a subclass costs what its parent does), else its own name."
-    return next((k.__name__ for k in type(est).__mro__ if k.__name__ in table), type(est).__name__)
-
-def _inner(est):
-    "The model a Pipeline, CalibratedClassifierCV or SubsetClassifier wraps (None: not a wrapper)."
-    if isinstance(est, Pipeline): return est.steps[-1][1]
-    kinds = {c.__name__ for c in type(est).__mro__}
-    return est.estimator if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) else None
-
-def _subset_rows(est, n:float)->tuple:
-    "(rows, share of the columns) a SubsetClassifier fits on out of `n` training rows (a count of columns: out of 40)."
-    m, f = est.max_samples, est.max_features
-    rows = min(n, float(m) if isinstance(m, (int, np.integer)) else float(m) * n)
-    cap = getattr(est, 'max_rows', None)                 # a bound on the rows (the ladder's at large n)
-    share = min(1.0, float(f) / 40 if isinstance(f, (int, np.integer)) else float(f))
-    return (rows if cap is None else min(rows, float(cap))), share
-
-def _fit_prior(est, n:float)->float:
-    "Expected CPU seconds of fitting `est` on `n` rows (the model alone), from `_COST_PRIOR`."
-    if isinstance(est, Pipeline): return _fit_prior(est.steps[-1][1], n)
-    kinds = {c.__name__ for c in type(est).__mro__}
-    if 'CalibratedClassifierCV' in kinds:          # k fits on (k − 1)/k of the rows, plus the final fit unless ensembled
-        k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
-        inner = (lambda m: _fit_prior(est.estimator, m)) if est.estimator is not None else (lambda m: _class_cost('LinearSVC', m) - _COST_PER_FIT)
-        return k * inner(n * (k - 1) / k) + (inner(n) if est.ensemble is False else 0.0)
-    if 'SubsetClassifier' in kinds:                # the wrapped model on its rows and share of the columns
-        rows, share = _subset_rows(est, n)
-        return _fit_prior(est.estimator, rows) * share
-    s, e = _COST_PRIOR.get(_prior_name(est, _COST_PRIOR), _COST_UNKNOWN)
-    return s * (max(n, 1.0) / 40000) ** e
-
-def _predict_prior(est, n_train:float, n_rows:float)->float:
-    "Expected CPU seconds of predicting `n_rows` rows (labels and probabilities) with `est` fitted on `n_train` rows, from `_PREDICT_PRIOR`."
-    if isinstance(est, Pipeline): return _predict_prior(est.steps[-1][1], n_train, n_rows)
-    kinds = {c.__name__ for c in type(est).__mro__}
-    if 'CalibratedClassifierCV' in kinds:
-        k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
-        inner = est.estimator if est.estimator is not None else 'LinearSVC'
-        per = _predict_prior(inner, n_train, n_rows) if not isinstance(inner, str) else _PREDICT_OTHER[0] * n_rows / 1000
-        return per * (k if est.ensemble is not False else 1)
-    if 'SubsetClassifier' in kinds:
-        rows, share = _subset_rows(est, n_train)
-        return _predict_prior(est.estimator, rows, n_rows) * share
-    s, e = _PREDICT_PRIOR.get(_prior_name(est, _PREDICT_PRIOR), _PREDICT_OTHER)
-    return s * (max(n_train, 1.0) / 40000) ** e * n_rows / 1000
-
-def _per_fit(est)->float:
-    m = est.steps[-1][1] if isinstance(est, Pipeline) else est
-    return _COST_PER_SMALL_FIT if 'SubsetClassifier' in {c.__name__ for c in type(m).__mro__} else _COST_PER_FIT
-
-def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
-                n_rows:float=40000, # training rows of the fit
-               )->float:           # expected CPU seconds on the developers' machine (larger = start earlier)
-    "Expected CPU seconds of fitting `est` on `n_rows` rows, from `_COST_PRIOR` (unknown classes: `_COST_UNKNOWN`), and the fit's bookkeeping."
-    return _fit_prior(est, max(float(n_rows), 1.0)) + _per_fit(est)
-
-def one_pass_cost(est,                # an (unfitted) classifier, Pipeline or wrapper, as `_cost_prior`
-                  n_train:float,      # training rows of the fold
-                  n_test:float,       # test rows of the fold
-                  blocks:int=1,       # blocks of n_test rows it predicts (the one pass: the clean rows and every perturbed copy)
-                  refit:bool=False,   # also refit on noisy labels and predict the test rows once more (the ELA refit)
-                 )->float:            # expected CPU seconds on the developers' machine
-    "Expected CPU seconds of one model × fold task: the fit, its predictions of `blocks` × `n_test` rows and, with `refit`, the noisy-label refit and its predictions."
-    n = max(float(n_train), 1.0)
-    cost = _cost_prior(est, n) + _predict_prior(est, n, blocks * float(n_test))
-    if refit:
-        cost += _fit_prior(est, n) * _REFIT_PRIOR.get(_cost_classes(est)[0], 1.0) + _predict_prior(est, n, float(n_test))
-    return cost
-
-def _pass_shape(fn)->dict:
-    "`one_pass_cost`'s blocks and refit for a task function: the one pass's (a partial of `robustdiff.run._one_pass_fold`, read from its arguments), else one block."
-    kw = getattr(fn, 'keywords', None) or {}
-    if 'perturbations' not in kw or 'levels' not in kw: return dict(blocks=1, refit=False)
-    blocks = 1 + len(kw['perturbations']) * int(kw.get('draws', 1)) + (int(kw['levels']) - 1) * int(kw.get('repeats', 0))
-    return dict(blocks=blocks, refit=float(kw.get('class_noise', 0)) > 0)
-
-_HARDNESS_50K = 75.0    # CPU-s of the hardness measures on 50 000 rows: 9.8–10.2 at 20 000 rows of the diamonds-like table in two runs, × 2.5^(2.17–2.23) (benchmarks/results/plan_calibrate.json)
-
-def hardness_cost(n_rows:int)->float:   # expected CPU seconds of `robustdiff.hardness.hardness_measures` on n_rows rows
-    "Expected CPU seconds of the hardness measures on `n_rows` rows (they compare every pair of rows: n²)."
-    return _HARDNESS_50K * (max(float(n_rows), 1.0) / 50_000) ** 2
-
-def _class_cost(name:str, n:float)->float:
-    s, e = _COST_PRIOR.get(name, _COST_UNKNOWN)
-    return s * (max(n, 1.0) / 40000) ** e + _COST_PER_FIT
-
-def _cost_classes(est)->list:
-    "The class names `_cost_prior` looks up for `est` (wrappers unwrapped; a subclass: its first known parent): each should be in `_COST_PRIOR`."
-    if isinstance(est, Pipeline): est = est.steps[-1][1]
-    kinds = {c.__name__ for c in type(est).__mro__}
-    if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) and est.estimator is not None:
-        return _cost_classes(est.estimator)
-    return [_prior_name(est, _COST_PRIOR)]
 
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
 @dataclass

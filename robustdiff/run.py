@@ -13,7 +13,8 @@ import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
 from joblib import delayed
-from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan, hardness_cost)
+from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
+from .costs import hardness_cost
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
 
 # %% auto #0

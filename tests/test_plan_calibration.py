@@ -4,8 +4,8 @@ import importlib, inspect, json, sys
 from pathlib import Path
 import pytest
 from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models
-from robustdiff.responses import (_COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, _plan_folds, _pass_shape,
-                                  hardness_cost, one_pass_cost)
+from robustdiff.responses import _plan_folds
+from robustdiff.costs import _COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, _pass_shape, hardness_cost, one_pass_cost
 
 RESULTS = Path(__file__).resolve().parents[1]/'benchmarks'/'results'
 

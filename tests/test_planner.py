@@ -9,7 +9,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import load_sklearn
 from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models, make_pipeline
-from robustdiff.responses import _COST_PRIOR, _COST_PER_FIT, _cost_prior, _fit_prior, _cost_classes, _plan_folds, map_folds
+from robustdiff.responses import _plan_folds, map_folds
+from robustdiff.costs import _COST_PRIOR, _COST_PER_FIT, _cost_prior, _fit_prior, _cost_classes
 from robustdiff.estimators import PARTClassifier
 
 def _all_portfolios():
