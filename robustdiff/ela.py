@@ -11,7 +11,8 @@ from .charts import alt   # altair, imported on first use
 from scipy.stats import spearmanr
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
-from .data import Dataset, load_dataset
+from .data import Dataset
+from .datasets import load_dataset
 from .responses import map_folds, FoldContext
 
 # %% auto #0

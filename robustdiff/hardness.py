@@ -15,7 +15,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import StratifiedKFold
-from .data import Dataset, load_dataset
+from .data import Dataset
+from .datasets import load_dataset
 
 # %% auto #0
 __all__ = ['MEASURES', 'PRESETS', 'hardness_measures', 'dense_reference', 'hardness_correlations', 'correlation_chart',

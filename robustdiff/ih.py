@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.calibration import CalibratedClassifierCV
-from .data import Dataset, load_dataset
+from .data import Dataset
+from .datasets import load_dataset
 
 # %% auto #0
 __all__ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness',

@@ -11,7 +11,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from sklearn.preprocessing import PowerTransformer
 from threadpoolctl import threadpool_limits
-from .data import Dataset, load_dataset
+from .data import Dataset
+from .datasets import load_dataset
 from .hardness import hardness_measures
 from .ih import instance_hardness, InstanceHardness, good_threshold
 from .footprints import Footprints, footprints, footprint_edges

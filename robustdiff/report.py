@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
-from .data import Dataset, load_dataset, check_task, is_table_path
+from .data import Dataset, check_task
+from .datasets import load_dataset
+from .tables import is_table_path
 from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models, _wants_prep
@@ -769,7 +771,7 @@ def _inputs(dataset)->list:
 def _load(dataset, target, csv_kws)->Dataset:
     if isinstance(dataset, Dataset): return dataset
     if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
-        from robustdiff.data import from_file
+        from robustdiff.tables import from_file
         p = Path(dataset)
         if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
         try: return from_file(p, target or 'target', **(csv_kws or {}))

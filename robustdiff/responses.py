@@ -17,8 +17,9 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
-from .data import Dataset, load_dataset, data_dir, _need_dir
-from .portfolio import get_models, make_pipeline, model_pipeline, _wants_prep
+from .data import Dataset
+from .datasets import load_dataset, _need_dir
+from .portfolio import get_models, model_pipeline, _wants_prep
 from .estimators import _quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
@@ -354,14 +355,15 @@ def _fold_labels(dataset, rows, shared:dict|None, key:str)->np.ndarray:
     if key not in shared: shared[key] = dataset.y.iloc[rows].to_numpy()
     return shared[key].copy()
 
-def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None):
+def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None, fit:bool=True):
     pipe = model_pipeline(est, dataset)    # the package's prep for a bundled or `needs_prep` model; yours as given
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
     with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
-        try: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
+        try:
+            if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
             hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
@@ -403,6 +405,7 @@ class _Plan:
     fn:Callable; dataset:Dataset; specs:list; results:list; files:list; entropy:int
     batch:int = 1               # fits per task (tasks of many small fits cost less to schedule, e.g. on Dask)
     keep:Callable|None = None   # what of each result to keep in memory (the cache still gets the whole result)
+    fit:bool = True             # False: `fn` fits the task's unfitted pipeline itself (e.g. on other labels)
 
     def slim(self, keep:Callable):
         "Keep only `keep(result)` of every result, those read from the cache and those still to come."
@@ -423,9 +426,11 @@ class _Plan:
 
     def task(self, tag, ks:list):
         "One parallel task computing the specs `ks`; it returns (tag, [(k, DataFrame)])."
-        return delayed(_run_batch)(tag, self.fn, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks])
+        return delayed(_run_batch)(tag, self.fn, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks], self.fit)
 
     def store(self, k:int, out:pd.DataFrame):
+        "Keep a task's result (and cache it); its fit warnings go to the caller's tally (`collected`)."
+        tally(out.attrs.pop('fit_warnings', None))
         self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
         try: _cache_write(self.files[k][0], self.files[k][1], out)
@@ -440,12 +445,12 @@ def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
                          'instance': preds.instance.to_numpy(np.int64),
                          'correct': preds.correct.to_numpy(np.int8)})
 
-def _run_batch(tag, fn, dataset, entropy, items:list)->tuple:
-    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each; their own parallel calls stay in the task (`_in_task`)."
+def _run_batch(tag, fn, dataset, entropy, items:list, fit:bool=True)->tuple:
+    "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each (`fit=False`: `fn` fits the unfitted pipeline itself); their own parallel calls stay in the task (`_in_task`)."
     one_fold = len({(it[3], it[4]) for it in items}) == 1
-    shared = {} if one_fold and len(items) > 1 else None    # the prep step of the batch's fold, fitted once (`_fit_pipeline`)
+    shared = {} if one_fold and len(items) > 1 and fit else None    # the prep step of the batch's fold, fitted once (`_fit_pipeline`)
     with _in_task():
-        out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy, shared) for k, name, est, repeat, fold, train, test in items]
+        out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy, shared, fit) for k, name, est, repeat, fold, train, test in items]
     _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
     return tag, out
 
@@ -486,9 +491,7 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
         for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
             cost, i, _ = batches[j]
-            for k, out in outs:
-                tally(out.attrs.pop('fit_warnings', None))   # summarised by the caller (`collected`)
-                plans[i].store(k, out)
+            for k, out in outs: plans[i].store(k, out)
             done += len(outs)
             bar.set_postfix_str(f'{done}/{total} fits', refresh=False)
             bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)

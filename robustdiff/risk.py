@@ -42,6 +42,12 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
         out[rows] = (ge + 1) / (len(s) + 1)
     return out
 
+def _check_delta(delta, off:bool=False):
+    "Refuse a δ that is not a number in (0, 1) (or None; with `off`, also False: the average-only sets)."
+    if delta is None or (off and delta is False): return
+    if isinstance(delta, bool) or not isinstance(delta, (float, int)) or not 0 < delta < 1:
+        raise ValueError(f"delta must be None{', False' if off else ''} or in (0, 1), got {delta!r}")
+
 def _rank(n:int, alpha:float, delta:float|None=None)->int:
     "Which largest of a bin's n calibration scores is its threshold: j = ⌊α(n + 1) − 1⌋ + 1 (coverage ≥ 1 − α on average over calibration draws); with `delta`, at most the largest j with P(coverage ≥ 1 − α) ≥ 1 − δ over the draw (coverage ~ Beta(n + 1 − j, j): P = F_Binom(n − j; n, 1 − α)). 0: none qualifies (every class is in)."
     j = int(np.floor(alpha * (n + 1) - 1)) + 1
@@ -67,7 +73,7 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                   )->np.ndarray:    # (n, C) boolean membership
     "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`)."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    if delta is not None and not 0 < delta < 1: raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
+    _check_delta(delta)
     P, tb = np.asarray(P, float), np.asarray(test_bins)
     S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta)[:, None]
     if nonempty:
@@ -253,8 +259,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
               n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
               fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
-              delta:float|None=0.1,
-              metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
+              delta:float|None=0.1,  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
+              metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
@@ -278,9 +284,9 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     nk = np.bincount(cal_bins, minlength=n_bins)
-    thin = [k for k in range(n_bins) if delta is not None and _rank(int(nk[k]), 0.1, delta) < 1]
+    thin = [k for k in range(n_bins) if delta is not None and _rank(int(nk[k]), RiskModel.alpha, delta) < 1]
     if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
-                          f"({', '.join(str(int(nk[k])) for k in thin)}) for coverage ≥ 0.9 with probability ≥ {1 - delta:g} (δ = {delta:g}): "
+                          f"({', '.join(str(int(nk[k])) for k in thin)}) for coverage ≥ {1 - RiskModel.alpha:g} with probability ≥ {1 - delta:g} (δ = {delta:g}): "
                           f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (δ=None: valid on average only).")
     specs = get_models(models, random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
@@ -298,7 +304,6 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
         F = _risk_features(o.p_max.to_numpy(float), b_oof)
         coef_r[m] = _logistic(F, 1 - correct)
         q = 1 - _apply(coef_r[m], F)
-        nk = np.bincount(cal_bins, minlength=n_bins)
         chk[m] = np.column_stack([nk, np.bincount(cal_bins, correct, n_bins) / np.maximum(nk, 1), np.bincount(cal_bins, q, n_bins) / np.maximum(nk, 1)])
         f = fl.loc[m].reindex(np.arange(len(X))).to_numpy(float) if m in fl.index.get_level_values(0) else np.full(len(X), np.nan)
         f = np.nan_to_num(f, nan=np.nanmean(f) if np.isfinite(f).any() else 0.0)
@@ -415,9 +420,8 @@ def predict_risk(self:RiskModel,
     "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
     alpha = self.alpha if alpha is None else alpha
     if not (isinstance(alpha, (float, int)) and 0 < alpha < 1): raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    _check_delta(delta, off=True)
     delta = self.delta if delta is None else (None if delta is False else delta)
-    if delta is not None and not (isinstance(delta, (float, int)) and not isinstance(delta, bool) and 0 < delta < 1):
-        raise ValueError(f"delta must be None, False or in (0, 1), got {delta!r}")
     names = list(self.models) if models is None else ([models] if isinstance(models, str) else list(models))
     unknown = [m for m in names if m not in self.models]
     if unknown: raise ValueError(f"unknown model(s) {unknown}; this risk model has {list(self.models)}")
@@ -464,8 +468,7 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
-    if delta is not None and not (isinstance(delta, (float, int)) and not isinstance(delta, bool) and 0 < delta < 1):
-        raise ValueError(f"delta must be None or in (0, 1), got {delta!r}")
+    _check_delta(delta)
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
@@ -764,7 +767,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
-    from robustdiff.data import read_table
+    from robustdiff.tables import read_table
     p = Path(model_path).expanduser()
     if p.is_dir():
         found = [p/f for f in (RISK_FILE, _OLD_RISK_FILE) if (p/f).is_file()]   # a report from before risk/ keeps it beside the tables
@@ -778,8 +781,9 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     rm = load_risk(p)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
-    est = rm.estimate_accuracy(X, models=model) if len(X) else None
+    if not len(X): raise ValueError(f"{str(data)!r} holds no rows to score")
     r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta)
+    est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
     _write_scored(r, out)
     t = est.table

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
-from joblib import delayed
 from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
 from .costs import hardness_cost
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
@@ -118,40 +117,19 @@ def _refit_rows(ctx:FoldContext, unfitted, class_noise:float)->pd.DataFrame:
     return pd.DataFrame({'part': np.full(len(te), 3, np.int8), 'k': np.zeros(len(te), np.int16), 'rep': np.zeros(len(te), np.int16),
                          'instance': te, 'y_pred': pred, 'p_true': p_true, 'extra': float(flipped)})
 
-def _refit_fold(name, est, dataset, repeat, fold, train, test, entropy, class_noise:float)->pd.DataFrame:
-    "One model × fold's ELA refit as a task of its own: no clean fit first (as `_run_task`, same fold seed: the same rows as the one pass's part 3)."
-    from robustdiff.responses import _fold_seed, _one_thread
-    from robustdiff.portfolio import model_pipeline
-    from robustdiff.estimators import _quiet_many_classes
-    from robustdiff.fitwarnings import capture
-    pipe = model_pipeline(est, dataset)
-    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
-        ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), None)
-        try: out = _refit_rows(ctx, pipe, class_noise)
-        except Exception as e:
-            raise RuntimeError(f"model {name!r} failed to fit on noisy labels on repeat {repeat}, fold {fold} of {dataset.name!r}: "
-                               f"{type(e).__name__}: {e}") from e      # the ELA stage fails, not the report (as in the one pass)
-    out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
-    if caught.rows: out.attrs['refit_warnings'] = caught.rows      # not `fit_warnings`: handed to the stage that reads them
-    return out
-
-def _refit_batch(tag, dataset, entropy, items:list, class_noise:float)->tuple:
-    "Several refits in one task: (tag, [(idx, DataFrame)]), as `_run_batch`."
-    from robustdiff.responses import _in_task
-    with _in_task(): out = [(k, _refit_fold(name, est, dataset, repeat, fold, train, test, entropy, class_noise))
-                            for k, name, est, repeat, fold, train, test in items]
-    _release_memory()
-    return tag, out
+def _refit_part(ctx:FoldContext, class_noise:float)->pd.DataFrame:
+    "One model × fold's ELA refit as a task of its own (`_run_task(fit=False)`: no clean fit first; same fold seed, so the same rows as the one pass's part 3)."
+    try: return _refit_rows(ctx, ctx.estimator, class_noise)
+    except Exception as e:
+        raise RuntimeError(f"model {ctx.model!r} failed to fit on noisy labels on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}: "
+                           f"{type(e).__name__}: {e}") from e      # the ELA stage fails, not the report (as in the one pass)
 
 @dataclass
 class _RefitPlan(_Plan):
-    "The ELA refits as a plan of their own (`_run_plans`): tasks that fit only on the noisy labels (`_refit_batch`); their warnings kept aside in `warned`."
-    class_noise:float = 0.1
+    "The ELA refits as a plan of their own (`_run_plans`): tasks that fit only on the noisy labels (`_refit_part`); their fit warnings kept aside in `warned` (they finish in a background thread, beside the stages)."
     warned:list = field(default_factory=list)
-    def task(self, tag, ks:list):
-        return delayed(_refit_batch)(tag, self.dataset, self.entropy, [(k,) + tuple(self.specs[k]) for k in ks], self.class_noise)
     def store(self, k:int, out:pd.DataFrame):
-        self.warned += out.attrs.pop('refit_warnings', None) or []
+        self.warned += out.attrs.pop('fit_warnings', None) or []
         super().store(k, out)
 
 # %% ../nbs/89_run.ipynb #3e4026c7
@@ -361,10 +339,10 @@ def _refit_plan(ctx:_Ctx)->_RefitPlan:
     "The ELA refits of every model × fold as a plan (`_RefitPlan`): the one pass's folds and seeds, a cache of their own."
     from robustdiff.responses import _plan_folds
     c = ctx.cfg
-    fn = partial(_refit_fold, class_noise=c['class_noise'])
-    fn.__qualname__, fn.__module__ = '_refit_fold', __name__
+    fn = partial(_refit_part, class_noise=c['class_noise'])
+    fn.__qualname__, fn.__module__ = '_refit_part', __name__
     p = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], ('ela_refit', c['class_noise']))
-    return _RefitPlan(p.fn, p.dataset, p.specs, p.results, p.files, p.entropy, p.batch, class_noise=c['class_noise'])
+    return _RefitPlan(p.fn, p.dataset, p.specs, p.results, p.files, p.entropy, p.batch, fit=False)
 
 def _run_refits(plan:_RefitPlan, n_jobs, backend, progress:bool, desc:str)->tuple:
     "Run the refits' plan (in a background thread, beside the stages): their rows and fit warnings."

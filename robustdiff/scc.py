@@ -363,7 +363,7 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
                              reliability:int=10,     # random splits for the split-half reliability of the difficulties (0: skip)
                             )->SCCResult:
     "[FB24] for one dataset: CV predictions clean and perturbed, IRT difficulty from a respondent population, bins, κ SCCs."
-    from robustdiff.data import load_dataset
+    from robustdiff.datasets import load_dataset
     from robustdiff.portfolio import get_models
     ds = load_dataset(dataset)
     _check_lambdas(lambdas); _as_perturbations(perturbation); _check_on_constant(on_constant)
