@@ -751,6 +751,13 @@ def _delta_text(rm:RiskModel)->str:
     return (f"; training-conditional for all bins at once: with probability ≥ {1 - rm.delta:g} over the calibration draw, every bin of a "
             f"model covers ≥ 1 − α (each bin at δ = {_bin_delta(rm.delta, rm.n_bins):.3f}, Šidák)")
 
+def _thin_check_text(rm:RiskModel)->str:
+    "A clause for the cross-fitted check when its half-size bins are too thin for the model's δ (their sets hold every class, so they read 1.0)."
+    if rm.delta is None: return ''
+    need, have = _min_rows(rm.alpha, _bin_delta(rm.delta, rm.n_bins, getattr(rm, 'simultaneous', False))), len(rm.cal_bins) // 2 // rm.n_bins
+    return '' if have >= need else (f" (the check calibrates on half the rows, about {have} per bin, fewer than the {need} a bin needs "
+                                      f"at this δ: there its sets hold every class and read 1.0; the deployed sets use every row)")
+
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
     c = ctx.cfg
@@ -783,7 +790,7 @@ def report_stage(ctx, st):
         f"Conformal sets at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian"
         f"{_delta_text(rm)}), checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal "
-        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin.",
+        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin{_thin_check_text(rm)}.",
         "`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
         "calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
         "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",

@@ -405,3 +405,16 @@ def test_risk_model_sets_are_simultaneous_and_old_files_per_bin(fitted, tmp_path
     assert list(a.prediction_set) == list(b.prediction_set)
     with pytest.raises(ValueError, match='simultaneous'): rm.predict_risk(new, simultaneous='no')
     with pytest.raises(ValueError, match='simultaneous'): fit_risk(fitted[0], simultaneous=0.5)    # refused before any fit
+
+
+def test_score_file_per_bin_option(fitted, tmp_path):
+    "`score_file(simultaneous=False)` (what `robustdiff score --per-bin` passes) gives the per-bin sets: never more classes than the default ones, which are for all bins at once."
+    from robustdiff.risk import score_file
+    new = _frame(60, seed=9).drop(columns='y')
+    new.to_csv(tmp_path/'new.csv', index=False)
+    quiet = lambda m: None
+    a = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'a.csv', log=quiet)
+    b = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'b.csv', log=quiet, simultaneous=False)
+    assert (b.set_size <= a.set_size).all()
+    assert list(b.prediction_set) == list(fitted[1].extra['risk_model'].predict_risk(new, simultaneous=False).prediction_set)
+    with pytest.raises(ValueError, match='simultaneous'): score_file(fitted[2], tmp_path/'new.csv', tmp_path/'c.csv', log=quiet, simultaneous='per-bin')
