@@ -87,7 +87,8 @@ def one(ds, seed, a)->list:
                 assert np.allclose(pt, rm.cal_p_true[m][e], atol=1e-6), f"{m} fold {k} does not reproduce the out-of-fold scores"
             pos = pd.Index(cls).get_indexer(yn)
             for v, (rows, cb, tb) in list(variants.items()) + [('pooled, δ = 0.1', variants['pooled'])]:
-                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, a.alpha, delta=0.1 if 'δ' in v else None)
+                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, a.alpha, delta=0.1 if 'δ' in v else None,
+                                   simultaneous=False)   # the study's δ was per bin (before the simultaneous default)
                 cov = np.where(pos >= 0, S[np.arange(len(yn)), np.maximum(pos, 0)], False)
                 for j in range(rm.n_bins):
                     on = tb == j

@@ -48,18 +48,38 @@ def _check_delta(delta, off:bool=False):
     if isinstance(delta, bool) or not isinstance(delta, (float, int)) or not 0 < delta < 1:
         raise ValueError(f"delta must be None{', False' if off else ''} or in (0, 1), got {delta!r}")
 
+def _check_simultaneous(simultaneous, none:bool=False):
+    "Refuse a `simultaneous` that is not True or False (or, with `none`, None: the model's)."
+    if (none and simultaneous is None) or isinstance(simultaneous, (bool, np.bool_)): return
+    raise ValueError(f"simultaneous must be True or False{' (or None: the model setting)' if none else ''}, got {simultaneous!r}")
+
+def _bin_delta(delta:float|None,          # the sets' δ (None: off)
+               n_bins:int,                 # K: the bins that have calibration rows
+               simultaneous:bool=True,     # δ for all K bins at once (Šidák), else for each bin on its own
+              )->float|None:
+    "Each bin's δ: with `simultaneous`, 1 − (1 − δ)^(1/K), so that all K bins cover together with probability ≥ 1 − δ (their calibration rows are disjoint: independent given the edges); else δ."
+    if delta is None or not simultaneous or n_bins <= 1: return delta
+    return float(-np.expm1(np.log1p(-delta) / n_bins))
+
+def _min_rows(alpha:float, delta_bin:float|None)->int:
+    "The fewest calibration rows a bin needs for a threshold (`_rank` ≥ 1): (1 − α)^n ≤ δ_bin (and α(n + 1) ≥ 1); fewer hold every class."
+    n = int(np.ceil(1 / alpha - 1 - 1e-9))
+    if delta_bin is not None: n = max(n, int(np.ceil(np.log(delta_bin) / np.log1p(-alpha) - 1e-9)))
+    return n
+
 def _rank(n:int, alpha:float, delta:float|None=None)->int:
     "Which largest of a bin's n calibration scores is its threshold: j = ⌊α(n + 1) − 1⌋ + 1 (coverage ≥ 1 − α on average over calibration draws); with `delta`, at most the largest j with P(coverage ≥ 1 − α) ≥ 1 − δ over the draw (coverage ~ Beta(n + 1 − j, j): P = F_Binom(n − j; n, 1 − α)). 0: none qualifies (every class is in)."
     j = int(np.floor(alpha * (n + 1) - 1)) + 1
     if delta is not None and n > 0: j = min(j, n - int(binom.ppf(1 - delta, n, 1 - alpha)))
     return j
 
-def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=None)->np.ndarray:
-    "Per test row, the j-th largest calibration score of its bin (`_rank`); without `delta` the largest score whose Mondrian p-value exceeds α."
+def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=None, simultaneous:bool=True)->np.ndarray:
+    "Per test row, the j-th largest calibration score of its bin (`_rank` at the bin's δ, `_bin_delta` over the calibration bins); without `delta` the largest score whose Mondrian p-value exceeds α."
     out = np.empty(len(test_bins))
+    d_bin = _bin_delta(delta, len(np.unique(cal_bins)), simultaneous)
     for k in np.unique(test_bins):
         d = np.sort(cal_scores[cal_bins == k])[::-1]
-        j = _rank(len(d), alpha, delta)
+        j = _rank(len(d), alpha, d_bin)
         out[test_bins == k] = np.inf if j <= 0 else (-np.inf if j > len(d) else d[j - 1])
     return out
 
@@ -69,13 +89,15 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                    test_bins,       # (n,) category of each test row
                    alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per category
                    nonempty:bool=True, # an empty set holds the most probable class instead
-                   delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α in each bin with probability ≥ 1 − δ over the draw
+                   delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α with probability ≥ 1 − δ over the draw (see `simultaneous`)
+                   simultaneous:bool=True, # with `delta`: every bin at once covers ≥ 1 − α with probability ≥ 1 − δ (Šidák over the bins); False: each bin on its own
                   )->np.ndarray:    # (n, C) boolean membership
-    "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`)."
+    "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`, for all bins at once by default)."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta)
+    _check_simultaneous(simultaneous)
     P, tb = np.asarray(P, float), np.asarray(test_bins)
-    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta)[:, None]
+    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta, simultaneous)[:, None]
     if nonempty:
         empty = np.flatnonzero(~S.any(axis=1))
         S[empty, P[empty].argmax(axis=1)] = True
@@ -151,7 +173,8 @@ def _as_days(col:pd.Series)->pd.Series:
 # %% ../nbs/60_risk.ipynb #abea9f16
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
-          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion')
+          'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion',
+          'simultaneous')
 
 @dataclass
 class RiskModel:
@@ -183,9 +206,10 @@ class RiskModel:
     random_state:int = 0     # the seed everything was fitted with
     notes:list = field(default_factory=list)  # what the fit did, one sentence each
     cal_check:dict|None = None  # model → (n_bins, 3): calibration rows, their accuracy and their mean 1 − risk per predicted bin (None in files from before it)
-    delta:float|None = None  # the sets' confidence over the calibration draw: each bin covers ≥ 1 − α with probability ≥ 1 − δ (None: on average; files from before it)
+    delta:float|None = None  # the sets' confidence over the calibration draw: coverage ≥ 1 − α with probability ≥ 1 − δ (None: on average; files from before it)
     metric:str = 'accuracy'  # the report's metric (`robustdiff.metrics`): batches are estimated in it too
     confusion:dict|None = None  # model → (K, K) out-of-fold counts, predicted class × true class (`classes` order): where a wrong prediction's true class lies
+    simultaneous:bool = False   # δ holds for every bin of a model at once (Šidák: each bin 1 − (1 − δ)^(1/K)); False: for each bin on its own (files from before it)
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -259,7 +283,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
               n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
               fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
-              delta:float|None=0.1,  # the conformal sets cover ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average over draws)
+              delta:float|None=0.1,  # with probability ≥ 1 − δ over the calibration draw the conformal sets cover ≥ 1 − α (None: on average over draws)
+              simultaneous:bool=True, # δ for every bin at once (Šidák over the bins); False: for each bin on its own
               metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)
              )->RiskModel:
     from joblib import Parallel, delayed
@@ -284,10 +309,12 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     nk = np.bincount(cal_bins, minlength=n_bins)
-    thin = [k for k in range(n_bins) if delta is not None and _rank(int(nk[k]), RiskModel.alpha, delta) < 1]
+    d_bin = _bin_delta(delta, int((nk > 0).sum()), simultaneous)
+    thin = [k for k in range(n_bins) if delta is not None and 0 < nk[k] and _rank(int(nk[k]), RiskModel.alpha, d_bin) < 1]
     if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
-                          f"({', '.join(str(int(nk[k])) for k in thin)}) for coverage ≥ {1 - RiskModel.alpha:g} with probability ≥ {1 - delta:g} (δ = {delta:g}): "
-                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (δ=None: valid on average only).")
+                          f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(RiskModel.alpha, d_bin)} needed) for coverage ≥ {1 - RiskModel.alpha:g} "
+                          f"with probability ≥ {1 - d_bin:.3g} (δ = {delta:g}{f' over all {int((nk > 0).sum())} bins together' if simultaneous else ' per bin'}): "
+                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
     specs = get_models(models, random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
@@ -324,7 +351,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      coef_correct=coef_c, coef_risk=coef_r, coef_flip=coef_f, p_flip=pflip, cal_p_true=cal, cal_bins=cal_bins,
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
                      train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
-                     delta=None if delta is None else float(delta), metric=metric, confusion=confusion)
+                     delta=None if delta is None else float(delta), metric=metric, confusion=confusion,
+                     simultaneous=bool(simultaneous))
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first)    # for the report's cross-fitted checks (not saved)
     return rm
 
@@ -395,7 +423,7 @@ def _set_labels(S:np.ndarray, classes:np.ndarray)->np.ndarray:
     out = np.empty(n, object); out[:] = [tuple(classes[r].tolist()) for r in S]
     return out
 
-def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None)->dict:
+def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True)->dict:
     from robustdiff.responses import predict_labels_proba
     labels, P = predict_labels_proba(self.models[m], Xm)
     labels = np.asarray(labels)
@@ -404,7 +432,7 @@ def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.nd
         P = (labels[:, None] == cls[None, :]).astype(float)
         p_max = np.full(len(labels), np.nan)
     else: p_max = P.max(axis=1)
-    S = conformal_sets(P, self.cal_p_true[m], self.cal_bins, bins, alpha, delta=delta)
+    S = conformal_sets(P, self.cal_p_true[m], self.cal_bins, bins, alpha, delta=delta, simultaneous=simultaneous)
     F = _risk_features(p_max, b)
     return {'model': m, 'prediction': labels, 'confidence': p_max,
             'p_correct': _apply(self.coef_correct[m], b[:, None]),
@@ -416,12 +444,15 @@ def predict_risk(self:RiskModel,
                  alpha:float|None=None, # miscoverage of the prediction sets (default: the model's, 0.1)
                  models=None,         # a model name or list of names (default: every model)
                  delta=None,          # the sets' δ: None = the model's (`RiskModel.delta`), False = coverage on average over calibration draws, a number in (0, 1)
+                 simultaneous=None,   # δ for every bin of a model at once (True) or for each bin on its own (False); None = the model's (`RiskModel.simultaneous`)
                 )->pd.DataFrame:      # one row per (row, model): the columns of `_COLUMNS`
     "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
     alpha = self.alpha if alpha is None else alpha
     if not (isinstance(alpha, (float, int)) and 0 < alpha < 1): raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta, off=True)
     delta = self.delta if delta is None else (None if delta is False else delta)
+    _check_simultaneous(simultaneous, none=True)
+    simultaneous = bool(getattr(self, 'simultaneous', False) if simultaneous is None else simultaneous)
     names = list(self.models) if models is None else ([models] if isinstance(models, str) else list(models))
     unknown = [m for m in names if m not in self.models]
     if unknown: raise ValueError(f"unknown model(s) {unknown}; this risk model has {list(self.models)}")
@@ -432,7 +463,7 @@ def predict_risk(self:RiskModel,
     row = np.arange(len(Xf)) if isinstance(Xf.index, pd.MultiIndex) else Xf.index.to_numpy()
     common = {'row': row, 'difficulty': b, 'difficulty_lo': b + self.b_interval[0],
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
-    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta)}) for m in names]
+    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous)}) for m in names]
     out = pd.concat(frames, ignore_index=True)[_COLUMNS]
     out.attrs['notes'] = notes
     return out
@@ -463,18 +494,21 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              nu:float=0.2,             # feature-noise level ν for p_flip
              n_splits:int=5,           # cross-validation folds
              progress:bool=False,      # progress output
-             delta:float|None=0.1,     # conformal sets: ≥ 1 − α in each bin with probability ≥ 1 − δ over the calibration draw (None: on average)
+             delta:float|None=0.1,     # conformal sets: with probability ≥ 1 − δ over the calibration draw, coverage ≥ 1 − α (None: on average over draws)
+             simultaneous:bool=True,   # δ for every bin at once: all of a model's bins cover together with probability ≥ 1 − δ; False: each bin on its own
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
     _check_delta(delta)
+    _check_simultaneous(simultaneous)
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
     rm = rep.extra['risk_model']
     rm.delta = None if delta is None else float(delta)     # used only when sets are made: nothing to refit
+    rm.simultaneous = bool(simultaneous)
     return rm
 
 # %% ../nbs/60_risk.ipynb #4ef13a58
@@ -645,7 +679,7 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
             edges = _edges(b[fit], rm.n_bins)   # bins from the calibration half only
             top = 1 - np.where(np.isnan(p_max[ev]), 1.0, p_max[ev])             # the most probable class's score
             for out, cb, tb in ((inm, _bin_of(b[fit], edges), _bin_of(b[ev], edges)), (inmarg, np.zeros(fit.sum()), np.zeros(ev.sum()))):
-                thr = _thresholds(s_cal, cb, tb, alpha, rm.delta)                    # the sets `predict_risk` makes (same δ)
+                thr = _thresholds(s_cal, cb, tb, alpha, rm.delta, rm.simultaneous)   # the sets `predict_risk` makes (same δ)
                 out[ev] = (s_ev <= thr) | ((top > thr) & (correct[ev] == 1))         # an empty set holds the most probable class
         for k in range(rm.n_bins):
             on = bins == k
@@ -709,6 +743,21 @@ def _metric_scores(cfg:dict, oof:pd.DataFrame)->pd.DataFrame:
             for m, g in oof.groupby('model', sort=False)] if metric != 'roc_auc' else []
     return pd.DataFrame(rows)
 
+def _delta_text(rm:RiskModel)->str:
+    "What the model's sets promise over the calibration draw, in words (empty with δ off)."
+    if rm.delta is None: return ''
+    if not getattr(rm, 'simultaneous', False):
+        return f"; training-conditional per bin: each bin covers ≥ 1 − α with probability ≥ {1 - rm.delta:g} over the calibration draw"
+    return (f"; training-conditional for all bins at once: with probability ≥ {1 - rm.delta:g} over the calibration draw, every bin of a "
+            f"model covers ≥ 1 − α (each bin at δ = {_bin_delta(rm.delta, rm.n_bins):.3f}, Šidák)")
+
+def _thin_check_text(rm:RiskModel)->str:
+    "A clause for the cross-fitted check when its half-size bins are too thin for the model's δ (their sets hold every class, so they read 1.0)."
+    if rm.delta is None: return ''
+    need, have = _min_rows(rm.alpha, _bin_delta(rm.delta, rm.n_bins, getattr(rm, 'simultaneous', False))), len(rm.cal_bins) // 2 // rm.n_bins
+    return '' if have >= need else (f" (the check calibrates on half the rows, about {have} per bin, fewer than the {need} a bin needs "
+                                      f"at this δ: there its sets hold every class and read 1.0; the deployed sets use every row)")
+
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
     c = ctx.cfg
@@ -739,9 +788,9 @@ def report_stage(ctx, st):
     mw = cov[(cov.method == 'marginal') & (cov.bin == rm.n_bins - 1)].coverage
     st.notes += rm.notes + [
         f"Conformal sets at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian"
-        f"{'' if rm.delta is None else f'; training-conditional: each bin covers ≥ 1 − α with probability ≥ {1 - rm.delta:g} over the calibration draw'}), checked by cross-fitting on the out-of-fold "
+        f"{_delta_text(rm)}), checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal "
-        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin.",
+        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin{_thin_check_text(rm)}.",
         "`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
         "calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
         "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
@@ -765,6 +814,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                na_values:list|None=None,# extra strings meaning missing
                log=print,               # where the notes and the summary go
                delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
+               simultaneous=None,       # δ for all of a model's bins at once (True) or per bin (False); None = the model's
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
     from robustdiff.tables import read_table
@@ -778,11 +828,12 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     if not data.is_file(): raise FileNotFoundError(f"no such file: {str(data)!r}")
     if out.exists() and out.resolve() == data.resolve(): raise ValueError(f"--out {str(out)!r} is the input file: choose another name")
     if not 0 < alpha < 1: raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
+    _check_simultaneous(simultaneous, none=True)
     rm = load_risk(p)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
     if not len(X): raise ValueError(f"{str(data)!r} holds no rows to score")
-    r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta)
+    r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous)
     est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
     _write_scored(r, out)

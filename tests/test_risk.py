@@ -338,3 +338,83 @@ def test_score_delta_option(fitted, tmp_path, capsys):
     assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
     assert main(args + [str(tmp_path/'c.csv'), '--delta', '1.5']) == 2
     assert '--delta must be a number in (0, 1)' in capsys.readouterr().err
+
+
+def test_simultaneous_delta_is_sidak_over_the_bins():
+    "Each bin's δ is 1 − (1 − δ)^(1/K) over the K bins with calibration rows; per bin it is δ; one bin (marginal) keeps δ; a thin bin needs (1 − α)^n ≤ δ_bin."
+    from robustdiff.risk import _bin_delta, _min_rows, _rank, _thresholds
+    for d in (0.01, 0.1, 0.3):
+        for K in (1, 2, 5, 10):
+            assert _bin_delta(d, K) == pytest.approx(1 - (1 - d) ** (1 / K), rel=1e-12)
+            assert (1 - _bin_delta(d, K)) ** K == pytest.approx(1 - d, rel=1e-12)
+            assert _bin_delta(d, K, simultaneous=False) == d
+    assert _bin_delta(None, 5) is None
+    db = _bin_delta(0.1, 5)
+    assert round(db, 4) == 0.0209 and _min_rows(0.1, db) == 37 and _min_rows(0.1, 0.1) == 22
+    for a in (0.05, 0.1, 0.2):
+        for d in (None, 0.01, 0.1, db):
+            n = _min_rows(a, d)
+            assert _rank(n, a, d) >= 1 and _rank(n - 1, a, d) < 1, (a, d, n)
+    # the thresholds use K = the calibration bins (5 here), whatever bins the test rows fall in
+    rng = np.random.default_rng(3)
+    s, cb = rng.random(500), np.repeat(np.arange(5), 100)
+    thr = _thresholds(s, cb, np.zeros(1, int), 0.1, 0.1)[0]
+    assert thr == np.sort(s[cb == 0])[::-1][_rank(100, 0.1, db) - 1]
+    assert _thresholds(s, cb, np.zeros(1, int), 0.1, 0.1, simultaneous=False)[0] == np.sort(s[cb == 0])[::-1][_rank(100, 0.1, 0.1) - 1]
+    with pytest.raises(ValueError, match='simultaneous'): conformal_sets(np.full((2, 2), 0.5), [0.5, 0.6], [0, 0], [0, 0], 0.1, delta=0.1, simultaneous='yes')
+
+
+def test_simultaneous_sets_cover_every_bin_together():
+    "Monte Carlo over calibration draws (K = 5 bins of 60 exchangeable rows, uniform scores: a bin's coverage is its threshold): every bin covers ≥ 1 − α together in ≥ 1 − δ of the draws; with δ per bin far fewer do (0.947^5 ≈ 0.76 here; (1 − δ)^K = 0.59 without the rank's discreteness)."
+    from robustdiff.risk import _thresholds
+    rng = np.random.default_rng(11)
+    draws, K, n = 2000, 5, 60
+    cb = np.repeat(np.arange(K), n)
+    all_cover = {}
+    for sim in (True, False):
+        ok = np.empty(draws, bool)
+        for i in range(draws):
+            thr = _thresholds(rng.random(K * n), cb, np.arange(K), 0.1, 0.1, simultaneous=sim)
+            ok[i] = (thr >= 0.9).all()
+        all_cover[sim] = ok.mean()
+    se = np.sqrt(0.1 * 0.9 / draws)
+    assert all_cover[True] >= 0.9 - 3 * se
+    assert all_cover[False] < 0.9 - 3 * se                    # the per-bin sets miss the simultaneous target
+    from scipy.stats import binom
+    from robustdiff.risk import _rank, _bin_delta
+    for sim, d in ((True, _bin_delta(0.1, K)), (False, 0.1)):    # each agrees with its exact value, P(one bin covers)^K (independent bins)
+        exact = binom.cdf(n - _rank(n, 0.1, d), n, 0.9) ** K
+        assert abs(all_cover[sim] - exact) < 4 * np.sqrt(exact * (1 - exact) / draws), (sim, all_cover[sim], exact)
+
+
+def test_risk_model_sets_are_simultaneous_and_old_files_per_bin(fitted, tmp_path):
+    "A fitted risk model is simultaneous (persisted); its per-bin sets are inside its default ones; a file from before the option loads per bin."
+    from robustdiff.risk import _state
+    from robustdiff.risk_io import write_risk_file
+    rm = fitted[1].extra['risk_model']
+    assert rm.simultaneous is True and rm.delta == 0.1
+    new = _frame(60, seed=12).drop(columns='y')
+    sim, per = rm.predict_risk(new), rm.predict_risk(new, simultaneous=False)
+    assert (per.set_size <= sim.set_size).all()
+    assert all(set(b) <= set(a) for a, b in zip(sim.prediction_set, per.prediction_set))
+    assert load_risk(rm.save(tmp_path/'n.rdrisk')).simultaneous is True
+    st = _state(rm); st.pop('simultaneous')
+    old = load_risk(write_risk_file(st, tmp_path/'o.rdrisk', dict(robustdiff='old', dataset=rm.dataset, models=list(rm.models))))
+    assert old.simultaneous is False
+    a, b = old.predict_risk(new), per
+    assert list(a.prediction_set) == list(b.prediction_set)
+    with pytest.raises(ValueError, match='simultaneous'): rm.predict_risk(new, simultaneous='no')
+    with pytest.raises(ValueError, match='simultaneous'): fit_risk(fitted[0], simultaneous=0.5)    # refused before any fit
+
+
+def test_score_file_per_bin_option(fitted, tmp_path):
+    "`score_file(simultaneous=False)` (what `robustdiff score --per-bin` passes) gives the per-bin sets: never more classes than the default ones, which are for all bins at once."
+    from robustdiff.risk import score_file
+    new = _frame(60, seed=9).drop(columns='y')
+    new.to_csv(tmp_path/'new.csv', index=False)
+    quiet = lambda m: None
+    a = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'a.csv', log=quiet)
+    b = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'b.csv', log=quiet, simultaneous=False)
+    assert (b.set_size <= a.set_size).all()
+    assert list(b.prediction_set) == list(fitted[1].extra['risk_model'].predict_risk(new, simultaneous=False).prediction_set)
+    with pytest.raises(ValueError, match='simultaneous'): score_file(fitted[2], tmp_path/'new.csv', tmp_path/'c.csv', log=quiet, simultaneous='per-bin')
