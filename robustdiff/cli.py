@@ -128,8 +128,11 @@ def _score_parser(sub):
     s.add_argument('--out', required=True, help="the scored CSV to write")
     s.add_argument('--model', default=None, help="score with this model only (default: every model of the report)")
     s.add_argument('--alpha', type=float, default=0.1, help="prediction sets hold the true class with probability ≥ 1 − alpha (default 0.1)")
-    s.add_argument('--delta', default=None, help="each difficulty bin's sets cover ≥ 1 − alpha with probability ≥ 1 − delta over the "
-                   "calibration draw (default: the model's, 0.1); 'off': coverage on average over calibration draws")
+    s.add_argument('--delta', default=None, help="with probability ≥ 1 − delta over the calibration draw, every difficulty bin of a "
+                   "model covers ≥ 1 − alpha (default: the model's, 0.1; --per-bin: each bin on its own); 'off': coverage on average "
+                   "over calibration draws")
+    s.add_argument('--per-bin', action='store_true', help="delta holds for each difficulty bin on its own (smaller sets; default: "
+                   "for all of a model's bins at once)")
     s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
     s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
 
@@ -145,7 +148,8 @@ def _delta(text:str|None):
 def _score(a)->int:
     "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else."
     from robustdiff.risk import score_file
-    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta))
+    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta),
+                   simultaneous=False if a.per_bin else None)
     except _USER_ERRORS as e:
         print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
     except Exception as e:

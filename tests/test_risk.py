@@ -335,7 +335,7 @@ def test_score_delta_option(fitted, tmp_path, capsys):
     args = ['score', str(fitted[2]), str(tmp_path/'new.csv'), '--out']
     assert main(args + [str(tmp_path/'a.csv')]) == 0 and main(args + [str(tmp_path/'b.csv'), '--delta', 'off']) == 0
     a, b = pd.read_csv(tmp_path/'a.csv'), pd.read_csv(tmp_path/'b.csv')
-    assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
+    assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any() and (b.set_size < a.set_size).any()
     assert main(args + [str(tmp_path/'c.csv'), '--delta', '1.5']) == 2
     assert '--delta must be a number in (0, 1)' in capsys.readouterr().err
 
@@ -415,6 +415,15 @@ def test_score_file_per_bin_option(fitted, tmp_path):
     quiet = lambda m: None
     a = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'a.csv', log=quiet)
     b = score_file(fitted[2], tmp_path/'new.csv', tmp_path/'b.csv', log=quiet, simultaneous=False)
-    assert (b.set_size <= a.set_size).all()
+    assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
     assert list(b.prediction_set) == list(fitted[1].extra['risk_model'].predict_risk(new, simultaneous=False).prediction_set)
     with pytest.raises(ValueError, match='simultaneous'): score_file(fitted[2], tmp_path/'new.csv', tmp_path/'c.csv', log=quiet, simultaneous='per-bin')
+
+
+def test_score_per_bin_flag(fitted, tmp_path):
+    "`score --per-bin` gives δ to each bin on its own: sets never larger than the default's (δ for all bins at once)."
+    _frame(60, seed=8).drop(columns='y').to_csv(tmp_path/'new.csv', index=False)
+    args = ['score', str(fitted[2]), str(tmp_path/'new.csv'), '--out']
+    assert main(args + [str(tmp_path/'a.csv')]) == 0 and main(args + [str(tmp_path/'b.csv'), '--per-bin']) == 0
+    a, b = pd.read_csv(tmp_path/'a.csv'), pd.read_csv(tmp_path/'b.csv')
+    assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
