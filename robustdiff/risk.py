@@ -664,6 +664,7 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
     "Coverage, reliability and error-prediction tables from the out-of-fold rows, calibrated on one half and checked on the other."
     o = rm._oof
     b, bins, half = o['b_oof'], rm.cal_bins, _halves(len(o['b_oof']), rm.random_state)
+    delta, simultaneous, _ = _check_setting(rm)
     cov, rel, err = [], [], []
     z = norm.ppf(0.95)
     for m in rm.models:
@@ -679,7 +680,7 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
             edges = _edges(b[fit], rm.n_bins)   # bins from the calibration half only
             top = 1 - np.where(np.isnan(p_max[ev]), 1.0, p_max[ev])             # the most probable class's score
             for out, cb, tb in ((inm, _bin_of(b[fit], edges), _bin_of(b[ev], edges)), (inmarg, np.zeros(fit.sum()), np.zeros(ev.sum()))):
-                thr = _thresholds(s_cal, cb, tb, alpha, rm.delta, rm.simultaneous)   # the sets `predict_risk` makes (same δ)
+                thr = _thresholds(s_cal, cb, tb, alpha, delta, simultaneous)   # the sets `predict_risk` makes (its δ where the halves allow)
                 out[ev] = (s_ev <= thr) | ((top > thr) & (correct[ev] == 1))         # an empty set holds the most probable class
         for k in range(rm.n_bins):
             on = bins == k
@@ -751,12 +752,15 @@ def _delta_text(rm:RiskModel)->str:
     return (f"; training-conditional for all bins at once: with probability ≥ {1 - rm.delta:g} over the calibration draw, every bin of a "
             f"model covers ≥ 1 − α (each bin at δ = {_bin_delta(rm.delta, rm.n_bins):.3f}, Šidák)")
 
-def _thin_check_text(rm:RiskModel)->str:
-    "A clause for the cross-fitted check when its half-size bins are too thin for the model's δ (their sets hold every class, so they read 1.0)."
-    if rm.delta is None: return ''
-    need, have = _min_rows(rm.alpha, _bin_delta(rm.delta, rm.n_bins, getattr(rm, 'simultaneous', False))), len(rm.cal_bins) // 2 // rm.n_bins
-    return '' if have >= need else (f" (the check calibrates on half the rows, about {have} per bin, fewer than the {need} a bin needs "
-                                      f"at this δ: there its sets hold every class and read 1.0; the deployed sets use every row)")
+def _check_setting(rm:RiskModel)->tuple:
+    "The δ the cross-fitted check's sets use, as (δ, simultaneous, clause): the model's when its half-size bins are thick enough for it; else δ per bin; else δ off — a check that still tests coverage, where sets holding every class would read 1.0."
+    if rm.delta is None: return None, False, ''
+    sim, have = getattr(rm, 'simultaneous', False), len(rm.cal_bins) // 2 // rm.n_bins
+    need = _min_rows(rm.alpha, _bin_delta(rm.delta, rm.n_bins, sim))
+    if have >= need: return rm.delta, sim, ''
+    head = f" (the check calibrates on half the rows, about {have} per bin, fewer than the {need} a bin needs at the model's δ"
+    if sim and have >= _min_rows(rm.alpha, rm.delta): return rm.delta, False, head + ", so it checks the sets with δ for each bin on its own; the deployed sets use every row)"
+    return None, False, head + ", so it checks the sets valid on average over calibration draws, δ off; the deployed sets use every row)"
 
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
@@ -790,7 +794,7 @@ def report_stage(ctx, st):
         f"Conformal sets at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian"
         f"{_delta_text(rm)}), checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal "
-        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin{_thin_check_text(rm)}.",
+        f"split conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin{_check_setting(rm)[2]}.",
         "`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
         "calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
         "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
