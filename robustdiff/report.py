@@ -365,10 +365,10 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix
+    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix, _as_str
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(pp.y_true.astype(str).unique())
+        models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
         for label, mask in subsets:
             if label.startswith('worst'): continue
             q = pp if mask is None else pp[mask]
@@ -417,9 +417,10 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
+    from robustdiff.intervals import _as_str
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    classes = sorted(pp.y_true.astype(str).unique())
+    classes = sorted(set(_as_str(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
         if metric == 'accuracy':
