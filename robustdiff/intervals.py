@@ -333,6 +333,7 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
     V_clean, S1s, clean_means, clean_scores, out = None, {}, {}, {}, []
     Sc = _positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
     cell = _cells(p, models, inst)          # the rows stay the same at every λ: their cells once
+    W_bin = {}                              # each bin's weight columns, selected once for every λ
     for lam in lams:
         p = _mix(parts, lam)
         classes = sorted(set(p.y_pred) | set(p.y_mixed) | set(y))
@@ -350,7 +351,8 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
             on = binv == k
-            Wk = Wa[:, on]
+            if k not in W_bin: W_bin[k] = Wa[:, on]
+            Wk = W_bin[k]
             # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
             if (k, tuple(classes)) not in clean_means:
                 clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]] + ([TP1[on], T[on]] if linear else [])))
