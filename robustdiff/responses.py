@@ -566,6 +566,28 @@ def predict_is_argmax(est)->bool:
     f = getattr(type(est), 'predict', None)
     return hasattr(est, 'predict_proba') and (any(f is g for g in _argmax_predicts()) or _knn_argmax(est))
 
+def _platt_svm(final):
+    "The SVC inside a Platt-scaled `_PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
+    from sklearn.calibration import CalibratedClassifierCV as C
+    from sklearn.svm._base import BaseSVC, BaseLibSVM
+    from robustdiff.portfolio import _PlattSVMLabels as P
+    t = type(final)
+    if not (issubclass(t, P) and t.predict is P.predict and t.predict_proba is C.predict_proba and final.ensemble is False
+            and final.method == 'sigmoid' and len(getattr(final, 'calibrated_classifiers_', ())) == 1): return None
+    svm = final.calibrated_classifiers_[0].estimator
+    s = type(svm)
+    ok = (isinstance(svm, BaseSVC) and s.predict is BaseSVC.predict and s.decision_function is BaseSVC.decision_function
+          and s._decision_function is BaseLibSVM._decision_function and not svm.break_ties and svm.decision_function_shape == 'ovr'
+          and len(svm.classes_) > 2 and isinstance(svm.kernel, str) and svm.kernel != 'precomputed' and not svm._sparse)
+    return svm if ok else None
+
+def _ovo_vote(dec:np.ndarray, K:int)->np.ndarray:
+    "libsvm's one-vs-one vote (`svm_predict_values`) from its decision values: pairs (0, 1), (0, 2), …, (K−2, K−1), a value > 0 votes for the first; the class with most votes, ties to the first."
+    i, j = np.triu_indices(K, 1)
+    votes = np.zeros((len(dec), K), np.int64)
+    np.add.at(votes, (np.arange(len(dec))[:, None], np.where(dec > 0, i, j)), 1)
+    return votes.argmax(1)
+
 def predict_labels_proba(est,  # a fitted classifier or Pipeline
                          X,    # the rows to predict
                         )->tuple: # (labels, probabilities or None when the model has no `predict_proba`)
@@ -576,6 +598,13 @@ def predict_labels_proba(est,  # a fitted classifier or Pipeline
         for _, step in est.steps[:-1]:
             if step is not None and step != 'passthrough': Xt = step.transform(Xt)
     if not hasattr(final, 'predict_proba'): return final.predict(Xt), None
+    svm = _platt_svm(final)
+    if svm is not None:                    # one pass of the kernel: the vote and the Platt probabilities read the same decision values
+        dec = svm._decision_function(Xt)
+        svm._decision_function = lambda X: dec      # (what `decision_function` reads for the calibration; removed below)
+        try: P = final.predict_proba(Xt)
+        finally: del svm._decision_function
+        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), P
     P = final.predict_proba(Xt)
     if predict_is_argmax(final): return final.classes_.take(np.argmax(P, axis=1), axis=0), P
     return final.predict(Xt), P
