@@ -135,6 +135,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
             metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
             noise_reps:tuple|None=None,       # `_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)` if already computed (the report's SCC stage): not computed twice
+            perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate and who stays right under each noise (`ROBUST_RULE`), data findings, per-model sentences and the headline."
     from robustdiff.metrics import _check_metric, metric_name, ROBUST_RULE
@@ -211,7 +212,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                  'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy labels")
         for k, mt in (('rla', ''), ('ela', '')): rows += _rows(models, er[k], k, level, metric=mt)
     if perturbation is not None:
-        pm, pr, lv = _perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)
+        pm, pr, lv = perturbation_reps if perturbation_reps is not None else _perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)
         if pm != models: raise ValueError(f"perturbation and clean predictions name different models: {pm} vs {models}")
         cfg['perturb_level'] = lv
         compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {alpha:.0%} that perturbation turns wrong",

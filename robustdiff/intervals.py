@@ -107,9 +107,16 @@ def percentile_interval(samples,           # bootstrap replicates, resamples alo
     "The percentile bootstrap interval: the (1−level)/2 and (1+level)/2 quantiles of the replicates."
     _check_level(level)
     a = (1 - level) / 2
+    S = np.asarray(samples, float)
+    gaps = np.isnan(S).any(axis=0)
+    if S.ndim > 1 and not gaps.all():      # columns without NaN: `quantile` (the same order statistics and interpolation, one partition for all)
+        lo, hi = np.quantile(S, [a, 1 - a], axis=0)
+        if not gaps.any(): return lo, hi
+        lo[gaps], hi[gaps] = percentile_interval(S[:, gaps], level)
+        return lo, hi
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)     # all-NaN columns (undefined statistics) stay NaN
-        lo, hi = np.nanquantile(np.asarray(samples, float), [a, 1 - a], axis=0)
+        lo, hi = np.nanquantile(S, [a, 1 - a], axis=0)
     return lo, hi
 
 # %% ../nbs/91b_intervals.ipynb #1b3e2274
@@ -131,6 +138,13 @@ def _wmean(W:np.ndarray, V:np.ndarray, rows:int=64)->np.ndarray:
         den[i:i + rows] = W[i:i + rows].sum(1, keepdims=True)
     with np.errstate(invalid='ignore', divide='ignore'):
         return num / np.where(den > 0, den, np.nan)
+
+def _as_str(values)->np.ndarray:
+    "`pd.Series(values).astype(str).to_numpy()`, each distinct value converted once (a few classes, not every row)."
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    codes, uniq = pd.factorize(s)
+    if (codes < 0).any(): return s.astype(str).to_numpy()   # missing values ('nan', 'None', …): as pandas writes each
+    return pd.Series(uniq).astype(str).to_numpy()[codes]
 
 def _cells(df:pd.DataFrame, models:list, instances:np.ndarray)->np.ndarray:
     "Each row's cell of an (instances × models) matrix, flattened (instance × M + model); −1 for an instance or model outside them."
@@ -199,7 +213,7 @@ def _positive_scores(df:pd.DataFrame, p_col:str, models:list, instances:np.ndarr
     if p_col not in df.columns or df[p_col].isna().any():
         bad = sorted(df.loc[df[p_col].isna(), 'model'].unique()) if p_col in df.columns else models
         raise ValueError(f"roc_auc needs predicted probabilities: model(s) {bad} have no predict_proba")
-    pos = np.where(df.y_true.astype(str).to_numpy() == classes[1], df[p_col].to_numpy(float), 1 - df[p_col].to_numpy(float))
+    pos = np.where(_as_str(df.y_true) == classes[1], df[p_col].to_numpy(float), 1 - df[p_col].to_numpy(float))
     s = _per_instance(df.assign(_pos=pos), '_pos', models, instances)
     return np.stack([1 - s, s], 2)
 
@@ -208,11 +222,12 @@ def _metric_matrix(metric:str, Wa:np.ndarray, df:pd.DataFrame, pred:str, models:
     "Replicates (rows of Wa) × models of `metric` on the predictions in column `pred` (pooled over repeats and copies)."
     from robustdiff.metrics import metric_replicates_many
     if metric == 'accuracy':
-        return _wmean(Wa, _per_instance(df.assign(_ok=(df[pred].astype(str).to_numpy() == df.y_true.astype(str).to_numpy()).astype(float)),
+        return _wmean(Wa, _per_instance(df.assign(_ok=(_as_str(df[pred]) == _as_str(df.y_true)).astype(float)),
                                         '_ok', models, instances))
     y = _truth(df, instances)
-    classes = classes or sorted(set(y) | set(df[pred].astype(str)))
-    P = _class_shares(df.assign(**{pred: df[pred].astype(str)}), pred, models, instances, classes).reshape(len(instances), len(models), -1)
+    yp = _as_str(df[pred])
+    classes = classes or sorted(set(y) | set(yp))
+    P = _class_shares(df.assign(**{pred: yp}), pred, models, instances, classes).reshape(len(instances), len(models), -1)
     S = _positive_scores(df, p_col, models, instances, classes) if metric == 'roc_auc' else None
     return metric_replicates_many(metric, Wa, y, P, S, classes)
 
@@ -229,7 +244,7 @@ def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
     if p.empty: raise ValueError("no predicted instance has a difficulty bin")
     keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
     rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
-    yt, yc, yn = (p[c].astype(str).to_numpy() for c in ('y_true', 'y_pred', 'y_noisy'))
+    yt, yc, yn = (_as_str(p[c]) for c in ('y_true', 'y_pred', 'y_noisy'))
     p['y_pred'] = yc
     return p, rank, size, yt, yc, yn
 
@@ -318,6 +333,7 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
     V_clean, S1s, clean_means, clean_scores, out = None, {}, {}, {}, []
     Sc = _positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
     cell = _cells(p, models, inst)          # the rows stay the same at every λ: their cells once
+    W_bin = {}                              # each bin's weight columns, selected once for every λ
     for lam in lams:
         p = _mix(parts, lam)
         classes = sorted(set(p.y_pred) | set(p.y_mixed) | set(y))
@@ -335,7 +351,8 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
             on = binv == k
-            Wk = Wa[:, on]
+            if k not in W_bin: W_bin[k] = Wa[:, on]
+            Wk = W_bin[k]
             # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
             if (k, tuple(classes)) not in clean_means:
                 clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]] + ([TP1[on], T[on]] if linear else [])))
@@ -496,7 +513,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
     p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
-    p1['flip'] = (p1.y_pred.astype(str).to_numpy() != p1.y_clean.astype(str).to_numpy()).astype(float)
+    p1['flip'] = (_as_str(p1.y_pred) != _as_str(p1.y_clean)).astype(float)
     p1['broke'] = p1.c_clean.to_numpy(float) * (1 - p1.correct.to_numpy(float))
     m0_all = _metric_matrix(metric, Wa, p0, 'y_pred', models, inst, p_col='p_true')
     m0_top = _metric_matrix(metric, Wa[:, top], p0[p0.instance.isin(inst[top])], 'y_pred', models, inst[top], p_col='p_true')

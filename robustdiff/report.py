@@ -365,10 +365,10 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix
+    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix, _as_str
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(pp.y_true.astype(str).unique())
+        models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
         for label, mask in subsets:
             if label.startswith('worst'): continue
             q = pp if mask is None else pp[mask]
@@ -417,9 +417,10 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
+    from robustdiff.intervals import _as_str
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    classes = sorted(pp.y_true.astype(str).unique())
+    classes = sorted(set(_as_str(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
         if metric == 'accuracy':
@@ -470,6 +471,7 @@ def _stage_perturbation(ctx:_Ctx, st:Stage):
         from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
         models, reps, lv = _perturbation_reps(two, bins, c['alpha'], ctx.weights(bins.instance), N_BOOT, c['random_state'], metric)
+        ctx.extra['perturbation_reps'] = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):
             lo, hi = percentile_interval(reps[k][1:])
@@ -579,9 +581,10 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     bins, noisy, ela, pp = _verdict_inputs(ctx)
     kept = ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates at the largest λ: not computed twice
     kept = kept['reps'] if kept is not None and noisy is not None and kept['lam'] == max(c['lambdas']) else None
+    pkept = ctx.extra.pop('perturbation_reps', None)   # the perturbation stage's replicates (its `perturbation_break`): not computed twice
     v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
                 alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'),
-                noise_reps=kept)
+                noise_reps=kept, perturbation_reps=pkept if pp is not None else None)
     v.config['fold_shrink'] = ctx.extra['fold_shrink']
     st.tables['verdict'] = v.table
     st.tables['verdict_models'] = v.sentences
@@ -741,6 +744,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         finally: _finish_refits(ctx)
         ctx.stages = {n: ctx.stages[n] for n in STAGES}   # in `STAGES` order
         ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates, kept for the verdict only
+        ctx.extra.pop('perturbation_reps', None)   # (and the perturbation stage's)
         _check_scheduler(client, scheduler)
     finally:
         threads.restore_original_limits()

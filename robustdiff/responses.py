@@ -4,8 +4,8 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
-from contextlib import nullcontext
+import functools, hashlib, inspect, io, json, math, os, sys, threading, types, warnings
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -14,6 +14,7 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
+from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
@@ -318,6 +319,27 @@ def _one_thread():
     if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
     return _CONTROLLER[key].limit(limits=1)
 
+_PARAM_NAMES = _PerProcess()   # `_param_names_cached`'s lock, depth (tasks inside it) and the original method
+
+@contextmanager
+def _param_names_cached():
+    "Within it, scikit-learn's `BaseEstimator._get_param_names` (its `__init__` signature, read with `inspect`) is computed once per class, not on every `get_params` / `clone` (a 300-tree forest clones its tree 300 times per fit)."
+    if not isinstance(vars(BaseEstimator).get('_get_param_names'), classmethod): yield; return   # another scikit-learn: as it is
+    lock = _PARAM_NAMES.setdefault('lock', threading.Lock())
+    with lock:
+        if not _PARAM_NAMES.get('depth'):
+            orig, names = vars(BaseEstimator)['_get_param_names'], {}
+            def cached(cls):
+                if cls not in names: names[cls] = orig.__func__(cls)
+                return list(names[cls])            # a list of its own, as the original returns
+            _PARAM_NAMES['orig'], BaseEstimator._get_param_names = orig, classmethod(cached)
+        _PARAM_NAMES['depth'] = _PARAM_NAMES.get('depth', 0) + 1
+    try: yield
+    finally:
+        with lock:
+            _PARAM_NAMES['depth'] -= 1
+            if not _PARAM_NAMES['depth']: BaseEstimator._get_param_names = _PARAM_NAMES.pop('orig')
+
 def _libc_trim():
     "glibc's `malloc_trim`, or None (another C library)."
     import ctypes, ctypes.util
@@ -361,7 +383,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
-    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
+    with capture(name, est) as caught, _one_thread(), _quiet_many_classes(), _param_names_cached():
         try:
             if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
@@ -373,7 +395,9 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
         out = fn(ctx)
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
-    out = out.copy()
+    attrs, out.attrs = out.attrs, {}           # pandas deep-copies attrs on a copy: a fitted model riding along (`attrs['fitted']`) would be
+    new = out.copy(); out.attrs = new.attrs = attrs   # copied too
+    out = new
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
     if caught.rows: out.attrs['fit_warnings'] = caught.rows
     return idx, out
@@ -529,11 +553,40 @@ def _argmax_predicts()->tuple:
     return (RandomForestClassifier.predict, BaggingClassifier.predict, CalibratedClassifierCV.predict,
             _ProbaClassifier.predict)
 
+def _knn_argmax(est)->bool:
+    "A k-NN classifier with uniform weights and one output (scikit-learn's own `predict` and `predict_proba`): its vote is the argmax of its vote shares (see above)."
+    from sklearn.neighbors import KNeighborsClassifier as K
+    t = type(est)
+    return (issubclass(t, K) and t.predict is K.predict and t.predict_proba is K.predict_proba
+            and getattr(est, 'weights', None) == 'uniform' and getattr(est, 'outputs_2d_', True) is False)
+
 def predict_is_argmax(est)->bool:
     "Whether `est.predict` (the final step of a Pipeline) is, by its code, the argmax of `est.predict_proba`."
     if isinstance(est, Pipeline): est = est.steps[-1][1]
     f = getattr(type(est), 'predict', None)
-    return hasattr(est, 'predict_proba') and any(f is g for g in _argmax_predicts())
+    return hasattr(est, 'predict_proba') and (any(f is g for g in _argmax_predicts()) or _knn_argmax(est))
+
+def _platt_svm(final):
+    "The SVC inside a Platt-scaled `_PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
+    from sklearn.calibration import CalibratedClassifierCV as C
+    from sklearn.svm._base import BaseSVC, BaseLibSVM
+    from robustdiff.portfolio import _PlattSVMLabels as P
+    t = type(final)
+    if not (issubclass(t, P) and t.predict is P.predict and t.predict_proba is C.predict_proba and final.ensemble is False
+            and final.method == 'sigmoid' and len(getattr(final, 'calibrated_classifiers_', ())) == 1): return None
+    svm = final.calibrated_classifiers_[0].estimator
+    s = type(svm)
+    ok = (isinstance(svm, BaseSVC) and s.predict is BaseSVC.predict and s.decision_function is BaseSVC.decision_function
+          and s._decision_function is BaseLibSVM._decision_function and not svm.break_ties and svm.decision_function_shape == 'ovr'
+          and len(svm.classes_) > 2 and isinstance(svm.kernel, str) and svm.kernel != 'precomputed' and not svm._sparse)
+    return svm if ok else None
+
+def _ovo_vote(dec:np.ndarray, K:int)->np.ndarray:
+    "libsvm's one-vs-one vote (`svm_predict_values`) from its decision values: pairs (0, 1), (0, 2), …, (K−2, K−1), a value > 0 votes for the first; the class with most votes, ties to the first."
+    i, j = np.triu_indices(K, 1)
+    votes = np.zeros((len(dec), K), np.int64)
+    np.add.at(votes, (np.arange(len(dec))[:, None], np.where(dec > 0, i, j)), 1)
+    return votes.argmax(1)
 
 def predict_labels_proba(est,  # a fitted classifier or Pipeline
                          X,    # the rows to predict
@@ -545,6 +598,13 @@ def predict_labels_proba(est,  # a fitted classifier or Pipeline
         for _, step in est.steps[:-1]:
             if step is not None and step != 'passthrough': Xt = step.transform(Xt)
     if not hasattr(final, 'predict_proba'): return final.predict(Xt), None
+    svm = _platt_svm(final)
+    if svm is not None:                    # one pass of the kernel: the vote and the Platt probabilities read the same decision values
+        dec = svm._decision_function(Xt)
+        svm._decision_function = lambda X: dec      # (what `decision_function` reads for the calibration; removed below)
+        try: P = final.predict_proba(Xt)
+        finally: del svm._decision_function
+        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), P
     P = final.predict_proba(Xt)
     if predict_is_argmax(final): return final.classes_.take(np.argmax(P, axis=1), axis=0), P
     return final.predict(Xt), P

@@ -32,6 +32,7 @@ def test_stages_in_order_and_all_ran(pair):
         assert list(rep.stages) == list(STAGES)
         assert all(s.status in ('ok', 'warn') for s in rep.stages.values()), {k: s.message for k, s in rep.stages.items()}
     assert 'noise_reps' not in pair[1].extra          # the SCC replicates are dropped once the verdict used them
+    assert 'perturbation_reps' not in pair[1].extra   # (and the perturbation stage's)
 
 
 def test_refits_beside_only_with_ela_and_cores():
