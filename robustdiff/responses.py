@@ -4,8 +4,8 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import functools, hashlib, inspect, io, json, math, os, sys, threading, types, warnings
-from contextlib import contextmanager, nullcontext
+import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -14,7 +14,6 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
-from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
@@ -319,27 +318,6 @@ def _one_thread():
     if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
     return _CONTROLLER[key].limit(limits=1)
 
-_PARAM_NAMES = _PerProcess()   # `_param_names_cached`'s lock, depth (tasks inside it) and the original method
-
-@contextmanager
-def _param_names_cached():
-    "Within it, scikit-learn's `BaseEstimator._get_param_names` (its `__init__` signature, read with `inspect`) is computed once per class, not on every `get_params` / `clone` (a 300-tree forest clones its tree 300 times per fit)."
-    if not isinstance(vars(BaseEstimator).get('_get_param_names'), classmethod): yield; return   # another scikit-learn: as it is
-    lock = _PARAM_NAMES.setdefault('lock', threading.Lock())
-    with lock:
-        if not _PARAM_NAMES.get('depth'):
-            orig, names = vars(BaseEstimator)['_get_param_names'], {}
-            def cached(cls):
-                if cls not in names: names[cls] = orig.__func__(cls)
-                return list(names[cls])            # a list of its own, as the original returns
-            _PARAM_NAMES['orig'], BaseEstimator._get_param_names = orig, classmethod(cached)
-        _PARAM_NAMES['depth'] = _PARAM_NAMES.get('depth', 0) + 1
-    try: yield
-    finally:
-        with lock:
-            _PARAM_NAMES['depth'] -= 1
-            if not _PARAM_NAMES['depth']: BaseEstimator._get_param_names = _PARAM_NAMES.pop('orig')
-
 def _libc_trim():
     "glibc's `malloc_trim`, or None (another C library)."
     import ctypes, ctypes.util
@@ -383,7 +361,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
-    with capture(name, est) as caught, _one_thread(), _quiet_many_classes(), _param_names_cached():
+    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
         try:
             if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
@@ -588,6 +566,14 @@ def _ovo_vote(dec:np.ndarray, K:int)->np.ndarray:
     np.add.at(votes, (np.arange(len(dec))[:, None], np.where(dec > 0, i, j)), 1)
     return votes.argmax(1)
 
+def _with_decision(final, svm, dec:np.ndarray):
+    "Shallow copies of `final`, its calibrated classifier and `svm`, the copy's decision values already computed: the fitted model is never changed (another thread may be predicting with it)."
+    import copy
+    s2 = copy.copy(svm); s2._decision_function = lambda X: dec      # what `decision_function` reads for the calibration
+    cc = copy.copy(final.calibrated_classifiers_[0]); cc.estimator = s2
+    f2 = copy.copy(final); f2.calibrated_classifiers_ = [cc]
+    return f2
+
 def predict_labels_proba(est,  # a fitted classifier or Pipeline
                          X,    # the rows to predict
                         )->tuple: # (labels, probabilities or None when the model has no `predict_proba`)
@@ -601,10 +587,7 @@ def predict_labels_proba(est,  # a fitted classifier or Pipeline
     svm = _platt_svm(final)
     if svm is not None:                    # one pass of the kernel: the vote and the Platt probabilities read the same decision values
         dec = svm._decision_function(Xt)
-        svm._decision_function = lambda X: dec      # (what `decision_function` reads for the calibration; removed below)
-        try: P = final.predict_proba(Xt)
-        finally: del svm._decision_function
-        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), P
+        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), _with_decision(final, svm, dec).predict_proba(Xt)
     P = final.predict_proba(Xt)
     if predict_is_argmax(final): return final.classes_.take(np.argmax(P, axis=1), axis=0), P
     return final.predict(Xt), P

@@ -1,7 +1,7 @@
 """The report's prediction shortcuts change no number: a k-NN labelled from its vote shares, a Platt-scaled SVM labelled by
-the vote of the decision values its calibration reads, scikit-learn's parameter names read once per class inside a task.
+the vote of the decision values its calibration reads.
 The same small report with each shortcut switched off gives the same predictions and tables, bit for bit."""
-import contextlib, warnings
+import warnings
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,7 +30,6 @@ def pair():
     def no_knn(est): calls['knn'] += 1; return False
     def no_svm(final): calls['svm'] += 1; return None
     mp.setattr(R, '_knn_argmax', no_knn); mp.setattr(R, '_platt_svm', no_svm)
-    mp.setattr(R, '_param_names_cached', contextlib.nullcontext)
     try: slow = _report()
     finally: mp.undo()
     return fast, slow, calls
