@@ -10,98 +10,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from scipy.stats import norm, binom
+from scipy.stats import norm
 from .charts import alt   # altair, imported on first use
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
 from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
 from .risk_io import RiskFileError, RISK_FORMAT, write_risk_file, read_risk_file   # the file format (61_risk_io)
-_all_ = ['RiskFileError', 'RISK_FORMAT']
+from .conformal import (mondrian_p_values, conformal_sets, _check_delta, _check_simultaneous, _bin_delta, _min_rows,
+                                  _rank, _thresholds)   # the sets (59_conformal)
+_all_ = ['RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% auto #0
-__all__ = ['RISK_FILE', 'mondrian_p_values', 'conformal_sets', 'RiskModel', 'predict_risk', 'fit_risk', 'BatchEstimate',
-           'estimate_accuracy', 'load_risk', 'coverage_chart', 'reliability_chart', 'rejection_chart', 'report_stage',
-           'score_file', 'RiskFileError', 'RISK_FORMAT']
-
-# %% ../nbs/60_risk.ipynb #09e7d0a1
-def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibration rows (their true class)
-                      cal_bins,      # (q,) Mondrian category of each calibration row
-                      test_scores,   # (n,) or (n, C) non-conformity scores of the test rows (one column per class)
-                      test_bins,     # (n,) category of each test row
-                     )->np.ndarray:  # p-values, the shape of `test_scores`
-    "Non-smoothed Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows; vectorised."
-    cal_scores, cal_bins = np.asarray(cal_scores, float), np.asarray(cal_bins)
-    S, tb = np.asarray(test_scores, float), np.asarray(test_bins)
-    if cal_scores.shape != cal_bins.shape: raise ValueError(f"{len(cal_scores)} calibration scores but {len(cal_bins)} bins")
-    if len(S) != len(tb): raise ValueError(f"{len(S)} test rows but {len(tb)} bins")
-    out = np.empty(S.shape)
-    for k in np.unique(tb):
-        s = np.sort(cal_scores[cal_bins == k])
-        rows = tb == k
-        ge = len(s) - np.searchsorted(s, S[rows], side='left')          # calibration scores ≥ each test score
-        out[rows] = (ge + 1) / (len(s) + 1)
-    return out
-
-def _check_delta(delta, off:bool=False):
-    "Refuse a δ that is not a number in (0, 1) (or None; with `off`, also False: the average-only sets)."
-    if delta is None or (off and delta is False): return
-    if isinstance(delta, bool) or not isinstance(delta, (float, int)) or not 0 < delta < 1:
-        raise ValueError(f"delta must be None{', False' if off else ''} or in (0, 1), got {delta!r}")
-
-def _check_simultaneous(simultaneous, none:bool=False):
-    "Refuse a `simultaneous` that is not True or False (or, with `none`, None: the model's)."
-    if (none and simultaneous is None) or isinstance(simultaneous, (bool, np.bool_)): return
-    raise ValueError(f"simultaneous must be True or False{' (or None: the model setting)' if none else ''}, got {simultaneous!r}")
-
-def _bin_delta(delta:float|None,          # the sets' δ (None: off)
-               n_bins:int,                 # K: the bins that have calibration rows
-               simultaneous:bool=True,     # δ for all K bins at once (Šidák), else for each bin on its own
-              )->float|None:
-    "Each bin's δ: with `simultaneous`, 1 − (1 − δ)^(1/K), so that all K bins cover together with probability ≥ 1 − δ (their calibration rows are disjoint: independent given the edges); else δ."
-    if delta is None or not simultaneous or n_bins <= 1: return delta
-    return float(-np.expm1(np.log1p(-delta) / n_bins))
-
-def _min_rows(alpha:float, delta_bin:float|None)->int:
-    "The fewest calibration rows a bin needs for a threshold (`_rank` ≥ 1): (1 − α)^n ≤ δ_bin (and α(n + 1) ≥ 1); fewer hold every class."
-    n = int(np.ceil(1 / alpha - 1 - 1e-9))
-    if delta_bin is not None: n = max(n, int(np.ceil(np.log(delta_bin) / np.log1p(-alpha) - 1e-9)))
-    return n
-
-def _rank(n:int, alpha:float, delta:float|None=None)->int:
-    "Which largest of a bin's n calibration scores is its threshold: j = ⌊α(n + 1) − 1⌋ + 1 (coverage ≥ 1 − α on average over calibration draws); with `delta`, at most the largest j with P(coverage ≥ 1 − α) ≥ 1 − δ over the draw (coverage ~ Beta(n + 1 − j, j): P = F_Binom(n − j; n, 1 − α)). 0: none qualifies (every class is in)."
-    j = int(np.floor(alpha * (n + 1) - 1)) + 1
-    if delta is not None and n > 0: j = min(j, n - int(binom.ppf(1 - delta, n, 1 - alpha)))
-    return j
-
-def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=None, simultaneous:bool=True)->np.ndarray:
-    "Per test row, the j-th largest calibration score of its bin (`_rank` at the bin's δ, `_bin_delta` over the calibration bins); without `delta` the largest score whose Mondrian p-value exceeds α."
-    out = np.empty(len(test_bins))
-    d_bin = _bin_delta(delta, len(np.unique(cal_bins)), simultaneous)
-    for k in np.unique(test_bins):
-        d = np.sort(cal_scores[cal_bins == k])[::-1]
-        j = _rank(len(d), alpha, d_bin)
-        out[test_bins == k] = np.inf if j <= 0 else (-np.inf if j > len(d) else d[j - 1])
-    return out
-
-def conformal_sets(P,               # (n, C) class probabilities of the test rows
-                   cal_p_true,      # (q,) out-of-fold probability of the true class of each calibration row
-                   cal_bins,        # (q,) category of each calibration row (all equal: marginal split conformal)
-                   test_bins,       # (n,) category of each test row
-                   alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per category
-                   nonempty:bool=True, # an empty set holds the most probable class instead
-                   delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α with probability ≥ 1 − δ over the draw (see `simultaneous`)
-                   simultaneous:bool=True, # with `delta`: every bin at once covers ≥ 1 − α with probability ≥ 1 − δ (Šidák over the bins); False: each bin on its own
-                  )->np.ndarray:    # (n, C) boolean membership
-    "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`, for all bins at once by default)."
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    _check_delta(delta)
-    _check_simultaneous(simultaneous)
-    P, tb = np.asarray(P, float), np.asarray(test_bins)
-    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta, simultaneous)[:, None]
-    if nonempty:
-        empty = np.flatnonzero(~S.any(axis=1))
-        S[empty, P[empty].argmax(axis=1)] = True
-    return S
+__all__ = ['RISK_FILE', 'RiskModel', 'predict_risk', 'fit_risk', 'BatchEstimate', 'estimate_accuracy', 'load_risk',
+           'coverage_chart', 'reliability_chart', 'rejection_chart', 'report_stage', 'score_file', 'RiskFileError',
+           'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% ../nbs/60_risk.ipynb #3c5fe5d7
 def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
