@@ -5,8 +5,9 @@ held-out rows:
   * coverage of the Mondrian conformal sets per predicted-difficulty bin at α = 0.1 (`mondrian`: the sets `predict_risk`
     returns, training-conditional for all of a model's bins at once with the model's δ = 0.1 unless --delta says
     otherwise: each bin at δ_bin = 1 − (1 − δ)^(1/K), Šidák), beside the same sets with δ for each bin on its own
-    (`mondrian_bin`), the same sets valid on average over calibration draws (`mondrian_avg`, δ off) and marginal split
-    conformal, each with its mean set size;
+    (`mondrian_bin`), the same sets valid on average over calibration draws (`mondrian_avg`, δ off), marginal split
+    conformal, and the sets calibrated on every out-of-fold row (`mondrian_pooled`; the default calibrates on the
+    deployed fold's own rows when they are enough), each with its mean set size;
   * AUROC for "the prediction is wrong" of `risk`, of the model's confidence (1 − max probability) and of b̂ alone;
   * AUROC for "the prediction changes under feature noise ν" of `p_flip` and of the margin 1 − (p₁ − p₂);
   * label-free accuracy of batches drawn without and with covariate shift toward hard rows: |estimate − actual| of
@@ -99,19 +100,25 @@ def one_dataset(name:str, a)->dict:
         bins = g.difficulty_bin.to_numpy()
         pos = pd.Index(cls).get_indexer(y)
         mond = np.array([y[i] in s for i, s in enumerate(g.prediction_set)])
-        marg_sets = conformal_sets(P, rm.cal_p_true[m], np.zeros(len(rm.cal_bins)), np.zeros(len(y)), a.alpha)
+        c = rm._cal_rows()                           # the model's calibration rows (the deployed fold's own, or every out-of-fold row)
+        cal_p, cal_b = np.asarray(rm.cal_p_true[m])[c], np.asarray(rm.cal_bins)[c]
+        marg_sets = conformal_sets(P, cal_p, np.zeros(len(cal_b)), np.zeros(len(y)), a.alpha)
         marg = np.where(pos >= 0, marg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
-        avg_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha)          # Mondrian, δ off
+        avg_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha)          # Mondrian, δ off
         avg = np.where(pos >= 0, avg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
         dlt = rm.delta if a.delta is None else (a.delta or None)
-        bin_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha, delta=dlt, simultaneous=False)   # δ per bin
+        bin_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha, delta=dlt, simultaneous=False)   # δ per bin
         binw = np.where(pos >= 0, bin_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        pool_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha, delta=dlt, simultaneous=rm.simultaneous)   # every out-of-fold row
+        poolw = np.where(pos >= 0, pool_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
         for k in range(rm.n_bins):
             on = bins == k
-            for kind, v, S in (('mondrian', mond, None), ('mondrian_bin', binw, bin_sets), ('mondrian_avg', avg, avg_sets), ('marginal', marg, marg_sets)):
-                c = float(v[on].mean()) if on.any() else np.nan
-                cov.append(dict(dataset=name, model=m, bin=k, method=kind, n=int(on.sum()), coverage=c,
-                                n_cal=int((rm.cal_bins == k).sum()) if kind != 'marginal' else len(rm.cal_bins),
+            for kind, v, S in (('mondrian', mond, None), ('mondrian_bin', binw, bin_sets), ('mondrian_avg', avg, avg_sets), ('marginal', marg, marg_sets),
+                               ('mondrian_pooled', poolw, pool_sets)):
+                cb = rm.cal_bins if kind == 'mondrian_pooled' else cal_b
+                cv = float(v[on].mean()) if on.any() else np.nan
+                cov.append(dict(dataset=name, model=m, bin=k, method=kind, n=int(on.sum()), coverage=cv, calibration=rm.calibration if kind != 'mondrian_pooled' else 'pooled',
+                                n_cal=int((cb == k).sum()) if kind != 'marginal' else len(cb),
                                 set_size=np.nan if not on.any() else (float(g.set_size.to_numpy()[on].mean()) if S is None else float(S[on].sum(1).mean()))))
         wrong = g.prediction.to_numpy() != y
         Ps = np.sort(P, axis=1)
@@ -179,7 +186,7 @@ def with_se(cov:pd.DataFrame, alpha:float)->pd.DataFrame:
 
 def method_counts(cov:pd.DataFrame)->pd.DataFrame:
     "Per method: cells, cells ≥ 1 − α − 2 SE (and with SE_test only), mean coverage, the lowest, mean set size."
-    order = ['mondrian', 'mondrian_bin', 'mondrian_avg', 'marginal']
+    order = ['mondrian', 'mondrian_bin', 'mondrian_avg', 'marginal', 'mondrian_pooled']
     g = cov.groupby('method')
     t = pd.DataFrame({'cells': g.size(), 'ok (SE)': g.ok.sum().astype(int), 'ok (SE_test)': g.ok_test.sum().astype(int),
                       'mean coverage': g.coverage.mean().round(3), 'lowest coverage': g.coverage.min().round(3),
@@ -198,8 +205,10 @@ def summary(cov, auc, acc, info, speed_t, a)->str:
              f"n_cal rows is Beta-distributed with that variance).\n\nMethods (δ = {dlt}): `mondrian` — the sets `predict_risk` "
              f"returns, δ for all of a model's bins at once (each bin at 1 − (1 − δ)^(1/K), Šidák); `mondrian_bin` — δ for each bin "
              f"on its own; `mondrian_avg` — δ off (valid on average over calibration draws); `marginal` — split conformal, one "
-             f"category, δ off.\n\n" + method_counts(cov).to_markdown(index=False) + '\n')
-    for meth in ('mondrian', 'mondrian_bin'):
+             f"category, δ off; these four calibrate on the risk model's rows (`calibration`: the deployed fold's own held-out rows "
+             f"where its bins are thick enough for δ, else every out-of-fold row); `mondrian_pooled` — the first, calibrated on every "
+             f"out-of-fold row whatever the table's size (the calibration before `calibration='auto'`).\n\n" + method_counts(cov).to_markdown(index=False) + '\n')
+    for meth in ('mondrian', 'mondrian_bin', 'mondrian_pooled'):
         d = cov[cov.method == meth]
         L.append(f"Bins below 1 − α − 2 SE ({meth}): " + (d[~d.ok][['dataset', 'model', 'bin', 'n', 'n_cal', 'coverage', 'se_test', 'se']].round(3)
                  .to_markdown(index=False) if (~d.ok).any() else 'none') + '\n')

@@ -480,6 +480,11 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
             results[k] = _cache_read(*files[k])
     return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
 
+def _tty(stream)->bool:
+    "Whether `stream` is a terminal (a log file or a pipe is not)."
+    try: return bool(stream.isatty())
+    except Exception: return False
+
 def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
     "Run the tasks of several plans in one parallel schedule, the costliest first."
     batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
@@ -487,7 +492,8 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
     done = total - sum(len(ks) for _, _, ks in batches)
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
     bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
-               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]', postfix=f'{done}/{total} fits')
+               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]', postfix=f'{done}/{total} fits',
+               position=None if _tty(sys.stderr) else 0)   # a log file cannot move the cursor: no "\x1b[A" when two bars run at once
     with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
         if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))

@@ -96,7 +96,7 @@ def _as_days(col:pd.Series)->pd.Series:
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
           'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion',
-          'simultaneous')
+          'simultaneous', 'calibration', 'cal_own')
 
 @dataclass
 class RiskModel:
@@ -132,17 +132,68 @@ class RiskModel:
     metric:str = 'accuracy'  # the report's metric (`robustdiff.metrics`): batches are estimated in it too
     confusion:dict|None = None  # model → (K, K) out-of-fold counts, predicted class × true class (`classes` order): where a wrong prediction's true class lies
     simultaneous:bool = False   # δ holds for every bin of a model at once (Šidák: each bin 1 − (1 − δ)^(1/K)); False: for each bin on its own (files from before it)
+    calibration:str = 'pooled'  # the conformal sets' calibration rows: 'own' (the deployed fold's held-out rows: split conformal for the deployed model) or 'pooled' (every out-of-fold row; files from before it)
+    cal_own:np.ndarray|None = None  # positions, among the calibration rows, of the deployed fold's held-out rows (None: files from before it)
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
     @property
     def train_share(self)->np.ndarray:
-        "Share of the training rows per predicted bin (their out-of-fold b̂; equal shares by construction)."
+        "Share of the training rows per predicted bin (their out-of-fold b̂; about equal shares: the edges are quantiles of the rows outside the deployed fold)."
         return np.bincount(self.cal_bins, minlength=self.n_bins) / len(self.cal_bins)
 
     def __repr__(self):
         return (f"RiskModel({self.dataset!r}: {len(self.models)} models, {len(self.features)} features, {self.n_bins} "
                 f"predicted-difficulty bins, difficulty estimator NRMSE {self.b_cv.get('nrmse', np.nan):.2f})")
+
+# %% ../nbs/60_risk.ipynb #21145291
+_CALIBRATIONS = ('auto', 'own', 'pooled')
+_SET_NOTES = ('Conformal sets: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
+
+def _check_calibration(calibration, none:bool=False):
+    "Refuse a calibration that is not one of `_CALIBRATIONS` (with `none`, also None: the model's; 'auto' only at fit time)."
+    if none and calibration is None: return
+    allowed = ('own', 'pooled') if none else _CALIBRATIONS
+    if not isinstance(calibration, str) or calibration not in allowed:
+        raise ValueError(f"calibration must be {' or '.join(map(repr, allowed))}{' (or None: the model setting)' if none else ''}, got {calibration!r}")
+
+def _calibration_mode(calibration:str,   # 'auto', 'own' or 'pooled'
+                      own_counts,         # calibration rows per bin in the deployed fold
+                      alpha:float, delta:float|None, simultaneous:bool)->str:
+    "'own' or 'pooled': with 'auto', the deployed fold's own rows when every bin of them is thick enough for the promised δ (`_min_rows`), else all out-of-fold rows."
+    if calibration != 'auto': return calibration
+    nk = np.asarray(own_counts); nk = nk[nk > 0]
+    if not len(nk): return 'pooled'
+    return 'own' if nk.min() >= _min_rows(alpha, _bin_delta(delta, len(nk), simultaneous)) else 'pooled'
+
+def _set_calibration(rm, calibration:str, delta:float|None, simultaneous:bool):
+    "Set the sets' δ, its scope and their calibration rows on `rm`, and rewrite the notes that describe them."
+    rm.delta, rm.simultaneous = (None if delta is None else float(delta)), bool(simultaneous)
+    own = np.bincount(rm.cal_bins[rm.cal_own], minlength=rm.n_bins)
+    rm.calibration = _calibration_mode(calibration, own, rm.alpha, rm.delta, rm.simultaneous)
+    K = int((own > 0).sum())
+    need = _min_rows(rm.alpha, _bin_delta(rm.delta, K, rm.simultaneous))
+    if rm.calibration == 'own':
+        head = (f"Conformal sets: calibrated on the deployed fold's own {len(rm.cal_own)} held-out rows ({own.min()}–{own.max()} per bin), "
+                f"scored by the deployed model and binned by the deployed difficulty estimator exactly as a new row is (split conformal: "
+                f"the promise holds for the deployed model itself).")
+        nk = own
+    else:
+        why = (f"the deployed fold's own {len(rm.cal_own)} rows give {own[own > 0].min()} per bin, fewer than the {need} the promise needs"
+               if calibration == 'auto' else "calibration='pooled'")
+        head = (f"Conformal sets: calibrated on all {len(rm.cal_bins)} out-of-fold rows, each scored by its own fold's fit ({why}): they cover "
+                f"as promised on average over which fold is deployed, approximately for the deployed model itself (a learner whose fits "
+                f"differ from fold to fold, such as rules or LVQ, may cover less).")
+        nk = np.bincount(rm.cal_bins, minlength=rm.n_bins)
+    notes = [head]
+    d_bin = _bin_delta(rm.delta, int((nk > 0).sum()), rm.simultaneous)
+    thin = [k for k in range(rm.n_bins) if rm.delta is not None and 0 < nk[k] and _rank(int(nk[k]), rm.alpha, d_bin) < 1]
+    if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
+                          f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(rm.alpha, d_bin)} needed) for coverage ≥ {1 - rm.alpha:g} "
+                          f"with probability ≥ {1 - d_bin:.3g} (δ = {rm.delta:g}{f' over all {int((nk > 0).sum())} bins together' if rm.simultaneous else ' per bin'}): "
+                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
+    rm.notes = [n for n in rm.notes if not n.startswith(_SET_NOTES)] + notes
+    return rm
 
 # %% ../nbs/60_risk.ipynb #535522d6
 def _final_pipeline(est, ds):
@@ -208,9 +259,11 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
               delta:float|None=0.1,  # with probability ≥ 1 − δ over the calibration draw the conformal sets cover ≥ 1 − α (None: on average over draws)
               simultaneous:bool=True, # δ for every bin at once (Šidák over the bins); False: for each bin on its own
               metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)
+              calibration:str='auto', # the conformal sets' calibration rows: 'own', 'pooled' or 'auto' (`_calibration_mode`)
              )->RiskModel:
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
+    _check_calibration(calibration)
     notes = []
     X = ds.X
     nominal = list(ds.nominal)
@@ -224,19 +277,13 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits, 1, random_state)]   # the report's folds (same seed, same rows)
     est, b_oof, s, first = _difficulty_folds(Xf, b, regressor, folds, random_state, n_jobs)
     resid = b.to_numpy() - b_oof
-    edges = _edges(b_oof, n_bins)
+    edges = _edges(np.delete(b_oof, first), n_bins)   # from the rows outside the deployed fold: its rows, which may calibrate the sets, stay exchangeable with new rows
     cal_bins = _bin_of(b_oof, edges)
     notes.append(f"Deployed models: each model as the report fitted it on its first training fold ({len(folds[0][0])} of {len(X)} rows), "
                  f"the fit whose out-of-fold scores calibrate it; the difficulty estimator likewise.")
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     nk = np.bincount(cal_bins, minlength=n_bins)
-    d_bin = _bin_delta(delta, int((nk > 0).sum()), simultaneous)
-    thin = [k for k in range(n_bins) if delta is not None and 0 < nk[k] and _rank(int(nk[k]), RiskModel.alpha, d_bin) < 1]
-    if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
-                          f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(RiskModel.alpha, d_bin)} needed) for coverage ≥ {1 - RiskModel.alpha:g} "
-                          f"with probability ≥ {1 - d_bin:.3g} (δ = {delta:g}{f' over all {int((nk > 0).sum())} bins together' if simultaneous else ' per bin'}): "
-                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
     specs = get_models(models, random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
@@ -274,9 +321,11 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
                      train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
                      delta=None if delta is None else float(delta), metric=metric, confusion=confusion,
-                     simultaneous=bool(simultaneous))
-    rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first)    # for the report's cross-fitted checks (not saved)
-    return rm
+                     simultaneous=bool(simultaneous), cal_own=np.asarray(first, np.int64))
+    fold = np.empty(len(X), np.int64)
+    for f, (_, te) in enumerate(folds): fold[te] = f
+    rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first, fold=fold)    # for the report's cross-fitted checks (not saved)
+    return _set_calibration(rm, calibration, delta, simultaneous)
 
 # %% ../nbs/60_risk.ipynb #c2e16e5a
 def _intake(self:RiskModel, X)->tuple:
@@ -345,7 +394,16 @@ def _set_labels(S:np.ndarray, classes:np.ndarray)->np.ndarray:
     out = np.empty(n, object); out[:] = [tuple(classes[r].tolist()) for r in S]
     return out
 
-def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True)->dict:
+def _cal_rows(self:RiskModel, calibration:str|None=None):
+    "The calibration rows of the sets (positions, or a slice of all): the deployed fold's own with 'own', every out-of-fold row with 'pooled' (None: the model's)."
+    c = getattr(self, 'calibration', 'pooled') if calibration is None else calibration
+    if c != 'own': return slice(None)
+    if getattr(self, 'cal_own', None) is None:
+        raise ValueError("this risk model does not record its deployed fold (a file written before calibration='own'): use calibration='pooled'")
+    return self.cal_own
+
+def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
+                calibration:str|None=None)->dict:
     from robustdiff.responses import predict_labels_proba
     labels, P = predict_labels_proba(self.models[m], Xm)
     labels = np.asarray(labels)
@@ -354,7 +412,8 @@ def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.nd
         P = (labels[:, None] == cls[None, :]).astype(float)
         p_max = np.full(len(labels), np.nan)
     else: p_max = P.max(axis=1)
-    S = conformal_sets(P, self.cal_p_true[m], self.cal_bins, bins, alpha, delta=delta, simultaneous=simultaneous)
+    c = self._cal_rows(calibration)
+    S = conformal_sets(P, np.asarray(self.cal_p_true[m])[c], np.asarray(self.cal_bins)[c], bins, alpha, delta=delta, simultaneous=simultaneous)
     F = _risk_features(p_max, b)
     return {'model': m, 'prediction': labels, 'confidence': p_max,
             'p_correct': _apply(self.coef_correct[m], b[:, None]),
@@ -367,6 +426,7 @@ def predict_risk(self:RiskModel,
                  models=None,         # a model name or list of names (default: every model)
                  delta=None,          # the sets' δ: None = the model's (`RiskModel.delta`), False = coverage on average over calibration draws, a number in (0, 1)
                  simultaneous=None,   # δ for every bin of a model at once (True) or for each bin on its own (False); None = the model's (`RiskModel.simultaneous`)
+                 calibration=None,    # the sets' calibration rows: 'own' (the deployed fold's, split conformal) or 'pooled' (every out-of-fold row); None = the model's (`RiskModel.calibration`)
                 )->pd.DataFrame:      # one row per (row, model): the columns of `_COLUMNS`
     "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
     alpha = self.alpha if alpha is None else alpha
@@ -375,6 +435,8 @@ def predict_risk(self:RiskModel,
     delta = self.delta if delta is None else (None if delta is False else delta)
     _check_simultaneous(simultaneous, none=True)
     simultaneous = bool(getattr(self, 'simultaneous', False) if simultaneous is None else simultaneous)
+    _check_calibration(calibration, none=True)
+    self._cal_rows(calibration)           # refused before any work when the file cannot do it
     names = list(self.models) if models is None else ([models] if isinstance(models, str) else list(models))
     unknown = [m for m in names if m not in self.models]
     if unknown: raise ValueError(f"unknown model(s) {unknown}; this risk model has {list(self.models)}")
@@ -385,11 +447,12 @@ def predict_risk(self:RiskModel,
     row = np.arange(len(Xf)) if isinstance(Xf.index, pd.MultiIndex) else Xf.index.to_numpy()
     common = {'row': row, 'difficulty': b, 'difficulty_lo': b + self.b_interval[0],
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
-    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous)}) for m in names]
+    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration)}) for m in names]
     out = pd.concat(frames, ignore_index=True)[_COLUMNS]
     out.attrs['notes'] = notes
     return out
 
+RiskModel._cal_rows = _cal_rows
 RiskModel._model_rows = _model_rows
 RiskModel.predict_risk = predict_risk
 
@@ -418,20 +481,20 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              progress:bool=False,      # progress output
              delta:float|None=0.1,     # conformal sets: with probability ≥ 1 − δ over the calibration draw, coverage ≥ 1 − α (None: on average over draws)
              simultaneous:bool=True,   # δ for every bin at once: all of a model's bins cover together with probability ≥ 1 − δ; False: each bin on its own
+             calibration:str='auto',   # the sets' calibration rows: 'own' (the deployed fold's: split conformal), 'pooled' (every out-of-fold row), 'auto' (own where its bins are thick enough for δ)
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
     from robustdiff.report import build_report
     _check_delta(delta)
     _check_simultaneous(simultaneous)
+    _check_calibration(calibration)
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
     rm = rep.extra['risk_model']
-    rm.delta = None if delta is None else float(delta)     # used only when sets are made: nothing to refit
-    rm.simultaneous = bool(simultaneous)
-    return rm
+    return _set_calibration(rm, calibration, delta, simultaneous)   # used only when sets are made: nothing to refit
 
 # %% ../nbs/60_risk.ipynb #4ef13a58
 @dataclass
@@ -583,10 +646,12 @@ def _halves(n:int, random_state)->np.ndarray:
     return h
 
 def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
-    "Coverage, reliability and error-prediction tables from the out-of-fold rows, calibrated on one half and checked on the other."
+    "Coverage, reliability and error-prediction tables from the out-of-fold rows, calibrated on one half and checked on the other (with calibration 'own', within each fold: its rows were scored by one fit, as the deployed fold's are)."
     o = rm._oof
     b, bins, half = o['b_oof'], rm.cal_bins, _halves(len(o['b_oof']), rm.random_state)
     delta, simultaneous, _ = _check_setting(rm)
+    own = getattr(rm, 'calibration', 'pooled') == 'own'
+    group = o['fold'] if own else np.zeros(len(b), np.int64)
     cov, rel, err = [], [], []
     z = norm.ppf(0.95)
     for m in rm.models:
@@ -598,12 +663,14 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
             pc[ev] = _apply(_logistic(b[fit, None], correct[fit]), b[ev, None])
             F = _risk_features(p_max, b)
             rk[ev] = _apply(_logistic(F[fit], 1 - correct[fit]), F[ev])
-            s_cal, s_ev = 1 - p_true[fit], 1 - p_true[ev]
-            edges = _edges(b[fit], rm.n_bins)   # bins from the calibration half only
-            top = 1 - np.where(np.isnan(p_max[ev]), 1.0, p_max[ev])             # the most probable class's score
-            for out, cb, tb in ((inm, _bin_of(b[fit], edges), _bin_of(b[ev], edges)), (inmarg, np.zeros(fit.sum()), np.zeros(ev.sum()))):
-                thr = _thresholds(s_cal, cb, tb, alpha, delta, simultaneous)   # the sets `predict_risk` makes (its δ where the halves allow)
-                out[ev] = (s_ev <= thr) | ((top > thr) & (correct[ev] == 1))         # an empty set holds the most probable class
+            for f in np.unique(group):
+                cf, ef = fit & (group == f), ev & (group == f)
+                s_cal, s_ev = 1 - p_true[cf], 1 - p_true[ef]
+                edges = _edges(b[group != f] if own else b[cf], rm.n_bins)   # as deployed: from the other folds' rows; pooled: the calibration half's
+                top = 1 - np.where(np.isnan(p_max[ef]), 1.0, p_max[ef])             # the most probable class's score
+                for out, cb, tb in ((inm, _bin_of(b[cf], edges), _bin_of(b[ef], edges)), (inmarg, np.zeros(cf.sum()), np.zeros(ef.sum()))):
+                    thr = _thresholds(s_cal, cb, tb, alpha, delta, simultaneous)   # the sets `predict_risk` makes (its δ where the halves allow)
+                    out[ef] = (s_ev <= thr) | ((top > thr) & (correct[ef] == 1))         # an empty set holds the most probable class
         for k in range(rm.n_bins):
             on = bins == k
             for kind, v in (('mondrian', inm), ('marginal', inmarg)):
@@ -677,12 +744,14 @@ def _delta_text(rm:RiskModel)->str:
 def _check_setting(rm:RiskModel)->tuple:
     "The δ the cross-fitted check's sets use, as (δ, simultaneous, clause): the model's when its half-size bins are thick enough for it; else δ per bin; else δ off — a check that still tests coverage, where sets holding every class would read 1.0."
     if rm.delta is None: return None, False, ''
-    sim, have = getattr(rm, 'simultaneous', False), len(rm.cal_bins) // 2 // rm.n_bins
+    own = getattr(rm, 'calibration', 'pooled') == 'own'
+    sim, have = getattr(rm, 'simultaneous', False), len(rm._cal_rows() if own else rm.cal_bins) // 2 // rm.n_bins
     need = _min_rows(rm.alpha, _bin_delta(rm.delta, rm.n_bins, sim))
     if have >= need: return rm.delta, sim, ''
-    head = f" (the check calibrates on half the rows, about {have} per bin, fewer than the {need} a bin needs at the model's δ"
-    if sim and have >= _min_rows(rm.alpha, rm.delta): return rm.delta, False, head + ", so it checks the sets with δ for each bin on its own; the deployed sets use every row)"
-    return None, False, head + ", so it checks the sets valid on average over calibration draws, δ off; the deployed sets use every row)"
+    head = f" (the check calibrates on half {'of each fold' if own else 'the rows'}, about {have} per bin, fewer than the {need} a bin needs at the model's δ"
+    tail = "all of the deployed fold's rows" if own else "every row"
+    if sim and have >= _min_rows(rm.alpha, rm.delta): return rm.delta, False, head + f", so it checks the sets with δ for each bin on its own; the deployed sets use {tail})"
+    return None, False, head + f", so it checks the sets valid on average over calibration draws, δ off; the deployed sets use {tail})"
 
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
