@@ -133,6 +133,9 @@ def _score_parser(sub):
                    "over calibration draws")
     s.add_argument('--per-bin', action='store_true', help="delta holds for each difficulty bin on its own (smaller sets; default: "
                    "for all of a model's bins at once)")
+    s.add_argument('--calibration', choices=('own', 'pooled'), default=None, help="the prediction sets' calibration rows: 'own', the "
+                   "held-out rows of the deployed model's own fold (split conformal), or 'pooled', every out-of-fold row (smaller sets, "
+                   "approximate for the deployed model); default: the model's (own when its bins are large enough)")
     s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
     s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
 
@@ -149,7 +152,7 @@ def _score(a)->int:
     "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else."
     from robustdiff.risk import score_file
     try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta),
-                   simultaneous=False if a.per_bin else None)
+                   simultaneous=False if a.per_bin else None, calibration=a.calibration)
     except _USER_ERRORS as e:
         print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
     except Exception as e:

@@ -810,6 +810,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                log=print,               # where the notes and the summary go
                delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
                simultaneous=None,       # δ for all of a model's bins at once (True) or per bin (False); None = the model's
+               calibration=None,        # the sets' calibration rows: 'own' (the deployed fold's) or 'pooled' (every out-of-fold row); None = the model's
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
     from robustdiff.tables import read_table
@@ -824,13 +825,17 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     if out.exists() and out.resolve() == data.resolve(): raise ValueError(f"--out {str(out)!r} is the input file: choose another name")
     if not 0 < alpha < 1: raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
     _check_simultaneous(simultaneous, none=True)
+    _check_calibration(calibration, none=True)
     rm = load_risk(p)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
     if not len(X): raise ValueError(f"{str(data)!r} holds no rows to score")
-    r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous)
+    r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous, calibration=calibration)
     est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
+    own = (calibration or getattr(rm, 'calibration', 'pooled')) == 'own'
+    log(f"prediction sets at α = {alpha:g}: calibrated on " + (f"the deployed fold's own {len(rm.cal_own)} held-out rows (split conformal)" if own else
+        f"all {len(rm.cal_bins)} out-of-fold rows (each scored by its own fold's fit: approximate for the deployed model)"))
     _write_scored(r, out)
     t = est.table
     for row in t.itertuples():

@@ -427,3 +427,45 @@ def test_score_per_bin_flag(fitted, tmp_path):
     assert main(args + [str(tmp_path/'a.csv')]) == 0 and main(args + [str(tmp_path/'b.csv'), '--per-bin']) == 0
     a, b = pd.read_csv(tmp_path/'a.csv'), pd.read_csv(tmp_path/'b.csv')
     assert (b.set_size <= a.set_size).all() and (b.set_size < a.set_size).any()
+
+
+def test_score_calibration_option(fitted, tmp_path, capsys):
+    "`score --calibration own|pooled` picks the sets' calibration rows; the default is the model's (pooled on this small table) and says which."
+    rm = fitted[1].extra['risk_model']
+    assert rm.calibration == 'pooled' and len(rm.cal_own) < len(rm.cal_bins)     # 240 rows: the own fold's bins are too thin for δ
+    new = _frame(60, seed=7).drop(columns='y')
+    new.to_csv(tmp_path/'new.csv', index=False)
+    args = ['score', str(fitted[2]), str(tmp_path/'new.csv'), '--out']
+    assert main(args + [str(tmp_path/'d.csv')]) == 0
+    assert 'calibrated on all 240 out-of-fold rows' in capsys.readouterr().err
+    assert main(args + [str(tmp_path/'o.csv'), '--calibration', 'own']) == 0
+    assert f"the deployed fold's own {len(rm.cal_own)} held-out rows" in capsys.readouterr().err
+    d, o = pd.read_csv(tmp_path/'d.csv', keep_default_na=False), pd.read_csv(tmp_path/'o.csv', keep_default_na=False)
+    assert list(o.prediction_set) == ['|'.join(s) for s in rm.predict_risk(new, calibration='own').prediction_set]
+    assert list(d.prediction_set) == ['|'.join(s) for s in rm.predict_risk(new, calibration='pooled').prediction_set]
+    with pytest.raises(SystemExit): main(args + [str(tmp_path/'x.csv'), '--calibration', 'auto'])   # 'auto' is chosen at fit time
+    from robustdiff.risk import score_file
+    with pytest.raises(ValueError, match='calibration'): score_file(fitted[2], tmp_path/'new.csv', tmp_path/'y.csv', log=lambda m: None, calibration='folds')
+
+
+def test_own_calibration_when_the_fold_is_large_enough():
+    "On 1 500 rows the deployed fold's own 300 rows fill every bin past the 37 rows δ = 0.1 needs: the sets are split conformal on them, the bin edges come from the other folds' rows, and they cover fresh rows in every bin."
+    big = _frame(2500, seed=3)
+    ds = from_frame(big.iloc[:1500].reset_index(drop=True), 'y', name='moons1500')
+    with pytest.raises(ValueError, match='calibration'): fit_risk(ds, models='quick', calibration='fold')   # refused before any fit
+    rm = fit_risk(ds, models='quick', respondents='models', random_state=0)
+    assert rm.calibration == 'own'
+    own, b = rm.cal_own, rm._oof['b_oof']
+    assert np.allclose(rm.edges, np.quantile(np.delete(b, own), np.linspace(0, 1, rm.n_bins + 1)[1:-1]))
+    fresh = big.iloc[1500:].reset_index(drop=True)
+    r = rm.predict_risk(fresh.drop(columns='y'))
+    from robustdiff.responses import predict_labels_proba
+    for m, g in r.groupby('model', sort=False):
+        _, P = predict_labels_proba(rm.models[m], fresh.drop(columns='y'))
+        S = conformal_sets(P, rm.cal_p_true[m][own], rm.cal_bins[own], g.difficulty_bin.to_numpy(), rm.alpha, delta=rm.delta, simultaneous=True)
+        assert (g.set_size.to_numpy() == S.sum(axis=1)).all()
+    hit = r.assign(hit=[t in s for t, s in zip(np.tile(fresh.y.to_numpy(), len(rm.models)), r.prediction_set)])
+    cov = hit.groupby(['model', 'difficulty_bin']).hit.agg(['mean', 'size'])
+    assert (cov['mean'] >= 0.9 - 2 * np.sqrt(0.09 / cov['size'])).all(), cov     # 1 000 fresh rows, about 200 per bin
+    pooled = fit_risk(ds, models='quick', respondents='models', random_state=0, calibration='pooled')
+    assert pooled.calibration == 'pooled' and any(n.startswith('Conformal sets: calibrated on all 1500') for n in pooled.notes)
