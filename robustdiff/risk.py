@@ -846,6 +846,8 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                 f"({row.metric_lo:.3f} to {row.metric_hi:.3f})")
     hard = est.bins.iloc[-1]
     log(f"{hard.batch_share:.0%} of the rows fall in the hardest difficulty bin (training: {hard.train_share:.0%})"
-        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g})" if est.mix_alarm else ''))
+        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g}): the expected accuracies above "
+           f"hold if only the mix of rows moved; if what a row's features say about its label moved too, only labels can tell "
+           f"(`estimate_accuracy(rows, y=labels)` tests it)" if est.mix_alarm else ''))
     log(f"scored {len(X)} rows × {r.model.nunique()} model(s) → {out}")
     return r
