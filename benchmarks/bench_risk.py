@@ -207,7 +207,7 @@ def summary(cov, auc, acc, info, speed_t, a)->str:
              f"on its own; `mondrian_avg` — δ off (valid on average over calibration draws); `marginal` — split conformal, one "
              f"category, δ off; these four calibrate on the risk model's rows (`calibration`: the deployed fold's own held-out rows "
              f"where its bins are thick enough for δ, else every out-of-fold row); `mondrian_pooled` — the first, calibrated on every "
-             f"out-of-fold row whatever the table's size (the calibration before `calibration='auto'`).\n\n" + method_counts(cov).to_markdown(index=False) + '\n')
+             f"out-of-fold row whatever the table's size.\n\n" + method_counts(cov).to_markdown(index=False) + '\n')
     for meth in ('mondrian', 'mondrian_bin', 'mondrian_pooled'):
         d = cov[cov.method == meth]
         L.append(f"Bins below 1 − α − 2 SE ({meth}): " + (d[~d.ok][['dataset', 'model', 'bin', 'n', 'n_cal', 'coverage', 'se_test', 'se']].round(3)
