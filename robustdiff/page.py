@@ -52,6 +52,16 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
     'interval': ("A 90 % bootstrap interval: folds and instances resampled, the same resample for every model", "this report"),
     'perturbation': ("Gaussian noise added to the test features in steps of the training standard deviation, PiML style",
                      "[PiML] eq. R1"),
+    'out-of-fold': ("Predicted by the model fitted on the other folds of the cross-validation, so never by a model that saw the row",
+                    "this report"),
+    'split conformal': ("A prediction set whose threshold is set on rows the model never saw: it holds the true class with "
+                        "probability at least 1 − α", "[VGS05] ch. 4"),
+    'Mondrian': ("Conformal sets calibrated separately within each category, here each predicted-difficulty bin, so that the "
+                 "coverage promise holds in every bin and not only on average", "[VGS05] ch. 4"),
+    'training-conditional': ("Coverage promised for the one draw of calibration rows a model has: with probability at least 1 − δ "
+                             "over that draw, not only on average over draws", "[Vov12]"),
+    'Šidák': ("δ shared out over K bins as 1 − (1 − δ)^(1/K) each, so that all K bins keep the promise together with probability "
+              "at least 1 − δ", "[Šid67]"),
 }
 REFERENCES = {
     '[FB24]': "Fabra-Boluda et al., Unveiling the robustness of machine learning families, Mach. Learn.: Sci. Technol. 5 (2024)",
@@ -59,9 +69,12 @@ REFERENCES = {
     '[SLH16]': "Sáez, Luengo, Herrera, Evaluating the classifier behavior with noisy data: the equalized loss of accuracy, Neurocomputing 176 (2016)",
     '[PLM22]': "Paiva et al., Relating instance hardness to classification performance in a dataset: a visual approach, Machine Learning 111 (2022)",
     '[PiML]': "PiML toolbox user guide, robustness tests",
+    '[VGS05]': "Vovk, Gammerman, Shafer, Algorithmic Learning in a Random World, Springer (2005)",
+    '[Vov12]': "Vovk, Conditional validity of inductive conformal predictors, ACML 2012, PMLR 25",
+    '[Šid67]': "Šidák, Rectangular confidence regions for the means of multivariate normal distributions, JASA 62 (1967)",
 }
 _WORD_TERMS = {'flip rate', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
-               'Usefulness', 'Harmfulness'}
+               'Usefulness', 'Harmfulness', 'out-of-fold', 'split conformal', 'Mondrian', 'training-conditional', 'Šidák'}
 
 def _term_re():
     terms = sorted(GLOSSARY, key=len, reverse=True)
