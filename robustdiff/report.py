@@ -605,7 +605,7 @@ Report.answer = property(_report_answer)
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
 def _stage_risk(ctx:_Ctx, st:Stage):
-    from robustdiff.risk import report_stage   # the risk model for new rows, fitted from this report's outputs
+    from robustdiff.risk_report import report_stage   # the risk model for new rows, fitted and checked from this report's outputs
     report_stage(ctx, st)
 
 _RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_difficulty, scc=_stage_scc, ela=_stage_ela,
