@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import functools, hashlib, inspect, io, json, math, os, sys, types, warnings
+import os, sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +23,14 @@ from .portfolio import get_models, model_pipeline, _wants_prep
 from .estimators import _quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
+from .cache import (CacheWarning, _token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
+                              _cache_failed, _cache_usable)   # the result cache (02c_cache)
+_all_ = ['CacheWarning']
 
 # %% auto #0
-__all__ = ['cv_splits', 'FoldContext', 'CacheWarning', 'ModelFitError', 'map_folds', 'predict_is_argmax', 'predict_labels_proba',
-           'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses']
+__all__ = ['cv_splits', 'FoldContext', 'ModelFitError', 'map_folds', 'predict_is_argmax', 'predict_labels_proba',
+           'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses',
+           'CacheWarning']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -82,227 +86,11 @@ class FoldContext:
         Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
         return np.asarray(est.steps[-1][1].predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy()))
 
-# %% ../nbs/02_responses.ipynb #e4de3219
-class CacheWarning(UserWarning):
-    "A cache file was unreadable, altered or could not be written; the result is recomputed."
-
+# %% ../nbs/02_responses.ipynb #98f50a27
 def _noop(): return None
 
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
-
-_VERSIONED = {'sklearn', 'numpy', 'pandas', 'scipy', 'robustdiff', 'builtins'}   # their versions / source are in `_code_versions`
-
-def _versioned(mod:str)->bool:
-    "A module whose code `_code_versions` already covers (the versioned libraries and the standard library)."
-    top = (mod or '').split('.')[0]
-    return top in _VERSIONED or top in getattr(sys, 'stdlib_module_names', ())
-
-def _file_hash(mod:str)->str:
-    "SHA-256 of a module's source file ('' if it has none)."
-    m = sys.modules.get(mod)
-    try: f = inspect.getsourcefile(m) if m is not None else None
-    except TypeError: f = None
-    try: return hashlib.sha256(Path(f).read_bytes()).hexdigest() if f else ''
-    except OSError: return ''
-
-_IN_PROGRESS = set()   # classes whose token is being computed (a method naming its own class)
-
-@functools.lru_cache(maxsize=None)
-def _class_token(cls)->tuple:
-    "Module, name and source of a class and of every class it inherits from; for code outside the versioned libraries also its module's file and the helpers its methods call."
-    if id(cls) in _IN_PROGRESS: return ('class-ref', getattr(cls, '__module__', ''), getattr(cls, '__qualname__', repr(cls)))
-    _IN_PROGRESS.add(id(cls))
-    try: return _class_parts(cls)
-    finally: _IN_PROGRESS.discard(id(cls))
-
-def _class_parts(cls)->tuple:
-    parts = []
-    for k in getattr(cls, '__mro__', (cls,)):
-        mod = getattr(k, '__module__', '') or ''
-        if k is object or (_versioned(mod) and k is not cls): continue
-        try: src = hashlib.sha256(inspect.getsource(k).encode()).hexdigest()
-        except (OSError, TypeError): src = ''
-        part = [mod, getattr(k, '__qualname__', repr(k)), src]
-        if not _versioned(mod):
-            part.append(_file_hash(mod))
-            part.append([(n, _token(v)) for n, v in sorted(vars(k).items())
-                         if isinstance(v, (types.FunctionType, staticmethod, classmethod, property))
-                         for v in [getattr(v, '__func__', getattr(v, 'fget', v))] if isinstance(v, types.FunctionType)])
-        parts.append(tuple(map(repr, part)))
-    return tuple(parts)
-
-def _cell_filled(cell)->bool:
-    try: cell.cell_contents; return True
-    except ValueError: return False
-
-def _code_names(code)->list:
-    "Global names used by `code` and by the code objects nested in it."
-    names = list(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType): names += _code_names(c)
-    return sorted(set(names))
-
-def _global_matters(v)->bool:
-    return isinstance(v, (types.FunctionType, functools.partial, type, bool, int, float, complex, str, bytes, np.generic))
-
-def _token(obj, depth:int=0, _seen:set|None=None):
-    "A picklable stand-in for `obj` that changes whenever anything in it that can change a result changes."
-    if depth > 30: return ('deep', type(obj).__qualname__)
-    _seen = set() if _seen is None else _seen
-    t = lambda o: _token(o, depth + 1, _seen)
-    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)): return (type(obj).__name__, obj)
-    if isinstance(obj, (np.ndarray, pd.DataFrame, pd.Series, pd.Index)): return ('data', joblib_hash(obj))
-    if isinstance(obj, (list, tuple)): return (type(obj).__name__, [t(o) for o in obj])
-    if isinstance(obj, (set, frozenset)): return ('set', sorted(repr(t(o)) for o in obj))
-    if isinstance(obj, dict): return ('dict', [(t(k), t(v)) for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))])
-    if isinstance(obj, functools.partial): return ('partial', t(obj.func), t(obj.args), t(obj.keywords))
-    if isinstance(obj, types.CodeType):
-        return ('code', obj.co_code, [t(c) for c in obj.co_consts], obj.co_names, obj.co_varnames)
-    if isinstance(obj, types.FunctionType):
-        if id(obj) in _seen: return ('function-ref', obj.__module__, obj.__qualname__)
-        _seen.add(id(obj))
-        cells = [t(c.cell_contents) for c in (obj.__closure__ or ()) if _cell_filled(c)]
-        g = obj.__globals__   # global helpers and constants it names (not mutable containers: pass those as cache_key)
-        glob = [(n, t(g[n])) for n in _code_names(obj.__code__) if n in g and _global_matters(g[n])]
-        return ('function', obj.__module__, obj.__qualname__, t(obj.__code__), t(obj.__defaults__),
-                t(obj.__kwdefaults__), cells, glob)
-    if isinstance(obj, types.MethodType): return ('method', t(obj.__func__), t(obj.__self__))
-    if isinstance(obj, (types.BuiltinFunctionType, types.ModuleType)):
-        return ('builtin', getattr(obj, '__module__', ''), obj.__name__)
-    if isinstance(obj, type): return ('class', _class_token(obj))
-    if hasattr(obj, 'get_params') and not isinstance(obj, type):  # an estimator: its class and every parameter value
-        return ('estimator', _class_token(type(obj)), t(obj.get_params(deep=False)))
-    if hasattr(obj, '__dict__'): return ('object', _class_token(type(obj)), t(vars(obj)))
-    try: return ('pickle', _class_token(type(obj)), joblib_hash(obj))
-    except Exception: return ('repr', _class_token(type(obj)), repr(obj))
-
-@functools.lru_cache(maxsize=1)
-def _code_versions()->tuple:
-    "Versions of the libraries a result depends on, and a hash of the source of every robustdiff module."
-    import sklearn, scipy, sys, robustdiff
-    h = hashlib.sha256()
-    for p in sorted(Path(robustdiff.__file__).parent.glob('*.py')): h.update(p.name.encode()); h.update(p.read_bytes())
-    return (getattr(robustdiff, '__version__', ''), sklearn.__version__, np.__version__, pd.__version__,
-            scipy.__version__, sys.version, h.hexdigest())
-
-def _task_key(base:str, name:str, est_token:str, repeat:int, fold:int)->str:
-    return hashlib.sha256(f"{base}|{name}|{est_token}|{repeat}|{fold}".encode()).hexdigest()
-
-def _cache_file(cache_dir, dataset_name:str, name:str, repeat:int, fold:int, key:str)->Path:
-    safe = ''.join(ch if ch.isalnum() or ch in '-_.' else '_' for ch in f"{dataset_name}-{name}")
-    if len(safe) > 80: safe = safe[:60] + '~' + hashlib.sha256(safe.encode()).hexdigest()[:12]   # file names ≤ 255 bytes
-    return Path(cache_dir)/f"{safe}-r{repeat}f{fold}-{key[:20]}.npz"
-
-# %% ../nbs/02_responses.ipynb #c0b8232a
-_JSON_SCALARS = (bool, int, float, str, type(None))
-
-def _frame_arrays(df:pd.DataFrame)->tuple:
-    "(arrays for np.savez, column descriptions for the JSON sidecar); ValueError if a column cannot be stored."
-    arrays, cols = {}, []
-    for i, c in enumerate(df.columns):
-        if not isinstance(c, (str, int)) or isinstance(c, bool): raise ValueError(f"column name {c!r} is not a str or int")
-        col, k = df[c], f'c{i}'
-        d = {'name': c, 'dtype': str(col.dtype)}
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            cats = col.cat.categories
-            if cats.dtype == object and not all(isinstance(v, str) for v in cats):
-                raise ValueError(f"column {c!r}: categories that are not all str")
-            arrays[k] = col.cat.codes.to_numpy()
-            arrays[k + '_cats'] = cats.to_numpy(dtype=str) if cats.dtype == object else cats.to_numpy()
-            d.update(kind='category', ordered=bool(col.cat.ordered))
-        elif col.dtype == object or isinstance(col.dtype, pd.StringDtype):
-            vals = [v.item() if isinstance(v, np.generic) else v for v in col.tolist()]
-            if all(isinstance(v, str) for v in vals):
-                arrays[k] = np.array(vals, dtype=str if vals else '<U1'); d['kind'] = 'str'
-            elif all(isinstance(v, _JSON_SCALARS) and not (isinstance(v, float) and not math.isfinite(v)) for v in vals):
-                d.update(kind='json', values=vals)
-            else: raise ValueError(f"column {c!r} holds values numpy cannot store without pickling")
-        elif col.dtype.kind in 'biufcmM': arrays[k] = col.to_numpy(); d['kind'] = 'numpy'
-        else: raise ValueError(f"column {c!r} has an unsupported dtype {col.dtype}")
-        cols.append(d)
-    return arrays, cols
-
-def _frame_from_arrays(z, cols:list, n:int)->pd.DataFrame:
-    "The DataFrame stored by `_frame_arrays`."
-    data = {}
-    for i, d in enumerate(cols):
-        k = f'c{i}'
-        if d['kind'] == 'category':
-            data[i] = pd.Series(pd.Categorical.from_codes(z[k], pd.Index(z[k + '_cats']), ordered=d['ordered']))
-        elif d['kind'] == 'str':   # one str object per distinct value (a model name repeated a million times is one object)
-            u, inv = np.unique(z[k], return_inverse=True)
-            data[i] = pd.Series(np.array(u.tolist(), dtype=object)[inv.reshape(-1)], dtype=d['dtype'])
-        elif d['kind'] == 'json': data[i] = pd.Series(d['values'], dtype=d['dtype'])
-        elif d['kind'] == 'numpy': data[i] = pd.Series(z[k], dtype=d['dtype'])
-        else: raise ValueError(f"unknown column kind {d['kind']!r}")
-        if len(data[i]) != n: raise ValueError(f"column {d['name']!r} has {len(data[i])} rows, expected {n}")
-    df = pd.DataFrame(data, index=pd.RangeIndex(n))
-    df.columns = [d['name'] for d in cols]
-    return df
-
-_CACHE_FORMAT = 'robustdiff-cache-2'
-
-def _checksum(data:bytes, key:str, n:int, cols:list)->str:
-    "SHA-256 over the npz bytes and everything the sidecar says about them (key, rows, column names, types, values)."
-    meta = json.dumps(dict(key=key, n=n, columns=cols), sort_keys=True, separators=(',', ':'))
-    return hashlib.sha256(data + b'\0' + meta.encode()).hexdigest()
-
-def _cache_write(path:Path, key:str, df:pd.DataFrame):
-    "Store `df` as npz + JSON sidecar (atomically); warn and skip if it cannot be stored exactly; OSError if the disk refuses (nothing partial left)."
-    df = df.reset_index(drop=True)
-    try:
-        arrays, cols = _frame_arrays(df)
-        buf = io.BytesIO(); np.savez(buf, **arrays); data = buf.getvalue()
-        with np.load(io.BytesIO(data), allow_pickle=False) as z: back = _frame_from_arrays(z, cols, len(df))
-        if not (back.equals(df) and back.dtypes.equals(df.dtypes)): raise ValueError("the stored copy would differ")
-    except Exception as e:
-        warnings.warn(f"not cached: {path.name} ({e})", CacheWarning, stacklevel=3); return
-    meta = dict(format=_CACHE_FORMAT, key=key, n=len(df), columns=cols, sha256=_checksum(data, key, len(df), cols))
-    side = path.with_suffix('.json')
-    tmps = [path.with_name(f'{path.name}.tmp{os.getpid()}'), side.with_name(f'{side.name}.tmp{os.getpid()}')]
-    try:
-        tmps[0].write_bytes(data); tmps[0].replace(path)
-        tmps[1].write_text(json.dumps(meta)); tmps[1].replace(side)   # the sidecar last: it marks a complete entry
-    except OSError:
-        for p in tmps + [path]:
-            try: p.unlink(missing_ok=True)
-            except OSError: pass
-        raise
-
-def _cache_read(path:Path, key:str)->pd.DataFrame|None:
-    "The stored result, or None (with a CacheWarning naming the file if it exists but fails a check)."
-    side = path.with_suffix('.json')
-    if not side.exists(): return None    # never written, or killed before the sidecar: recompute silently
-    try:
-        meta = json.loads(side.read_text())
-        if not isinstance(meta, dict) or meta.get('format') != _CACHE_FORMAT:
-            raise ValueError("not a robustdiff cache sidecar")
-        if meta.get('key') != key: raise ValueError("its key does not match")
-        data = path.read_bytes()
-        if _checksum(data, key, meta.get('n'), meta.get('columns')) != meta.get('sha256'):
-            raise ValueError("checksum mismatch (data or sidecar altered or truncated)")
-        with np.load(io.BytesIO(data), allow_pickle=False) as z: return _frame_from_arrays(z, meta['columns'], int(meta['n']))
-    except Exception as e:
-        warnings.warn(f"cache file {path} failed its check ({type(e).__name__}: {e}); recomputing it",
-                      CacheWarning, stacklevel=3)
-        return None
-
-_UNWRITABLE = set()   # cache folders that could not be written in this process (warned once)
-
-def _cache_failed(cache_dir, e:OSError):
-    "Warn once per folder that the cache cannot be written; the run goes on without it."
-    d = str(Path(cache_dir).resolve())
-    if d not in _UNWRITABLE:
-        _UNWRITABLE.add(d)
-        warnings.warn(f"cache folder {d} cannot be written ({e.strerror or e}): continuing without a cache",
-                      CacheWarning, stacklevel=3)
-
-def _cache_usable(cache_dir)->bool:
-    "Create the cache folder; False (one warning) if that fails or it was found unwritable before."
-    if str(Path(cache_dir).resolve()) in _UNWRITABLE: return False
-    try: Path(cache_dir).mkdir(parents=True, exist_ok=True); return True
-    except OSError as e: _cache_failed(cache_dir, e); return False
 
 
 # %% ../nbs/02_responses.ipynb #a36ee851

@@ -11,13 +11,12 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 from scipy.stats import norm
-from .charts import alt   # altair, imported on first use
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
 from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
 from .risk_io import RiskFileError, RISK_FORMAT, write_risk_file, read_risk_file   # the file format (61_risk_io)
 from .conformal import (mondrian_p_values, conformal_sets, _check_delta, _check_simultaneous, _bin_delta, _min_rows,
-                                  _rank, _thresholds)   # the sets (59_conformal)
+                                  _rank)   # the sets (59_conformal)
 _all_ = ['RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% auto #0

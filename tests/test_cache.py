@@ -4,7 +4,7 @@ import numpy as np, pandas as pd, pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import load_sklearn, Dataset
-from robustdiff import responses
+from robustdiff import responses, cache as result_cache
 from robustdiff.responses import map_folds, cv_predictions, CacheWarning
 
 CALLS = []   # a module global (not a closure variable, which would be part of the key)
@@ -174,10 +174,10 @@ def test_round_trip_of_column_types(tmp_path):
                        'b': [True, False, True], 'cat': pd.Categorical(['x', 'y', 'x']), 'mix': [1, 'a', 2.5],
                        'i': [1, 2, 3], 7: [1.0, 2.0, 3.0]})
     p = tmp_path/'t.npz'
-    responses._cache_write(p, 'k', df)
-    back = responses._cache_read(p, 'k')
+    result_cache._cache_write(p, 'k', df)
+    back = result_cache._cache_read(p, 'k')
     pd.testing.assert_frame_equal(back, df, check_exact=True)
-    with pytest.warns(CacheWarning, match='key does not match'): assert responses._cache_read(p, 'other') is None
+    with pytest.warns(CacheWarning, match='key does not match'): assert result_cache._cache_read(p, 'other') is None
 
 # killed and resumed ------------------------------------------------------------------------------------------------
 RESUME = '''

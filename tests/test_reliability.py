@@ -10,7 +10,7 @@ from sklearn.tree import DecisionTreeClassifier
 from robustdiff.cli import main
 from robustdiff.data import Dataset, load_sklearn, from_csv
 from robustdiff.responses import map_folds, cv_predictions, CacheWarning
-from robustdiff import responses
+from robustdiff import responses, cache as result_cache
 import robustdiff.report as report
 from robustdiff.report import Report, Stage
 
@@ -300,7 +300,7 @@ def _refuse_writes(monkeypatch, folder, err, partial=False):
 def test_cache_that_cannot_be_written_degrades_with_one_warning(tmp_path, monkeypatch, err, partial):
     cache = tmp_path/'cache'; cache.mkdir()
     _refuse_writes(monkeypatch, cache, err, partial)
-    responses._UNWRITABLE.clear() if hasattr(responses, '_UNWRITABLE') else None
+    result_cache._UNWRITABLE.clear()
     m = {'cart': DecisionTreeClassifier(random_state=0), 'd2': DecisionTreeClassifier(max_depth=2, random_state=0)}
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
@@ -333,7 +333,7 @@ def test_base_class_and_module_helper_changes_recompute(tmp_path, monkeypatch):
     import usrbase, usrleaf
     ds = IRIS.subset(np.r_[0:50, 50:80, 100:110])                  # 50/30/10: each constant answer has its own accuracy
     def acc():
-        responses._class_token.cache_clear()
+        result_cache._class_token.cache_clear()
         p = cv_predictions(ds, {'leaf': usrleaf.Leaf()}, n_splits=3, progress=False, cache_dir=tmp_path/'c')
         return p.correct.mean()
     fresh = lambda: cv_predictions(ds, {'leaf': usrleaf.Leaf()}, n_splits=3, progress=False).correct.mean()
