@@ -100,17 +100,18 @@ def one_dataset(name:str, a)->dict:
         bins = g.difficulty_bin.to_numpy()
         pos = pd.Index(cls).get_indexer(y)
         mond = np.array([y[i] in s for i, s in enumerate(g.prediction_set)])
+        hit = lambda S: np.where(pos >= 0, S[np.arange(len(y)), np.maximum(pos, 0)], False)   # each held-out row's true class in its set
         c = rm._cal_rows()                           # the model's calibration rows (the deployed fold's own, or every out-of-fold row)
         cal_p, cal_b = np.asarray(rm.cal_p_true[m])[c], np.asarray(rm.cal_bins)[c]
         marg_sets = conformal_sets(P, cal_p, np.zeros(len(cal_b)), np.zeros(len(y)), a.alpha)
-        marg = np.where(pos >= 0, marg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        marg = hit(marg_sets)
         avg_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha)          # Mondrian, δ off
-        avg = np.where(pos >= 0, avg_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        avg = hit(avg_sets)
         dlt = rm.delta if a.delta is None else (a.delta or None)
         bin_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha, delta=dlt, simultaneous=False)   # δ per bin
-        binw = np.where(pos >= 0, bin_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        binw = hit(bin_sets)
         pool_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha, delta=dlt, simultaneous=rm.simultaneous)   # every out-of-fold row
-        poolw = np.where(pos >= 0, pool_sets[np.arange(len(y)), np.maximum(pos, 0)], False)
+        poolw = hit(pool_sets)
         for k in range(rm.n_bins):
             on = bins == k
             for kind, v, S in (('mondrian', mond, None), ('mondrian_bin', binw, bin_sets), ('mondrian_avg', avg, avg_sets), ('marginal', marg, marg_sets),
@@ -195,10 +196,9 @@ def method_counts(cov:pd.DataFrame)->pd.DataFrame:
 
 
 def summary(cov, auc, acc, info, speed_t, a)->str:
-    L = [f"# robustdiff.risk benchmark\n", f"models={a.models}, respondents={a.respondents}, alpha={a.alpha}, max_rows={a.max_rows}, "
+    L = ["# robustdiff.risk benchmark\n", f"models={a.models}, respondents={a.respondents}, alpha={a.alpha}, max_rows={a.max_rows}, "
          f"batches={a.batches}, n_jobs={a.n_jobs}\n", pd.DataFrame(info).to_markdown(index=False), '\n']
     cov = with_se(cov, a.alpha)
-    m = cov[cov.method == 'mondrian']
     dlt = 'off' if getattr(a, 'delta', None) is False else (getattr(a, 'delta', None) or "the risk model's, 0.1")
     L.append(f"## Coverage by bin (α = {a.alpha})\nSE_test = sqrt(c(1 − c)/n_test) (the held-out rows of the bin, one split); "
              f"SE = sqrt(SE_test² + α(1 − α)/(n_cal + 2)) adds the calibration draw (the coverage given a calibration set of "

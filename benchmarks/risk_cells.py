@@ -22,7 +22,7 @@ import numpy as np, pandas as pd
 from bench_risk import _split
 from robustdiff.datasets import load_dataset
 from robustdiff.risk import fit_risk
-from robustdiff.responses import predict_labels_proba, cv_splits
+from robustdiff.responses import predict_labels_proba
 from robustdiff.conformal import _thresholds
 
 CELLS = (('waveform_21', 800, 'gbm', 4), ('letter', 1500, 'rbf', 1),
