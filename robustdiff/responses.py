@@ -446,10 +446,10 @@ def _check_predictions(labels, P, n:int, classes, from_classes:bool=False)->tupl
     if bad.any():
         raise ModelOutputError(f"predict_proba returned values outside [0, 1]: NaN or infinite in {int(bad.sum())} of {n} rows "
                                f"(first: row {int(np.argmax(bad))})")
-    lo, hi = P.min(axis=1), P.max(axis=1)
-    if lo.min() < -PROBA_TOL or hi.max() > 1 + PROBA_TOL:
-        i = int(np.argmax((lo < -PROBA_TOL) | (hi > 1 + PROBA_TOL)))
-        raise ModelOutputError(f"predict_proba returned values outside [0, 1] (min {lo.min():.4g}, max {hi.max():.4g}; first: row {i})")
+    lo, hi = P.min(), P.max()            # (whole-array reductions: the row is looked for only when one fails)
+    if lo < -PROBA_TOL or hi > 1 + PROBA_TOL:
+        i = int(np.argmax(((P < -PROBA_TOL) | (P > 1 + PROBA_TOL)).any(axis=1)))
+        raise ModelOutputError(f"predict_proba returned values outside [0, 1] (min {lo:.4g}, max {hi:.4g}; first: row {i})")
     off = np.abs(s - 1)
     if off.max() > PROBA_TOL:
         i = int(np.argmax(off > PROBA_TOL))
