@@ -78,13 +78,16 @@ class FoldContext:
         return _fold_labels(self.dataset, self.test, self._shared, 'y_test')
 
     def _predict_test(self)->np.ndarray:
-        "`estimator.predict` of the test rows; when the batch shares its prep step, its output for the test rows is computed once per batch."
+        "`estimator.predict` of the test rows, checked (one label per row, among `classes_`); when the batch shares its prep step, its output for the test rows is computed once per batch."
         est, sh = self.estimator, self._shared
+        final = est.steps[-1][1] if hasattr(est, 'steps') else est
         if not sh or 'prep' not in sh or getattr(est, 'steps', [(None, None)])[0][1] is not sh['prep']:
-            return np.asarray(est.predict(self.dataset.X.iloc[self.test]))
-        if 'Xt_test' not in sh: sh['Xt_test'] = sh['prep'].transform(self.dataset.X.iloc[self.test])
-        Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
-        return np.asarray(est.steps[-1][1].predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy()))
+            pred = est.predict(self.dataset.X.iloc[self.test])
+        else:
+            if 'Xt_test' not in sh: sh['Xt_test'] = sh['prep'].transform(self.dataset.X.iloc[self.test])
+            Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
+            pred = final.predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy())
+        return _check_predictions(pred, None, len(self.test), getattr(final, 'classes_', None))[0]
 
 # %% ../nbs/02_responses.ipynb #98f50a27
 def _noop(): return None

@@ -144,3 +144,12 @@ def test_cli_refuses_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
     assert code == 1 and e.count('\n') == 1 and e.startswith('robustdiff: error: '), e
     assert "model 'nanmodel' on repeat 0, fold 0 of 'd': predict_proba returned values outside [0, 1]" in e and 'no report was written' in e, e
     assert not (tmp_path/'r'/'report.html').exists()
+
+
+@pytest.mark.parametrize('mode', ['short', 'encoded'])
+def test_respondents_outputs_are_checked_too(mode):
+    "A population of respondents of yours (difficulty): their labels are checked as the evaluated models' are."
+    from robustdiff.respondents import respondent_predictions
+    from sklearn.tree import DecisionTreeClassifier
+    with pytest.raises(ModelOutputError, match=WHERE + 'predict returned'):
+        respondent_predictions(TABLE, {'bad': Bad(mode), 'tree': DecisionTreeClassifier(random_state=0)}, progress=False)
