@@ -4,7 +4,7 @@
 
 # %% ../nbs/94_publish.ipynb #dc07493a
 from __future__ import annotations
-import ctypes, errno, hashlib, json, os, re, shutil, sys, time, uuid, warnings
+import ctypes, errno, hashlib, json, os, re, shutil, signal, sys, threading, time, uuid, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -131,9 +131,13 @@ def _fsync_dir(d:Path):
 def _write_atomic(path:Path, text:str):
     "Write `text` to `path` all at once: into `path.tmp`, fsync, rename over `path`, fsync the folder (a kill leaves the old or the new content)."
     tmp = path.with_name(path.name + '.tmp')
-    with open(tmp, 'w', encoding='utf-8') as f:
-        f.write(text); f.flush(); os.fsync(f.fileno())
-    os.replace(tmp, path); _fsync_dir(path.parent)
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(text); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:                 # a full disk, Ctrl-C: no half-written `.tmp` left behind
+        tmp.unlink(missing_ok=True); raise
+    _fsync_dir(path.parent)
 
 @contextmanager
 def _locked(out:Path, wait:float=60.0):
@@ -207,9 +211,16 @@ def _recover(out:Path):
 def recover(out, # the report folder
            )->Path:
     "Finish (committed) or undo (staging) the publication a killed run's journal describes, under the folder's lock; nothing else is touched."
-    out = Path(os.path.abspath(Path(out).expanduser()))
+    out = _out_path(out)
     with _locked(out): _recover(out)
     return out
+
+def _out_path(out)->Path:
+    "The absolute folder a report goes to, symlinks resolved: `--out LINK` publishes into the link's target and keeps the link (renaming the link itself would replace it by a plain folder)."
+    p = Path(os.path.abspath(Path(out).expanduser()))
+    try: return p.resolve()
+    except (RuntimeError, OSError) as e:   # a symlink loop
+        raise NotADirectoryError(f"output path {str(p)!r} cannot be resolved ({e}): choose another --out") from None
 
 # %% ../nbs/94_publish.ipynb #34491baf
 TABLE_NAMES = ('data_summary', 'classes', 'accuracy', 'difficulty', 'respondent_abilities', 'reliability', 'abilities',
@@ -279,7 +290,7 @@ def check_out_dir(out,              # the report folder
                   names=None,       # file names the report will write (default: every name a report may write)
                  )->Path:           # the absolute folder (not created: `publish` creates it)
     "Check, before any work, that `out` can hold a report: writable, and empty or a previous report unless `force`."
-    out = Path(os.path.abspath(Path(out).expanduser()))
+    out = _out_path(out)
     if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder: choose another --out")
     with _locked(out):
         _recover(out)
@@ -336,21 +347,39 @@ def publish(out,               # the report folder
             protect=(),        # paths that must never be replaced (the input data)
            )->Path:            # the absolute folder
     "Write the files of `writers` as one report in `out`: all of them at once, replacing only robustdiff's own files."
-    out = Path(os.path.abspath(Path(out).expanduser()))
+    out = _out_path(out)                                 # through a symlink: into its target, the link kept
     if out.exists() and not out.is_dir(): raise NotADirectoryError(f"output path {str(out)!r} exists and is not a folder: choose another --out")
     _steps[0] = 0
     out.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(out):
+    with _locked(out), _terminate_raises():
         _recover(out)                                   # a killed run's publication first: finished or undone
         _check(out, force, protect, set(writers))
         token = uuid.uuid4().hex[:16]
         swap = (os.access(out.parent, os.W_OK | os.X_OK) and not _holds_cwd(out)
                 and not (out.is_dir() and foreign_files(out, protect)))
-        if swap: _publish_swap(out, writers, token)
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            _publish_beside(out, writers, protect, token)
+        try:
+            if swap: _publish_swap(out, writers, token)
+            else:
+                out.mkdir(parents=True, exist_ok=True)
+                _publish_beside(out, writers, protect, token)
+        except BaseException:         # an error, Ctrl-C or SIGTERM: a committed publication finished, a staged one undone
+            try: _recover(out)        # (no journal, staging folder or `.tmp` file left behind)
+            except Exception: pass    # (what cannot be finished now, the next run's `recover` finishes)
+            raise
     return out
+
+class _Terminated(SystemExit):
+    "SIGTERM during a publication, raised so that its temporary files are removed before the process ends (exit status 143)."
+
+@contextmanager
+def _terminate_raises():
+    "In the main thread: SIGTERM raises `_Terminated` (a SystemExit) while publishing, instead of ending the process at once."
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    def raise_(signum, frame): raise _Terminated(128 + signum)
+    try: old = signal.signal(signal.SIGTERM, raise_)
+    except (ValueError, OSError): yield; return
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
 
 def _publish_swap(out:Path, writers:dict, token:str):
     "The whole folder replaced at once (it holds only robustdiff's files): staged beside it, then swapped in under a journal."
@@ -398,23 +427,36 @@ def _publish_beside(out:Path, writers:dict, protect, token:str):
         raise
     _finish(out, jpath, j)
 
+_FRONT = ('report.html', 'summary.json')   # what a reader opens first: removed first and moved in last (see `_roll_forward`)
+
 def _roll_forward(out:Path, stage:Path, new:dict, old:dict):
-    "Move a committed staging folder's files into `out`, remove the old report's files the new one lacks, then write the new marker."
-    for name in new:
+    "Move a committed staging folder's files into `out`, remove the old report's files the new one lacks, then write the new marker. The marker, the page and the summary go first and come back last: while files move, the folder shows no report at all, never a mixed one."
+    m = out/_MARKER
+    if m.is_file() and not m.is_symlink(): m.unlink(); _fsync_dir(out); _step()
+    for name in reversed(_FRONT):        # the old summary, then the old page, while the new ones are still staged
+        p = out/name
+        if name in old and (stage/name).is_file() and p.is_file() and not p.is_symlink() and _sha256(p) == old[name]:
+            p.unlink(); _step()
+    def move_in(name):
         if (stage/name).is_file() and not (stage/name).is_symlink():
             if '/' in name:
                 d = out/name.split('/')[0]
                 if d.is_symlink() or (d.exists() and not d.is_dir()): raise FileExistsError(f"{str(d)!r} is not a folder: the report's {name!r} cannot go there")
                 d.mkdir(exist_ok=True)
             os.replace(stage/name, out/name); _step()
+    for name in new:
+        if name not in _FRONT: move_in(name)
     for name in set(old) - set(new):
         p = out/name
         if _in_real_folder(out, name) and p.is_file() and not p.is_symlink() and _sha256(p) == old[name]:
             p.unlink(); _step()
             if '/' in name and not any(p.parent.iterdir()): p.parent.rmdir()   # a sub-folder the report made, now empty
     for d in {(out/n).parent for n in new if '/' in n}: _fsync_dir(d)
+    for name in _FRONT:                  # the page, then the summary, then the marker
+        if name in new: move_in(name)
     _fsync_dir(out)
     _write_marker(out, new); _step()
+
 
 # %% ../nbs/94_publish.ipynb #5a148ceb
 def _write_csv(df:pd.DataFrame, path:Path):

@@ -28,9 +28,9 @@ from .cache import (CacheWarning, _token, _code_versions, _task_key, _cache_file
 _all_ = ['CacheWarning']
 
 # %% auto #0
-__all__ = ['cv_splits', 'FoldContext', 'ModelFitError', 'map_folds', 'predict_is_argmax', 'predict_labels_proba',
-           'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names', 'read_responses',
-           'CacheWarning']
+__all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
+           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names',
+           'read_responses', 'CacheWarning']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -78,13 +78,16 @@ class FoldContext:
         return _fold_labels(self.dataset, self.test, self._shared, 'y_test')
 
     def _predict_test(self)->np.ndarray:
-        "`estimator.predict` of the test rows; when the batch shares its prep step, its output for the test rows is computed once per batch."
+        "`estimator.predict` of the test rows, checked (one label per row, among `classes_`); when the batch shares its prep step, its output for the test rows is computed once per batch."
         est, sh = self.estimator, self._shared
+        final = est.steps[-1][1] if hasattr(est, 'steps') else est
         if not sh or 'prep' not in sh or getattr(est, 'steps', [(None, None)])[0][1] is not sh['prep']:
-            return np.asarray(est.predict(self.dataset.X.iloc[self.test]))
-        if 'Xt_test' not in sh: sh['Xt_test'] = sh['prep'].transform(self.dataset.X.iloc[self.test])
-        Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
-        return np.asarray(est.steps[-1][1].predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy()))
+            pred = est.predict(self.dataset.X.iloc[self.test])
+        else:
+            if 'Xt_test' not in sh: sh['Xt_test'] = sh['prep'].transform(self.dataset.X.iloc[self.test])
+            Xt = sh['Xt_test']     # what `Pipeline.predict` hands its model (a copy: a model that writes into X changes nothing)
+            pred = final.predict(Xt.copy(order='K') if isinstance(Xt, np.ndarray) else Xt.copy())
+        return _check_predictions(pred, None, len(self.test), getattr(final, 'classes_', None))[0]
 
 # %% ../nbs/02_responses.ipynb #98f50a27
 def _noop(): return None
@@ -123,7 +126,49 @@ class ModelFitError(RuntimeError):
     "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
     def __init__(self, message:str, model:str=''):
         super().__init__(message); self.model = model
-    def __reduce__(self): return (ModelFitError, (self.args[0], self.model))   # keeps `model` across processes
+    def __reduce__(self): return (type(self), (self.args[0], self.model))   # keeps the class and `model` across processes
+
+class ModelOutputError(ModelFitError, ValueError):
+    "A fitted model's predictions cannot be used (wrong length or shape, probabilities not finite, outside [0, 1] or not summing to 1, labels that are not classes of y): the message names the model and fold where they are known."
+
+def _where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
+
+def _output_error(e:BaseException)->ModelOutputError|None:
+    "The `ModelOutputError` without a model's name that `e` is or wraps (`__cause__`, `__context__`), else None."
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, ModelOutputError): return e if not e.model else None
+        seen.add(id(e)); e = e.__cause__ or e.__context__
+    return None
+
+def _fitted_classes(pipe):
+    "The `classes_` of a fitted model (the final step of a Pipeline), or None."
+    cl = getattr(pipe.steps[-1][1] if isinstance(pipe, Pipeline) else pipe, 'classes_', None)
+    return cl if cl is not None and np.ndim(cl) == 1 else None
+
+def _check_classes(name:str, cl, y_train:np.ndarray, where:str):
+    "A fitted model's `classes_` must be labels of y (a model that encodes y itself and keeps the codes cannot be compared with y)."
+    known = set(pd.unique(y_train))
+    bad = next((c for c in cl if c not in known), None)
+    if bad is not None:
+        raise ModelOutputError(f"{where}: its classes_ holds {_show(bad)}, which is not a label of y ({_some(known)}){_code_hint(bad, known)}", name)
+
+def _show(v)->str:
+    "A label as a message shows it: numpy scalars as Python's (0, not np.int64(0))."
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+def _some(values, k:int=5)->str:
+    "A few values, sorted as text, for a message."
+    v = sorted(values, key=str)
+    return ', '.join(map(_show, v[:k])) + (', ...' if len(v) > k else '')
+
+def _code_hint(label, classes)->str:
+    "Why a label may not be a class: an integer code 0 … k−1 standing for string classes is a model encoding y itself."
+    if isinstance(label, (int, np.integer, float, np.floating)) and not isinstance(label, bool) and \
+       any(isinstance(c, str) for c in classes) and float(label).is_integer() and 0 <= label < len(classes):
+        return ("; it looks like an encoded label (0 … k−1): a model that encodes y itself (e.g. LabelEncoder) must decode its "
+                "predictions (inverse_transform) and keep y's labels in classes_")
+    return "; predict must return labels of y, and classes_ must be y's labels"
 
 def _fit_pipeline(pipe, X, y, shared:dict|None=None):
     "`pipe.fit(X, y)`; with `shared` (one batch: one dataset, one training fold) `make_pipeline`'s prep step is fitted once per batch and every model fits on a copy of its output. `X` may be a function returning the rows (called only when they are needed)."
@@ -158,8 +203,17 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                 f"{type(e).__name__}: {e}{hint}", name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
+        classes = _fitted_classes(pipe)
+        if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), _where(ctx))
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
-        out = fn(ctx)
+        try: out = fn(ctx)
+        except Exception as e:     # a model's unusable outputs (`predict_labels_proba`), even inside a wrapping error: its name and fold
+            bad = _output_error(e)
+            if bad is None: raise
+            raise ModelOutputError(f"{_where(ctx)}: {bad}", name) from e
+        if classes is None and fit and isinstance(out, pd.DataFrame) and 'y_pred' in out.columns:   # no classes_ to check them against: y's labels
+            try: _check_predictions(out['y_pred'].to_numpy(), None, len(out), pd.unique(dataset.y))
+            except ModelOutputError as e: raise ModelOutputError(f"{_where(ctx)}: {e}", name) from None
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     attrs, out.attrs = out.attrs, {}           # pandas deep-copies attrs on a copy: a fitted model riding along (`attrs['fitted']`) would be
     new = out.copy(); out.attrs = new.attrs = attrs   # copied too
@@ -368,57 +422,87 @@ def _with_decision(final, svm, dec:np.ndarray):
     f2 = copy.copy(final); f2.calibrated_classifiers_ = [cc]
     return f2
 
+PROBA_TOL = 1e-5   # probabilities may leave [0, 1], and a row's sum 1, by this much (float32 rounding over dozens of classes stays below)
+
+def _check_predictions(labels, P, n:int, classes, from_classes:bool=False)->tuple:
+    "`labels` and `P` of `n` rows checked: one label per row among `classes`, P of shape (n, len(classes)), finite, in [0, 1], rows summing to 1 (within `PROBA_TOL`); vectorised, O(n·k). ModelOutputError naming the first bad row."
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or len(labels) != n:
+        raise ModelOutputError(f"predict returned shape {labels.shape}, expected ({n},) (one label per row)")
+    if classes is not None and not from_classes and n:   # (labels taken from classes_ by an argmax are classes_)
+        known = set(classes)
+        bad = next((v for v in pd.unique(labels) if v not in known), None)
+        if bad is not None:
+            i = int(np.argmax(pd.isna(labels) if pd.isna(bad) else labels == bad))
+            raise ModelOutputError(f"predict returned the label {_show(bad)} (row {i} of {n}), which is not a class of y (classes_: "
+                                   f"{_some(known)}){_code_hint(bad, known)}")
+    if P is None: return labels, None
+    if classes is None: raise ModelOutputError("the model has predict_proba but no classes_: its columns cannot be matched to y's classes")
+    try: P = np.asarray(P, dtype=float)
+    except (TypeError, ValueError) as e: raise ModelOutputError(f"predict_proba returned values that are not numbers ({e})") from None
+    k = len(classes)
+    if P.ndim != 2 or P.shape != (n, k):
+        raise ModelOutputError(f"predict_proba returned shape {P.shape}, expected ({n}, {k}) (one column per class of classes_)")
+    if not n: return labels, P
+    s = P.sum(axis=1)                   # NaN or ±inf anywhere in a row makes its sum NaN or infinite
+    bad = ~np.isfinite(s)
+    if bad.any():
+        raise ModelOutputError(f"predict_proba returned values outside [0, 1]: NaN or infinite in {int(bad.sum())} of {n} rows "
+                               f"(first: row {int(np.argmax(bad))})")
+    lo, hi = P.min(), P.max()            # (whole-array reductions: the row is looked for only when one fails)
+    if lo < -PROBA_TOL or hi > 1 + PROBA_TOL:
+        i = int(np.argmax(((P < -PROBA_TOL) | (P > 1 + PROBA_TOL)).any(axis=1)))
+        raise ModelOutputError(f"predict_proba returned values outside [0, 1] (min {lo:.4g}, max {hi:.4g}; first: row {i})")
+    off = np.abs(s - 1)
+    if off.max() > PROBA_TOL:
+        i = int(np.argmax(off > PROBA_TOL))
+        raise ModelOutputError(f"predict_proba rows must sum to 1 (within {PROBA_TOL:g}): row {i} sums to {s[i]:.6g}")
+    return labels, P
+
 def predict_labels_proba(est,  # a fitted classifier or Pipeline
                          X,    # the rows to predict
+                         *, check:bool=True, # refuse unusable outputs (`ModelOutputError`): wrong length or shape, probabilities not finite, outside [0, 1] or not summing to 1, labels not among `classes_`
                         )->tuple: # (labels, probabilities or None when the model has no `predict_proba`)
-    "Labels and class probabilities with one prediction pass where `predict` is provably the argmax of `predict_proba`."
+    "Labels and class probabilities with one prediction pass where `predict` is provably the argmax of `predict_proba`; checked where they enter."
     final, Xt = est, X
     if isinstance(est, Pipeline):
         final = est.steps[-1][1]
         for _, step in est.steps[:-1]:
             if step is not None and step != 'passthrough': Xt = step.transform(Xt)
-    if not hasattr(final, 'predict_proba'): return final.predict(Xt), None
+    labels, P, from_classes = _labels_proba(final, Xt)
+    if not check: return labels, P
+    return _check_predictions(labels, P, _n_rows(X), getattr(final, 'classes_', None), from_classes)
+
+def _n_rows(X)->int:
+    "Rows of a table, an array or a sparse matrix."
+    shape = getattr(X, 'shape', None)
+    return int(shape[0]) if shape is not None and len(shape) else len(X)
+
+def _labels_proba(final, Xt)->tuple:
+    "The final step's (labels, probabilities or None, whether the labels were taken from `classes_` by an argmax)."
+    if not hasattr(final, 'predict_proba'): return final.predict(Xt), None, False
     svm = _platt_svm(final)
     if svm is not None:                    # one pass of the kernel: the vote and the Platt probabilities read the same decision values
         dec = svm._decision_function(Xt)
-        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), _with_decision(final, svm, dec).predict_proba(Xt)
+        return svm.classes_.take(_ovo_vote(dec, len(svm.classes_))), _with_decision(final, svm, dec).predict_proba(Xt), True
     P = final.predict_proba(Xt)
-    if predict_is_argmax(final): return final.classes_.take(np.argmax(P, axis=1), axis=0), P
-    return final.predict(Xt), P
+    if predict_is_argmax(final):
+        P = np.asarray(P)
+        if P.ndim != 2 or P.shape[1] != len(final.classes_): return final.predict(Xt), P, False   # (the check names the shape)
+        return final.classes_.take(np.argmax(P, axis=1), axis=0), P, True
+    return final.predict(Xt), P, False
+
 
 # %% ../nbs/02_responses.ipynb #5495f40a
 _EPS = 1e-15
-
-def _where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
-
-def _check_outputs(ctx:FoldContext, y_pred, P, classes)->tuple:
-    "Labels and probabilities of a user's model checked for shape and range; ValueError naming the model and fold."
-    n = len(ctx.test)
-    y_pred = np.asarray(y_pred)
-    if y_pred.ndim != 1 or len(y_pred) != n:
-        raise ValueError(f"{_where(ctx)}: predict returned shape {y_pred.shape}, expected ({n},) (one label per test row)")
-    if P is None: return y_pred, None
-    P = np.asarray(P, dtype=float)
-    k = len(classes) if classes is not None else -1
-    if P.ndim != 2 or P.shape != (n, k):
-        raise ValueError(f"{_where(ctx)}: predict_proba returned shape {P.shape}, expected ({n}, {k}) "
-                         f"(one column per class of classes_)")
-    if not np.isfinite(P).all() or P.min(initial=0) < -1e-9 or P.max(initial=0) > 1 + 1e-9:
-        raise ValueError(f"{_where(ctx)}: predict_proba returned values outside [0, 1] "
-                         f"(min {np.nanmin(P):.4g}, max {np.nanmax(P):.4g})")
-    s = P.sum(axis=1)
-    if n and np.abs(s - 1).max() > 1e-6:
-        raise ValueError(f"{_where(ctx)}: predict_proba rows must sum to 1, a row sums to {s[np.argmax(np.abs(s - 1))]:.6g}")
-    return y_pred, P
 
 def _predict_fold(ctx:FoldContext, proba:bool=False)->pd.DataFrame:
     ds, te = ctx.dataset, ctx.test
     X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
     est = ctx.estimator
     out = pd.DataFrame({'instance': te, 'y_true': y})
-    y_pred, P = predict_labels_proba(est, X)  # the model's own decision where it is not provably argmax of P
+    y_pred, P = predict_labels_proba(est, X)  # the model's own decision where it is not provably argmax of P; checked (`_run_task` names the model)
     classes = getattr(est, 'classes_', None)
-    y_pred, P = _check_outputs(ctx, y_pred, P, classes)
     out['y_pred'] = y_pred
     if P is not None:
         pos = pd.Index(classes).get_indexer(y)

@@ -10,6 +10,7 @@ from scipy.stats import norm
 from .charts import alt   # altair, imported on first use
 from .risk import RiskModel, RISK_FILE, _fit_risk, _logistic, _apply, _risk_features, _edges, _bin_of, _auroc
 from .conformal import _bin_delta, _min_rows, _thresholds
+from .responses import ModelOutputError, PROBA_TOL
 
 # %% auto #0
 __all__ = ['coverage_chart', 'reliability_chart', 'rejection_chart', 'report_stage']
@@ -120,10 +121,26 @@ def _check_setting(rm:RiskModel)->tuple:
     if sim and have >= _min_rows(rm.alpha, rm.delta): return rm.delta, False, head + f", so it checks the sets with δ for each bin on its own; the deployed sets use {tail})"
     return None, False, head + f", so it checks the sets valid on average over calibration draws, δ off; the deployed sets use {tail})"
 
+def _check_inputs(oof:pd.DataFrame, classes):
+    "The stage's out-of-fold rows, checked before anything is built on them: per model, `p_true` and `p_max` all NaN (no `predict_proba`) or all in [0, 1] with `p_true` ≤ `p_max`, and every `y_pred` a class of y; ModelOutputError naming the model and fold."
+    p_true, p_max = oof.p_true.to_numpy(float), oof.p_max.to_numpy(float)
+    none = pd.Series(np.isnan(p_true) & np.isnan(p_max)).groupby(oof.model.to_numpy(), sort=False).transform('all').to_numpy()
+    with np.errstate(invalid='ignore'):
+        bad = ~none & ~((p_true >= -PROBA_TOL) & (p_max <= 1 + PROBA_TOL) & (p_true <= p_max + PROBA_TOL))   # NaN fails every comparison
+    what = 'probabilities that are NaN, outside [0, 1], or with the true class above the most probable one'
+    if not bad.any():
+        bad, what = ~oof.y_pred.isin(list(classes)).to_numpy(), 'a label that is not a class of y'
+    if bad.any():
+        i = int(np.argmax(bad))
+        m = oof.model.iat[i]
+        raise ModelOutputError(f"model {m!r} on repeat {oof.repeat.iat[i]}, fold {oof.fold.iat[i]}: {int(bad.sum())} out-of-fold "
+                               f"row(s) with {what} (first: instance {oof.instance.iat[i]}): the risk stage builds no sets on them", m)
+
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
     c = ctx.cfg
     oof, noisy = ctx.oof(), ctx.noisy()
+    _check_inputs(oof, ctx.ds.classes)   # (every prediction path checks them too: this stage never builds on unchecked values)
     flips = pd.DataFrame({'model': noisy.model.to_numpy(), 'instance': noisy.instance.to_numpy(),
                           'flipped': (noisy.y_noisy.to_numpy() != noisy.y_pred.to_numpy()).astype(np.int8)})
     nu = c['nu'] if isinstance(c['nu'], (int, float)) else float('nan')
