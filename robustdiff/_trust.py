@@ -10,11 +10,12 @@ from .data import _fix, DataWarning
 
 # %% auto #0
 __all__ = ['NUMPY_TYPES', 'INTERNAL_CLASSES', 'SAFE_FUNCTIONS', 'TrustWarning', 'trusted_type', 'file_types', 'trusted_names',
-           'refusal_fix', 'check_types', 'check_memory', 'config_dir', 'signing_key', 'sign', 'signed']
+           'refusal_fix', 'check_types', 'cwd_importable', 'check_memory', 'config_dir', 'signing_key', 'sign',
+           'signed']
 
 # %% ../nbs/01a_trust.ipynb #c9bc1648
 class TrustWarning(DataWarning):
-    "A type trusted on the user's word that a file may call with arguments it chooses (a function)."
+    "A name trusted on the user's word that a file loads as a callable: it may call it with arguments it chooses."
 
 NUMPY_TYPES = frozenset({
     'numpy.dtype', 'numpy.ndarray', 'numpy.float64', 'numpy.float32', 'numpy.int64', 'numpy.int32', 'numpy.int16',
@@ -81,11 +82,13 @@ def trusted_type(name:str)->bool:
     return name in INTERNAL_CLASSES or issubclass(obj, BaseEstimator)
 
 # %% ../nbs/01a_trust.ipynb #d5a8ae42
+_CALLABLE_LOADERS = ('FunctionNode', 'TypeNode', 'ConstructorFromReduceNode')   # skops stores builtin functions as TypeNode
+
 def _functions(node, out:set)->set:
-    "Names the skops schema `node` loads as functions or bound methods."
+    "Names the skops schema `node` loads as something it can call: functions, builtins and types, reduce constructors, bound methods."
     if isinstance(node, dict):
         loader = node.get('__loader__')
-        if loader == 'FunctionNode': out.add(f"{node.get('__module__')}.{node.get('__class__')}")
+        if loader in _CALLABLE_LOADERS: out.add(f"{node.get('__module__')}.{node.get('__class__')}")
         if loader == 'MethodNode': out.add(f"{node.get('__module__')}.{node.get('__class__')}.{(node.get('content') or {}).get('func')}")
         for v in node.values(): _functions(v, out)
     elif isinstance(node, list):
@@ -93,7 +96,7 @@ def _functions(node, out:set)->set:
     return out
 
 def file_types(what:str, data:bytes)->tuple:
-    "(untrusted names, the ones loaded as functions) of the skops bytes `data`; ValueError naming `what` for anything that is not a readable skops file."
+    "(untrusted names, the ones loaded as callables) of the skops bytes `data`; ValueError naming `what` for anything that is not a readable skops file."
     import io, skops.io as sio
     if not data: raise ValueError(f"{what} is empty: not a skops file")
     if data[:1] == b'\x80' or data[:2] in (b'(d', b'(l', b'}q', b']q', b'cs'):
@@ -102,7 +105,7 @@ def file_types(what:str, data:bytes)->tuple:
         with zipfile.ZipFile(io.BytesIO(data)) as z: schema = json.loads(z.read('schema.json'))
         return sorted(sio.get_untrusted_types(data=data)), _functions(schema, set())
     except Exception as e:
-        raise ValueError(f"{what} is not a readable skops file (damaged or truncated: {type(e).__name__}): refused") from None
+        raise ValueError(f"{what} is not a readable skops file (damaged or truncated): refused") from None
 
 # %% ../nbs/01a_trust.ipynb #9e03d933
 def trusted_names(trusted)->list:
@@ -124,8 +127,20 @@ def check_types(what:str, untrusted, functions=(), trusted=(), why:str='')->list
         raise ValueError(f"{what}{why} holds types robustdiff does not rebuild ({', '.join(refused[:6])}{' …' if len(refused) > 6 else ''}): "
                          f"refused before loading; only if you trust where the file comes from: {refusal_fix(refused)}")
     for f in sorted(set(functions) & mine - set(SAFE_FUNCTIONS)):
-        warnings.warn(TrustWarning(f"{what}: trusting the function {f}: the file may call it with any arguments"), stacklevel=2)
+        warnings.warn(TrustWarning(f"{what}: trusting {f}, which the file loads as a callable: it may call it with any arguments"), stacklevel=2)
     return list(untrusted)
+
+# %% ../nbs/01a_trust.ipynb #14e5b40c
+import contextlib, sys
+
+@contextlib.contextmanager
+def cwd_importable():
+    "The current folder on `sys.path` for the duration (removed after, if it was not there)."
+    here = os.getcwd(); added = here not in sys.path
+    if added: sys.path.insert(0, here)
+    try: yield
+    finally:
+        if added and here in sys.path: sys.path.remove(here)
 
 # %% ../nbs/01a_trust.ipynb #3e9c8e1f
 def check_memory(what:str, est, trusted=())->None:

@@ -69,9 +69,9 @@ def read_risk_file(path,          # a file written by `write_risk_file`
     if meta.get('format') == RISK_FORMAT and _trust.signed(_signed_part(meta, payload), meta.get('hmac')):
         extra = sorted(set(untrusted) - set(meta.get('types') or []))
         if extra: raise RiskFileError(f"{path}: the payload names types its signed header does not record ({', '.join(extra[:6])}): refused")
-        return sio.loads(payload, trusted=list(untrusted))
+        with _trust.cwd_importable(): return sio.loads(payload, trusted=list(untrusted))
     why = (" (an unsigned file of format 1)" if meta.get('format') == 1 else
            " was not written by this user's robustdiff (another machine or user, or changed since) and")
     try: ok = _trust.check_types(str(path), untrusted, functions, trusted, why=why)
     except ValueError as e: raise RiskFileError(str(e)) from None
-    return sio.loads(payload, trusted=ok)
+    with _trust.cwd_importable(): return sio.loads(payload, trusted=ok)
