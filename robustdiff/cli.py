@@ -49,7 +49,8 @@ def _parser()->argparse.ArgumentParser:
                            help="a model of yours, used as given: a skops file or an importable module:attribute (repeatable; "
                                 "beside --models or instead of it; a fitted model is refitted on every fold)")
             s.add_argument('--trust', action='append', default=None, metavar='TYPE,...',
-                           help="types a --model skops file may create besides scikit-learn's, numpy's and robustdiff's")
+                           help="types a --model skops file may rebuild beyond robustdiff's allow-list, 'memory' for a set Pipeline memory "
+                                "(only for a file whose origin you trust)")
             s.add_argument('--respondents', default='auto', help="population defining difficulty ('auto': the ladder, shorter "
                                                                  "for 1-3 models; 'ladder', 'ladder:N', a portfolio, or 'models')")
             s.add_argument('--stages', default=None, help=f"comma-separated subset of: {','.join(STAGES)} (default: all)")
