@@ -167,7 +167,7 @@ def _read_key(f:Path)->bytes|None:
     "The key in `f` (64 hex digits), None when absent; a short read (a writer not done) is retried briefly."
     for _ in range(50):
         try: text = f.read_text().strip()
-        except FileNotFoundError: return None
+        except OSError: return None                           # absent, or a folder that cannot hold it: no key
         if len(text) == 64: return bytes.fromhex(text)
         time.sleep(0.01)
     raise ValueError(f"{f}: not a robustdiff signing key (64 hex digits): remove it to have a new one created")
@@ -186,11 +186,19 @@ def signing_key(create:bool=True)->bytes|None:
         except FileExistsError: pass
         except OSError: os.replace(tmp, f) if not f.exists() else None   # a file system without hard links
     finally: tmp.unlink(missing_ok=True)
-    return _read_key(f)
+    key = _read_key(f)
+    if key is None: raise PermissionError(f"cannot read {f}")
+    return key
 
-def sign(data:bytes)->str:
-    "HMAC-SHA256 of `data` under this user's key (created on first use), as hex."
-    return hmac.new(signing_key(create=True), data, hashlib.sha256).hexdigest()
+def sign(data:bytes)->str|None:
+    "HMAC-SHA256 of `data` under this user's key (created on first use), as hex; None, with a `TrustWarning`, when no key can be created."
+    import warnings
+    try: key = signing_key(create=True)
+    except OSError as e:                                      # a read-only home: the file is still written, unsigned
+        warnings.warn(TrustWarning(f"no signing key in {config_dir()} ({e.strerror or e}): the risk file is written unsigned and is read "
+                                   f"under robustdiff's allow-list; set ROBUSTDIFF_CONFIG_DIR to a writable folder to sign it"), stacklevel=2)
+        return None
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 def signed(data:bytes, mac)->bool:
     "Whether `mac` is this user's HMAC-SHA256 of `data` (False without a key)."

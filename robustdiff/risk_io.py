@@ -33,7 +33,8 @@ def write_risk_file(state:dict,   # what to save: names → values (arrays, fitt
     payload = sio.dumps(state)
     head = dict(meta) | dict(format=RISK_FORMAT, sha256=hashlib.sha256(payload).hexdigest(),
                              types=sorted(sio.get_untrusted_types(data=payload)))
-    head['hmac'] = _trust.sign(_signed_part(head, payload))
+    mac = _trust.sign(_signed_part(head, payload))
+    if mac: head['hmac'] = mac                                # None: no key could be created (warned); read under the allow-list
     path = Path(path).expanduser()
     tmp = path.with_name(f'.{path.name}.tmp-{os.getpid()}')
     try:

@@ -407,3 +407,22 @@ def test_report_with_a_module_pipeline_then_score_without_a_flag(tmp_path, monke
     s = pd.read_csv(tmp_path / 's.csv')
     assert set(s.model) == {'logreg', 'cart', 'knn3', 'nb', 'mine', 'fit'} and len(s) == 20 * 6
     sys.modules.pop('mymod', None)
+
+
+def test_score_out_through_a_symlink_writes_its_target_and_keeps_the_link(report, tmp_path, monkeypatch):
+    monkeypatch.setenv('ROBUSTDIFF_CONFIG_DIR', str(report[1]))
+    _frame(8).drop(columns='y').to_csv(tmp_path / 'new.csv', index=False)
+    (tmp_path / 'target.csv').write_text('old'); (tmp_path / 'link.csv').symlink_to(tmp_path / 'target.csv')
+    assert main(['score', str(report[0]), str(tmp_path / 'new.csv'), '--out', str(tmp_path / 'link.csv')]) == 0
+    assert (tmp_path / 'link.csv').is_symlink() and len(pd.read_csv(tmp_path / 'target.csv')) == 8 * 4
+
+
+def test_without_a_writable_configuration_folder_the_file_is_written_unsigned_with_a_warning(tmp_path, monkeypatch):
+    (tmp_path / 'ro').mkdir(); (tmp_path / 'ro' / 'cfg').write_text('a file where the folder should be')
+    monkeypatch.setenv('ROBUSTDIFF_CONFIG_DIR', str(tmp_path / 'ro' / 'cfg'))
+    X, y = np.random.default_rng(0).normal(size=(40, 2)), np.r_[np.zeros(20), np.ones(20)]
+    with pytest.warns(_trust.TrustWarning, match='written unsigned'):
+        p = write_risk_file(dict(model=LogisticRegression().fit(X, y)), tmp_path / 'm.rdrisk', {})
+    assert 'hmac' not in json.loads(p.read_bytes().split(b'\n', 2)[1])
+    from robustdiff.risk_io import read_risk_file
+    assert read_risk_file(p)['model'].predict(X).shape == (40,)          # read under the allow-list
