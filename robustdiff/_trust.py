@@ -25,7 +25,8 @@ NUMPY_TYPES = frozenset({
     'numpy.core.multiarray._reconstruct', 'numpy._core.multiarray._reconstruct',
     'numpy.random._pickle.__randomstate_ctor', 'numpy.random._pickle.__bit_generator_ctor'})
 
-_TREE = "fitted tree nodes as arrays: built from arrays, no I/O; a crafted node array can make predict read out of bounds (a crash, not code)"
+_TREE = ("fitted tree nodes as arrays: built from arrays, no I/O, no call; a crafted node array can make predict read memory "
+         "out of bounds (a crash or garbage predictions; nothing is written or called)")
 INTERNAL_CLASSES = {
     'sklearn.tree._tree.Tree': _TREE,
     'sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor': _TREE,
@@ -35,6 +36,7 @@ INTERNAL_CLASSES = {
        for m in ('Euclidean', 'Manhattan', 'Chebyshev', 'Minkowski') for b in (64, 32)},
     'sklearn.calibration._CalibratedClassifier': "CalibratedClassifierCV's fold model: __init__ stores an estimator and its calibrators",
     'sklearn.utils._bunch.Bunch': "a dict with attribute access",
+    'sklearn.compose._column_transformer.make_column_selector': "a ColumnTransformer column selector: stores a pattern and dtypes, returns column names",
     'robustdiff.c45._Node': "a C4.5 tree node: stores rows and counts (its __setstate__ sets its slots only)",
     'robustdiff.c45._Test': "a C4.5 rule condition: stores a node's test (its __setstate__ sets its slots only)",
     'robustdiff.portfolio._Named': "a column selector by name: stores a list, returns a boolean mask",

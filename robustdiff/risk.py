@@ -735,7 +735,8 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     if not 0 < alpha < 1: raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
     _check_simultaneous(simultaneous, none=True)
     _check_calibration(calibration, none=True)
-    _sweep_stale(out)
+    dest = out.resolve() if out.is_symlink() else out       # through a link: into its target, the link kept
+    _sweep_stale(dest)
     rm = load_risk(p, trusted)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
@@ -757,7 +758,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     own = (calibration or getattr(rm, 'calibration', 'pooled')) == 'own'
     log(f"prediction sets at α = {alpha:g}: calibrated on " + (f"the deployed fold's own {len(rm.cal_own)} held-out rows (split conformal)" if own else
         f"all {len(rm.cal_bins)} out-of-fold rows (each scored by its own fold's fit: approximate for the deployed model)"))
-    _write_scored(r, out)
+    _write_scored(r, dest)
     t = est.table
     for row in t.itertuples():
         log(f"{row.model}: expected accuracy of these {row.n} rows {row.estimated:.3f} ({row.lo:.3f} to {row.hi:.3f}), "

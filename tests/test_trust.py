@@ -120,6 +120,24 @@ def test_the_rule_refuses_reexports_functions_and_test_modules_and_keeps_what_mo
         assert _trust.trusted_type(good), good
 
 
+def test_every_sklearn_estimator_and_every_type_the_bundled_portfolios_hold_when_fitted_is_trusted():
+    "The types found by saving every model of fabra18, pyhard7, ela2 and quick fitted (and the report's difficulty estimator)."
+    from sklearn.utils import all_estimators
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        names = [f'{c.__module__}.{c.__qualname__}' for _, c in all_estimators()]
+    assert [n for n in names if not _trust.trusted_type(n)] == []
+    fitted = ['robustdiff.c45.C45Classifier', 'robustdiff.c45.PARTClassifier', 'robustdiff.c45._Node', 'robustdiff.c45._Test',
+              'robustdiff.estimators.C45TreeClassifier', 'robustdiff.estimators.CITreeClassifier', 'robustdiff.estimators.FDAClassifier',
+              'robustdiff.estimators.GaussianNBFloor', 'robustdiff.estimators.LVQClassifier', 'robustdiff.estimators.PLSDAClassifier',
+              'robustdiff.estimators.PukSVC', 'robustdiff.estimators.RBFNetworkClassifier', 'robustdiff.estimators.RDAClassifier',
+              'robustdiff.estimators.RPartClassifier', 'robustdiff.estimators.RuleEnsembleClassifier', 'robustdiff.portfolio._PlattSVMLabels',
+              'robustdiff.ripper.RipperClassifier', 'sklearn.calibration._CalibratedClassifier', 'sklearn.calibration._SigmoidCalibration',
+              'sklearn.metrics._dist_metrics.EuclideanDistance64', 'sklearn.neighbors._kd_tree.KDTree', 'sklearn.tree._tree.Tree',
+              'robustdiff.difficulty_model.DifficultyEstimator', 'robustdiff.portfolio._PlainColumns']
+    assert [n for n in fitted if not _trust.trusted_type(n)] == []
+
+
 def test_resolving_a_name_never_imports_a_module_outside_sklearn_and_robustdiff():
     sys.modules.pop('this_module_does_not_exist', None)
     before = set(sys.modules)
