@@ -49,7 +49,8 @@ def _parser()->argparse.ArgumentParser:
                            help="a model of yours, used as given: a skops file or an importable module:attribute (repeatable; "
                                 "beside --models or instead of it; a fitted model is refitted on every fold)")
             s.add_argument('--trust', action='append', default=None, metavar='TYPE,...',
-                           help="types a --model skops file may create besides scikit-learn's, numpy's and robustdiff's")
+                           help="types a --model skops file may rebuild beyond robustdiff's allow-list, 'memory' for a set Pipeline memory "
+                                "(only for a file whose origin you trust)")
             s.add_argument('--respondents', default='auto', help="population defining difficulty ('auto': the ladder, shorter "
                                                                  "for 1-3 models; 'ladder', 'ladder:N', a portfolio, or 'models')")
             s.add_argument('--stages', default=None, help=f"comma-separated subset of: {','.join(STAGES)} (default: all)")
@@ -98,10 +99,12 @@ def _csv_kws(a)->dict:
     return kw
 
 def _models(a):
-    "The evaluated models: the --models portfolio and the --model ones (loaded, types checked), as `build_report(models=...)` takes them."
+    "The evaluated models: the --models portfolio and the --model ones (loaded, types checked by `robustdiff._trust`), as `build_report(models=...)` takes them."
     if not a.model: return a.models or 'fabra18'
     from robustdiff.portfolio import load_model
-    mine = [load_model(m, [t for ts in (a.trust or []) for t in _split(ts)]) for m in a.model]
+    with warnings.catch_warnings():                          # a trusted function's warning: one line
+        warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning
+        mine = [load_model(m, [t for ts in (a.trust or []) for t in _split(ts)]) for m in a.model]
     return ([a.models] if a.models else []) + mine
 
 _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
@@ -138,6 +141,8 @@ def _score_parser(sub):
                    "approximate for the deployed model); default: the model's (own when its bins are large enough)")
     s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
     s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
+    s.add_argument('--trust', action='append', default=None, metavar='TYPE,...', help="types a risk file not written by your "
+                   "robustdiff may rebuild (repeatable; only for a file whose origin you trust: a function may be called with any arguments)")
 
 def _delta(text:str|None):
     "`--delta`: None (the model's), False ('off') or a number in (0, 1)."
@@ -149,17 +154,28 @@ def _delta(text:str|None):
     return d
 
 def _score(a)->int:
-    "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else."
+    "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else, 130 interrupted."
+    import signal
     from robustdiff.risk import score_file
-    try: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta),
-                   simultaneous=False if a.per_bin else None, calibration=a.calibration)
+    def _term(signum, frame): raise KeyboardInterrupt          # a kill (SIGTERM) cleans up like Ctrl-C
+    try: old = signal.signal(signal.SIGTERM, _term)
+    except ValueError: old = None                              # not the main thread
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning   # one line each
+            score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr),
+                       delta=_delta(a.delta), simultaneous=False if a.per_bin else None, calibration=a.calibration,
+                       trusted=[t for ts in (a.trust or []) for t in _split(ts)])
+    except KeyboardInterrupt:
+        print(f"robustdiff: interrupted; {a.out} was not written", file=sys.stderr); return 130
     except _USER_ERRORS as e:
         print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
     except Exception as e:
         if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
         print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
+    finally:
+        if old is not None: signal.signal(signal.SIGTERM, old)
     return 0
-
 
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])

@@ -121,21 +121,21 @@ def model_pipeline(estimator, # a model from `get_models`
     return Pipeline([('columns', _PlainColumns()), ('model', clone(estimator))])
 
 # %% ../nbs/01_portfolio.ipynb #a848f049
-_TRUSTED_MODULES = ('sklearn', 'numpy', 'robustdiff')   # types from these packages in a skops file load without asking
-
 def _load_skops(path, trusted:list)->object:
-    "The object in a skops file, loaded only if every type it needs is trusted (ValueError naming the others)."
+    "The object in a skops file, loaded only if every type it names passes `robustdiff._trust` or is in `trusted` (one-line ValueError naming the file otherwise)."
     import skops.io as sio
-    untrusted = sio.get_untrusted_types(file=path)
-    refused = [t for t in untrusted if t.split('.')[0] not in _TRUSTED_MODULES and t not in trusted]
-    if refused:
-        raise ValueError(f"{path} needs types robustdiff does not trust by default: {', '.join(refused)}; if you trust the "
-                         f"file, name them with --trust {','.join(refused)} (Python: load_model(..., trusted=[...]))")
-    return sio.load(path, trusted=untrusted)
+    from pathlib import Path
+    from robustdiff import _trust
+    what, data = f"model file {str(path)!r}", Path(path).read_bytes()
+    untrusted, functions = _trust.file_types(what, data)
+    ok = _trust.check_types(what, untrusted, functions, trusted)
+    with _trust.cwd_importable(): est = sio.loads(data, trusted=ok)
+    _trust.check_memory(what, est, trusted)
+    return est
 
 def _import_object(spec:str)->object:
-    "`module:attribute` (dots allowed in both), the current folder importable; a function without arguments or an estimator class is called."
-    import os, sys
+    "`module:attribute` (dots allowed in both), the current folder importable: an estimator, an estimator class (built) or a function without arguments returning one; anything else refused before it is called."
+    import inspect, os, sys
     mod, _, attr = spec.partition(':')
     if not mod or not attr: raise ValueError(f"--model {spec!r}: expected module:attribute, e.g. mymodels:pipe")
     added = os.getcwd() not in sys.path
@@ -146,17 +146,29 @@ def _import_object(spec:str)->object:
     for a in attr.split('.'):
         if not hasattr(obj, a): raise ValueError(f"--model {spec!r}: module {mod!r} has no attribute {attr!r}")
         obj = getattr(obj, a)
-    if isinstance(obj, type) and hasattr(obj, 'get_params'): obj = obj()   # an estimator class: its defaults (a shell cannot pass an instance)
-    elif callable(obj) and not isinstance(obj, type) and not hasattr(obj, 'get_params'): obj = obj()   # a factory function
-    return obj
+    est = lambda o: hasattr(o, 'fit') and hasattr(o, 'get_params')
+    if isinstance(obj, type):
+        if not est(obj): raise ValueError(f"--model {spec!r}: the class {obj.__name__} is not a scikit-learn estimator (no fit and get_params): refused")
+        return obj()                                         # an estimator class: its defaults (a shell cannot pass an instance)
+    if est(obj): return obj
+    if not inspect.isfunction(obj):
+        raise ValueError(f"--model {spec!r} is a {type(obj).__name__}, not an estimator, an estimator class or a function returning "
+                         f"one: refused without calling it")
+    need = [p.name for p in inspect.signature(obj).parameters.values()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if need: raise ValueError(f"--model {spec!r}: the function needs arguments ({', '.join(need)}): give one without arguments that returns the model")
+    made = obj()                                             # a factory function
+    if not est(made): raise ValueError(f"--model {spec!r}: {attr}() returned a {type(made).__name__}, not a scikit-learn estimator")
+    return made
 
 def load_model(spec:str,        # 'PATH.skops', 'module:attribute', either with 'NAME=' in front
-               trusted=(),      # further types to trust in a skops file (full names, as the refusal lists them)
+               trusted=(),      # further types to trust in a skops file (full names, as the refusal lists them; 'memory' to allow a set memory)
               ) -> tuple:       # (name, estimator)
     "A model of yours for `build_report(models=...)` / `--model`: from a skops file (types checked first, never pickle) or an importable object."
     from pathlib import Path
     if not isinstance(spec, str) or not spec.strip(): raise ValueError(f"--model needs a .skops file or module:attribute, got {spec!r}")
-    trusted = [t.strip() for t in ([trusted] if isinstance(trusted, str) else trusted) for t in t.split(',') if t.strip()]
+    from robustdiff._trust import trusted_names
+    trusted = trusted_names(trusted)
     name, sep, rest = spec.partition('=')
     if not sep or not name.isidentifier() and not all(ch.isalnum() or ch in '-_.' for ch in name): name, rest = '', spec
     path = Path(rest).expanduser()

@@ -326,6 +326,24 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     return _set_calibration(rm, calibration, delta, simultaneous)
 
 # %% ../nbs/60_risk.ipynb #c2e16e5a
+_F32_MAX = float(np.finfo(np.float32).max)
+
+def _rows(index, n:int=5)->str:
+    "Row labels for a message: 'row 3' or 'rows 3, 17, … (12 in all)'."
+    labels = [str(r) for r in list(index)[:n]]
+    return (f"row {labels[0]}" if len(index) == 1 else
+            f"rows {', '.join(labels)}{f', … ({len(index)} in all)' if len(index) > n else ''}")
+
+def _bad_numbers(self:RiskModel, X:pd.DataFrame)->dict:
+    "Column → rows of `X` holding inf or a number beyond float32 (numeric training columns only)."
+    out = {}
+    for c in self.features:
+        if c in self.nominal or c in self.dates or c not in X.columns or isinstance(X[c], pd.DataFrame): continue
+        num = pd.to_numeric(X[c], errors='coerce').astype('float64')
+        bad = num.notna() & ~(num.abs() <= _F32_MAX)
+        if bad.any(): out[c] = X.index[bad.to_numpy()]
+    return out
+
 def _intake(self:RiskModel, X)->tuple:
     "New rows in the training form: (rows for the models, rows for the difficulty estimator, notes). ValueError naming a missing column."
     if not isinstance(X, pd.DataFrame):
@@ -364,6 +382,10 @@ def _intake(self:RiskModel, X)->tuple:
             if bad.any():
                 raise ValueError(f"column {c!r} holds {int(bad.sum())} value{'s' if bad.sum() > 1 else ''} that are not numbers "
                                  f"(e.g. {col[bad].iloc[0]!r}); it was numeric in training")
+            huge = num.notna() & ~(num.abs() <= _F32_MAX)
+            if huge.any():
+                raise ValueError(f"column {c!r} holds inf or a number beyond ±3.4e38 (float32, what the models compute in) in "
+                                 f"{int(huge.sum())} row{'s' if huge.sum() > 1 else ''} ({_rows(X.index[huge.to_numpy()])})")
             out[c] = num.astype('float64')
     Xn = pd.DataFrame(out, index=X.index)
     gaps = int(Xn.isna().sum().sum())
@@ -375,6 +397,7 @@ def _intake(self:RiskModel, X)->tuple:
     return (Xn if self.had_gaps else Xf), Xf, notes
 
 RiskModel._intake = _intake
+RiskModel._bad_numbers = _bad_numbers
 
 # %% ../nbs/60_risk.ipynb #c9ebd30e
 _COLUMNS = ['row', 'model', 'prediction', 'confidence', 'difficulty', 'difficulty_lo', 'difficulty_hi', 'difficulty_bin',
@@ -611,13 +634,13 @@ def _state(self:RiskModel)->dict:
     return d
 
 def _save(self:RiskModel, path)->Path:
-    "Write the risk model to `path` (skops payload with a checksum; written to a temporary file, then renamed)."
+    "Write the risk model to `path` (skops payload, its types and checksum in a header signed by this user; written to a temporary file, then renamed)."
     import sklearn, robustdiff
     return write_risk_file(_state(self), path, dict(robustdiff=robustdiff.__version__, sklearn=sklearn.__version__,
                                                     dataset=self.dataset, models=list(self.models)))
 
 def load_risk(path,        # a file written by `RiskModel.save`
-              trusted=(),  # more type names to rebuild (a model of another library; only for a file you trust)
+              trusted=(),  # more type names to rebuild in a file this user's robustdiff did not sign (only for a file you trust)
              )->RiskModel:
     "Read a risk model written by `RiskModel.save`; `RiskFileError` (one line) for a foreign, changed or untrusted file (checks in `robustdiff.risk_io`)."
     return RiskModel(**read_risk_file(path, trusted))
@@ -640,17 +663,52 @@ def _auroc(score, positive)->float:
 
 
 # %% ../nbs/60_risk.ipynb #ee50864a
+def _alive(pid:int)->bool:
+    "Whether a process `pid` runs (a process of another user counts as running)."
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except (PermissionError, OverflowError, ValueError): return True
+    return True
+
+def _sweep_stale(out:Path):
+    "Remove `.OUT.tmp-PID` files beside `out` left by a killed `score` (their process is gone)."
+    import re
+    pat = re.compile(rf'\.{re.escape(out.name)}\.tmp-(\d+)$')
+    try: found = list(out.parent.iterdir())
+    except OSError: return
+    for f in found:
+        m = pat.match(f.name)
+        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))): f.unlink(missing_ok=True)
+
 def _write_scored(df:pd.DataFrame, out:Path):
-    "The scored table as CSV, the prediction sets as 'a|b' text; written to a temporary file, then renamed."
+    "The scored table as CSV, the prediction sets as 'a|b' text; written to a temporary file (removed on any error or interrupt), then renamed."
     d = df.copy()
     d['prediction_set'] = ['|'.join(map(str, s)) for s in d.prediction_set]
     tmp = out.with_name(f'.{out.name}.tmp-{os.getpid()}')
-    d.to_csv(tmp, index=False)
-    os.replace(tmp, out)
+    try:
+        d.to_csv(tmp, index=False)
+        os.replace(tmp, out)
+    finally: tmp.unlink(missing_ok=True)
+
+def _report_dir(p:Path)->Path|None:
+    "The report folder a risk file belongs to: OUT for OUT/risk/risk_model.rdrisk or OUT/risk_model.rdrisk (None for a file elsewhere)."
+    if p.name != Path(RISK_FILE).name: return None
+    return p.parent.parent if p.parent.name == Path(RISK_FILE).parent.name else p.parent
+
+def _check_out(out:Path, data:Path, p:Path, report:Path|None):
+    "One line when the scored CSV would replace an input: the data file, the risk file, the report folder or a file in it, a folder."
+    from robustdiff.data import _fix
+    o, flag = out.resolve(), _fix('out', '--out')
+    if o == data.resolve(): raise ValueError(f"{flag} {str(out)!r} is the input data file: choose another name")
+    if o == p.resolve(): raise ValueError(f"{flag} {str(out)!r} is the risk model file: choose another name")
+    if report is not None and (o == report.resolve() or report.resolve() in o.parents):
+        raise ValueError(f"{flag} {str(out)!r} is {'the report folder' if o == report.resolve() else 'inside the report folder'} "
+                         f"{str(report)!r}: write the scored rows outside it")
+    if out.is_dir(): raise ValueError(f"{flag} {str(out)!r} is a folder: give the name of the CSV file to write")
 
 def score_file(model_path,              # a report folder (its `risk/risk_model.rdrisk`), or a risk model file
                data,                    # a table file of new rows (CSV, TSV, Parquet, Excel)
-               out,                     # where to write the scored CSV
+               out,                     # where to write the scored CSV (not an input, nor in the report folder)
                model:str|None=None,     # score with this model only (default: every model, one row per row × model)
                alpha:float=0.1,         # miscoverage of the prediction sets
                sep:str|None=None,       # CSV separator (default: detected)
@@ -659,10 +717,13 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
                simultaneous=None,       # δ for all of a model's bins at once (True) or per bin (False); None = the model's
                calibration=None,        # the sets' calibration rows: 'own' (the deployed fold's) or 'pooled' (every out-of-fold row); None = the model's
+               *,
+               trusted=(),              # types to rebuild from a risk file this user's robustdiff did not sign (only if you trust where it comes from)
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
     from robustdiff.tables import read_table
     p = Path(model_path).expanduser()
+    report = p if p.is_dir() else _report_dir(p)
     if p.is_dir():
         found = [p/f for f in (RISK_FILE, _OLD_RISK_FILE) if (p/f).is_file()]   # a report from before risk/ keeps it beside the tables
         if not found:
@@ -670,21 +731,34 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
         p = found[0]
     out, data = Path(out).expanduser(), Path(data).expanduser()
     if not data.is_file(): raise FileNotFoundError(f"no such file: {str(data)!r}")
-    if out.exists() and out.resolve() == data.resolve(): raise ValueError(f"--out {str(out)!r} is the input file: choose another name")
+    _check_out(out, data, p, report)
     if not 0 < alpha < 1: raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
     _check_simultaneous(simultaneous, none=True)
     _check_calibration(calibration, none=True)
-    rm = load_risk(p)
+    dest = out.resolve() if out.is_symlink() else out       # through a link: into its target, the link kept
+    _sweep_stale(dest)
+    rm = load_risk(p, trusted)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
     X = read_table(data, sep, None, na_values)
     if not len(X): raise ValueError(f"{str(data)!r} holds no rows to score")
+    bad = rm._bad_numbers(X)
+    if bad:                                     # a few broken cells should not stop the batch: score the rest, name the others
+        drop = X.index[X.index.isin(np.concatenate([np.asarray(v) for v in bad.values()]))]
+        if len(drop) == len(X): raise ValueError(f"{str(data)!r}: every row holds inf or a number beyond ±3.4e38 "
+                                                 f"({', '.join(f'column {c!r}' for c in bad)}): nothing to score")
+        log(f"note: {len(drop)} row{'s' if len(drop) > 1 else ''} not scored and left out of {out.name}: " + '; '.join(
+            f"column {c!r} holds inf or a number beyond ±3.4e38 in {_rows(r)}" for c, r in bad.items()))
+        X = X.drop(index=drop)
     r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous, calibration=calibration)
     est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
+    n_cal, own_n = len(rm.cal_bins), (len(rm.cal_own) if getattr(rm, 'cal_own', None) is not None else None)
+    log("the deployed models are each model's fit on the report's first training fold" +
+        (f" ({n_cal - own_n} of the {n_cal} training rows), not a refit on every row" if own_n else ", not a refit on every row"))
     own = (calibration or getattr(rm, 'calibration', 'pooled')) == 'own'
     log(f"prediction sets at α = {alpha:g}: calibrated on " + (f"the deployed fold's own {len(rm.cal_own)} held-out rows (split conformal)" if own else
         f"all {len(rm.cal_bins)} out-of-fold rows (each scored by its own fold's fit: approximate for the deployed model)"))
-    _write_scored(r, out)
+    _write_scored(r, dest)
     t = est.table
     for row in t.itertuples():
         log(f"{row.model}: expected accuracy of these {row.n} rows {row.estimated:.3f} ({row.lo:.3f} to {row.hi:.3f}), "

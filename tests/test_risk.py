@@ -19,6 +19,14 @@ def _frame(n=240, seed=0):
     return df
 
 
+@pytest.fixture(scope='module', autouse=True)
+def _own_key(tmp_path_factory):
+    "Risk files are signed with a key in a temporary configuration folder, never the user's."
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv('ROBUSTDIFF_CONFIG_DIR', str(tmp_path_factory.mktemp('config')))
+        yield
+
+
 @pytest.fixture(scope='module')
 def fitted(tmp_path_factory):
     out = tmp_path_factory.mktemp('rep')/'r'
@@ -104,12 +112,14 @@ def test_tampered_foreign_untrusted_refused(fitted, tmp_path):
     with pytest.raises(RiskFileError, match='checksum mismatch'): load_risk(tmp_path/'cut.rdrisk')
     with zipfile.ZipFile(tmp_path/'f.skops', 'w') as z: z.writestr('schema.json', '{}')
     with pytest.raises(RiskFileError, match='not a robustdiff risk model'): load_risk(tmp_path/'f.skops')
-    # a well-formed file (valid checksum) whose payload holds a type outside the trusted list
+    # a well-formed file (valid checksum) of another user (signed with another key) whose payload holds a function
     import copy, collections
     evil = copy.copy(rm); evil.fill = collections.OrderedDict(rm.fill)
     evil.notes = [os.system]
-    evil.save(tmp_path/'e.rdrisk')
-    with pytest.raises(RiskFileError, match='outside the trusted list'): load_risk(tmp_path/'e.rdrisk')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv('ROBUSTDIFF_CONFIG_DIR', str(tmp_path/'another-user'))
+        evil.save(tmp_path/'e.rdrisk')
+    with pytest.raises(RiskFileError, match="not written by this user's robustdiff.*system"): load_risk(tmp_path/'e.rdrisk')
     assert main(['score', str(tmp_path/'t.rdrisk'), str(tmp_path/'x.csv'), '--out', str(tmp_path/'o.csv')]) == 2
 
 
