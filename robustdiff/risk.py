@@ -425,8 +425,9 @@ def _cal_rows(self:RiskModel, calibration:str|None=None):
 
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None)->dict:
-    from robustdiff.responses import predict_labels_proba
-    labels, P = predict_labels_proba(self.models[m], Xm)
+    from robustdiff.responses import predict_labels_proba, ModelOutputError
+    try: labels, P = predict_labels_proba(self.models[m], Xm)
+    except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
     labels = np.asarray(labels)
     cls = self.classes[m]
     if P is None:                                 # no probabilities: the one-hot of the prediction

@@ -9,6 +9,12 @@ import pytest
 
 os.environ.setdefault('MPLBACKEND', 'Agg')
 
+# Risk files are signed with the user's key (robustdiff._trust): the tests sign with a key of their own, created in a
+# temporary configuration folder, never in the developer's ~/.config (tests that need another key set it themselves).
+if 'ROBUSTDIFF_CONFIG_DIR' not in os.environ:
+    import tempfile
+    os.environ['ROBUSTDIFF_CONFIG_DIR'] = tempfile.mkdtemp(prefix='robustdiff-test-config-')
+
 # Property tests: in CI the examples are derandomized (the same every run, so a red CI is reproducible);
 # locally hypothesis explores new examples each run.
 from hypothesis import settings as _hsettings
