@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['GLOSSARY', 'REFERENCES', 'PLAIN', 'abbr', 'used_terms', 'fmt_number', 'verdict_wide', 'render_html']
+__all__ = ['GLOSSARY', 'REFERENCES', 'PLAIN', 'abbr', 'used_terms', 'fmt_number', 'verdict_wide', 'front_wide', 'render_html']
 
 # %% ../nbs/93_page.ipynb #bd9671a2
 GLOSSARY = {   # term → (one practitioner sentence, reference)
@@ -198,9 +198,20 @@ def _pool_note(c:dict)->str:
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
              f"that pool does well, not where your models do."))
 
+def front_wide(front:pd.DataFrame)->pd.DataFrame:
+    "The tidy front table (`Verdict.front`) as one row per noise and model: each figure 'value (lo to hi)', the paired differences against the front's most accurate model beside them."
+    if front is None or not len(front): return pd.DataFrame()
+    t = front.copy()
+    t['cell'] = [f"{fmt_number(a)} ({fmt_number(l)} to {fmt_number(h)})" for a, l, h in zip(t.value, t.lo, t.hi)]
+    t['q'] = np.where(t.against.astype(str) != '', t.quantity + ' against ' + t.against.astype(str), t.quantity)
+    w = t.pivot_table(index=['noise', 'model', 'role'], columns='q', values='cell', aggfunc='first', sort=False)
+    cols = ['clean score', 'score under noise', 'break rate'] + sorted(c for c in w.columns if ' against ' in c)
+    return w.reindex(columns=[c for c in cols if c in w.columns]).fillna('').reset_index()
+
 def _answer_note(c:dict, lv:float)->str:
-    "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline' and 'most robust' (`ROBUST_RULE`)."
-    from robustdiff.metrics import ROBUST_RULE, metric_name
+    "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline', the front and 'most robust' (`FRONT_RULE`)."
+    from robustdiff.metrics import metric_name
+    from robustdiff.answer import FRONT_RULE
     m = c.get('metric', 'accuracy')
     why = c.get('metric_reason')
     return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
@@ -208,7 +219,7 @@ def _answer_note(c:dict, lv:float)->str:
             f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
             f". A model beats the majority-class baseline only when the interval of its difference from it, Bonferroni-corrected over the "
             f"models, lies above 0 (printed beside each model). Robustness means staying right: the share of a model's correct predictions "
-            f"that the noise turns wrong. {ROBUST_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
+            f"that the noise turns wrong. {FRONT_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
 
 def _answer_section(rep, e, seen)->str:
     t = rep.tables
@@ -220,7 +231,10 @@ def _answer_section(rep, e, seen)->str:
     if 'findings' in t:
         out += [f'<p class="finding">{_abbr_html(e(s), seen)}</p>' for s in t['findings'].sentence]
     st = rep.stages.get('verdict')
-    for k in ('tradeoff', 'accuracy_baseline'):
+    if 'verdict_front' in t:
+        out.append(f'<details open><summary>each noise\'s front and the paired intervals that decide it (table '
+                   f'<code>verdict_front.csv</code>)</summary>{_abbr_html(_fmt_table(front_wide(t["verdict_front"]), 60))}</details>')
+    for k in ('tradeoff', 'tradeoff_labels', 'tradeoff_perturbation', 'accuracy_baseline'):
         ch = st.charts.get(k) if st is not None else None
         if ch is None: continue
         try: out.append(f'<div class="chart" id="chart-{k}">{_svg(ch)}</div>')

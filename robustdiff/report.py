@@ -592,7 +592,9 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     st.tables['findings'] = pd.DataFrame({'sentence': v.findings})
     st.tables['verdict_pairs'] = v.pairwise
     if len(v.bins): st.tables['verdict_bins'] = v.bins
-    if v.table.measure.isin(['break_hard', 'break_labels', 'break_perturbed']).any(): st.charts['tradeoff'] = tradeoff_chart(v)
+    if v.front is not None and len(v.front): st.tables['verdict_front'] = v.front        # each noise's front and the intervals that decide it
+    for meas, key in (('break_hard', 'tradeoff'), ('break_labels', 'tradeoff_labels'), ('break_perturbed', 'tradeoff_perturbation')):
+        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, meas)    # one chart per noise, its front marked
     st.charts['accuracy_baseline'] = accuracy_chart(v)
     if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
 
