@@ -367,10 +367,12 @@ def from_frame(df:pd.DataFrame,        # features and target
                checks:bool=True,       # refuse index columns, copies of the target, numbers read as text, ...
                max_levels:int=100,     # most levels an auto-detected nominal column may have
                missing:str='impute',   # missing features: 'impute' (inside each model's training fold), 'drop' rows, or 'error'
+               task:str='auto',        # 'auto': refuse a target that looks continuous (`check_task`); 'classification': its values are classes
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     _check_missing_mode(missing)
+    if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
     read_notes = list(df.attrs.get('robustdiff_notes', ()))   # what read_table noticed (duplicate headers)
     if dropna: missing = 'drop'
     _check_unique_columns(df.columns)
@@ -390,6 +392,7 @@ def from_frame(df:pd.DataFrame,        # features and target
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
+    check_task(df[target], task, f"target {target!r}")       # before the frame becomes hundreds of one-row classes
     X, y = df.drop(columns=[target]), df[target]
     del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]

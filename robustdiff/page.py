@@ -272,6 +272,8 @@ def render_html(rep)->str:
         secs.append(f'<div class="warning" role="alert">{_abbr_html(e(w), seen)}</div>')
     if c.get('target_sentence'):              # the target's balance and the metric, said before the first chart
         secs.append(f'<p class="target" id="target">{_abbr_html(e(c["target_sentence"]), seen)}</p>')
+    if c.get('class_order'):                  # how the classes' order is treated (three or more classes)
+        secs.append(f'<p class="muted" id="class-order">{_abbr_html(e(c["class_order"]), seen)}</p>')
     ans = _answer_section(rep, e, seen)
     if ans: secs.append(ans); nav.append('<a href="#answer">Answer</a>')
     for name, st in rep.stages.items():
@@ -294,6 +296,7 @@ def render_html(rep)->str:
     ds = rep.tables.get('data_summary')
     sub = (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, {int(ds.classes[0])} classes · " if ds is not None else '')
     sub += f"models: {e(str(c.get('models')))} · respondents: {e(str(c.get('respondents')))} · ν = {c.get('nu')} · seed {c.get('random_state')}"
+    if c.get('dropped'): sub += f" · columns left out as asked (--drop): {e(', '.join(map(str, c['dropped'])))}"
     text = re.sub(r'<[^>]+>', ' ', ''.join(secs))
     secs.append(_glossary_section(text + ' ' + _svg_text(secs)))
     nav.append('<a href="#glossary">Glossary</a>')
