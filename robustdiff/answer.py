@@ -499,8 +499,10 @@ def _tradeoff(tab, pw, w:dict, cfg)->str|None:
     said = [f"{_KINDS[meas]['kind']}, where {m} keeps a higher {name} {_kind_words(meas, cfg)[1]} (difference {_vs(p)}) at a cost on "
             f"clean data of {_vs(pc)} — prefer {m} {_KINDS[meas]['prefer']}" for meas, m, p, pc in lost]
     return (f"The trade-off: {b} is the most accurate on clean data, but not under " + '; and under '.join(said) +
-            (f"; under {', '.join(k.split(',')[0] for k in kept)}, no compared model keeps clearly more than {b} (closest: "
+            (f"; under {_and([k.split(',')[0] for k in kept])}, no compared model keeps clearly more than {b} (closest: "
              f"{'; '.join(kept)})." if kept else "."))
+
+def _and(xs:list)->str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
 
 def _front_table(tab, pw, cfg)->pd.DataFrame:
     "Tidy, long: per noise kind and model on its front, the clean score, the score under the noise and the break rate with their intervals, and the paired differences against the front's most accurate model that decide it."

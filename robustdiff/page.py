@@ -19,6 +19,10 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
     'λ': ("The share of instances of each difficulty bin whose features are perturbed", "[FB24] §3.2"),
     'ν': ("The strength of the feature noise: numeric features get Gaussian noise with ν times their standard deviation", "[FB24] §3.2"),
     'flip rate': ("The share of a model's predictions that change when noise is added: the stable companion of κ", "this report"),
+    'break rate': ("The share of a model's correct predictions that a noise turns wrong: what a practitioner loses to that noise",
+                   "this report"),
+    'front': ("Under one noise, the models better than the baseline that no other such model beats both on the clean score and on "
+              "the score under that noise (a Pareto front): along it, clean score is traded for score under the noise", "this report"),
     'ELA': ("Equalized loss of accuracy, (1 − noisy accuracy) / clean accuracy: low when a model is both accurate and robust to label noise",
             "[SLH16] eq. 3"),
     'RLA': ("Relative loss of accuracy, (clean − noisy accuracy) / clean accuracy, when some training labels are wrong: 0 = no loss",
@@ -73,7 +77,7 @@ REFERENCES = {
     '[Vov12]': "Vovk, Conditional validity of inductive conformal predictors, ACML 2012, PMLR 25",
     '[Šid67]': "Šidák, Rectangular confidence regions for the means of multivariate normal distributions, JASA 62 (1967)",
 }
-_WORD_TERMS = {'flip rate', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
+_WORD_TERMS = {'flip rate', 'break rate', 'front', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
                'Usefulness', 'Harmfulness', 'out-of-fold', 'split conformal', 'Mondrian', 'training-conditional', 'Šidák'}
 
 def _term_re():
