@@ -814,10 +814,12 @@ def _load(dataset, target, csv_kws, task:str='auto')->Dataset:
         p = Path(dataset)
         if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
         kw = dict(csv_kws or {})
-        rk = {k: kw.pop(k) for k in ('sep', 'encoding', 'na_values', 'index_col', 'sheet') if k in kw}
+        import inspect
+        ff = set(inspect.signature(from_frame).parameters) - {'df', 'target', 'task'}
+        rk = {k: kw.pop(k) for k in list(kw) if k not in ff}          # the reader's (sep, encoding, na_values, sheet, …)
         try:      # `from_file`, with the task passed on to `from_frame` (a continuous target refused, or kept when forced)
-            return from_frame(read_table(p, target=target or 'target', **rk), target or 'target', name=p.name.split('.')[0],
-                              task=task, **kw)
+            name = kw.pop('name', None) or p.name.split('.')[0]
+            return from_frame(read_table(p, target=target or 'target', **rk), target or 'target', name=name, task=task, **kw)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
             raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                              f" (try --sep, --na-values, or save it as UTF-8)") from e
