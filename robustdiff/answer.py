@@ -463,8 +463,8 @@ def _kind_sentence(tab, pw, meas, cfg)->str|None:
         p = _pair(ps, ref, closest)
         s = (f"No model is called most robust to {what}: {lead}; no compared model is both as accurate and keeps more, but its lead "
              f"under this noise over {closest} is {_vs(p)} ({_clear(p)})")
-        if low != ref: s += (f", and {low} loses the fewest of its correct predictions, {_brk(tab, low, meas)}, but {ref} is both more "
-                             f"accurate and keeps more under this noise")
+        if low != ref: s += (f", and {low} loses the fewest of its correct predictions, {_brk(tab, low, meas)}, but is off the front: "
+                             f"it keeps {_sc(tab, low, k['score'])} there and {_sc(tab, low, 'score')} clean")
         return s + '.'
     steps = []
     for m in front[1:4]:
