@@ -210,7 +210,9 @@ def front_wide(front:pd.DataFrame)->pd.DataFrame:
     t['q'] = np.where(t.against.astype(str) != '', t.quantity + ' against ' + t.against.astype(str), t.quantity)
     w = t.pivot_table(index=['noise', 'model', 'role'], columns='q', values='cell', aggfunc='first', sort=False)
     cols = ['clean score', 'score under noise', 'break rate'] + sorted(c for c in w.columns if ' against ' in c)
-    return w.reindex(columns=[c for c in cols if c in w.columns]).fillna('').reset_index()
+    w = w.reindex(columns=[c for c in cols if c in w.columns]).fillna('')
+    w.columns.name = None
+    return w.reset_index()
 
 def _answer_note(c:dict, lv:float)->str:
     "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline', the front and 'most robust' (`FRONT_RULE`)."
