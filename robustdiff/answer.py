@@ -19,10 +19,10 @@ _all_ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrink
          'verdict_weights']
 
 # %% auto #0
-__all__ = ['QUESTIONS', 'BASELINE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart', 'LEVEL', 'N_BOOT',
-           'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights', 'percentile_interval',
-           'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions', 'compare_to_rest',
-           'compare_pairs', 'verdict_weights']
+__all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart', 'LEVEL',
+           'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
+           'percentile_interval', 'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions',
+           'compare_to_rest', 'compare_pairs', 'verdict_weights']
 
 # %% ../nbs/92_answer.ipynb #f6280260
 def _num(x, d:int=2)->str:
@@ -52,6 +52,11 @@ def _iv(lo, hi, fmt=_num)->str: return f"({fmt(lo)} to {fmt(hi)})"
 QUESTIONS = {'score': ('higher', 'the clean score'), 'score_noisy_hard': ('higher', 'feature noise on hard instances'),
              'score_noisy_labels': ('higher', 'label noise'), 'score_perturbed_hardest': ('higher', 'perturbation of the hardest cases')}
 BASELINE = 'majority class'
+FRONT_RULE = ("Under each noise, the front holds the models better than the majority-class baseline that no other such model beats "
+              "both on the clean score and on the score under that noise: moving along it trades clean score for score under noise, "
+              "and each step is printed with its two paired intervals. A model is called most robust only when at least two models "
+              "are compared, it is on the front, and the paired interval of its break rate (the share of its correct predictions "
+              "the noise turns wrong) lies below 0 against every other compared model (Bonferroni over the pairs).")
 
 @dataclass
 class Verdict:
@@ -62,7 +67,8 @@ class Verdict:
     headline:list           # at most five sentences
     findings:list           # sentences about the data (true of every model)
     sentences:pd.DataFrame  # model, sentence
-    config:dict             # level, n_boot, lam, nu, class_noise, alpha, perturb_level, hard_bin, majority_class, metric, robust_rule, winners
+    config:dict             # level, n_boot, lam, nu, class_noise, alpha, perturb_level, hard_bin, majority_class, metric, robust_rule, winners, fronts
+    front:pd.DataFrame|None=None  # tidy: noise, model, role, quantity, against, value, lo, hi, call — each noise kind's front and its deciding intervals
 
     def value(self, model:str, measure:str, col:str='value'):
         "One cell of the tidy table."
@@ -116,8 +122,34 @@ def _pair(pw:pd.DataFrame, a:str, b:str)->dict|None:
     return dict(diff=-r['diff'], lo=-r.hi, hi=-r.lo, call={'better': 'worse', 'worse': 'better'}.get(r.call, r.call))
 
 _ACC_WORDS = ('most accurate', 'tied for most accurate', 'less accurate than', 'not compared')
-_ROB_WORDS = ('most robust', 'tied for most robust', 'less robust than', 'not compared (not among the accurate models)')
-_NOISY_WORDS = ('best under this noise', 'tied for best under this noise', 'lower under this noise than', 'not compared (not among the accurate models)')
+_NOISY_WORDS = ('best under this noise', 'tied for best under this noise', 'lower under this noise than', 'not compared (not better than the baseline)')
+
+def _front(A:np.ndarray, S:np.ndarray, idx)->list:
+    "Indices (among `idx`) on the Pareto front of the estimates (clean score A[0], score under noise S[0]): none that another beats on both, most accurate first."
+    idx = [j for j in idx if np.isfinite(A[0, j]) and np.isfinite(S[0, j])]
+    dom = lambda k, j: A[0, k] >= A[0, j] and S[0, k] >= S[0, j] and (A[0, k] > A[0, j] or S[0, k] > S[0, j])
+    return sorted((j for j in idx if not any(dom(k, j) for k in idx if k != j)), key=lambda j: (-A[0, j], S[0, j]))
+
+def _robust_calls(rows:list, models:list, A:np.ndarray, S:np.ndarray, R:np.ndarray, pw:pd.DataFrame, among)->dict:
+    "Calls of the break-rate rows under one noise (`FRONT_RULE`): the front of (clean score, score under noise) among `among`, and the most robust model only where it is on the front and its paired break-rate intervals put it below every other."
+    idx = [j for j in np.flatnonzero(among) if np.isfinite(S[0, j]) and np.isfinite(R[0, j])]
+    for k, r in enumerate(rows):
+        r['call'] = 'not compared (not better than the baseline)' if not among[k] else 'not compared (no estimate under this noise)'
+    front = _front(A, S, idx)
+    out = dict(winner=None, ties=[], front=[models[j] for j in front], compared=[models[j] for j in idx])
+    if len(idx) < 2:
+        for j in idx: rows[j]['call'] = 'not compared (the only model better than the baseline)'
+        return out
+    r = idx[int(np.argmin(R[0, idx]))]                                  # the fewest correct predictions turned wrong
+    clear = all((_pair(pw, models[r], models[k]) or {}).get('call') == 'better' for k in idx if k != r)
+    if clear and r in front: out['winner'] = models[r]
+    for j in idx:
+        if out['winner']: rows[j]['call'] = 'most robust' if j == r else f"less robust than {out['winner']}"
+        elif j in front: rows[j]['call'] = 'on the trade-off front'
+        else:
+            d = max((k for k in idx if A[0, k] >= A[0, j] and S[0, k] >= S[0, j] and k != j), key=lambda k: S[0, k])
+            rows[j]['call'] = f"off the front: {models[d]} is as accurate or more and keeps more"
+    return out
 
 def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clean and feature-noise predictions; several draws: column `draw`)
             bins:pd.DataFrame|None=None,      # `difficulty_bins` output: the strata and the hardest bin
@@ -137,8 +169,8 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             noise_reps:tuple|None=None,       # `_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)` if already computed (the report's SCC stage): not computed twice
             perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
-    "Intervals, the baseline check, who is most accurate and who stays right under each noise (`ROBUST_RULE`), data findings, per-model sentences and the headline."
-    from robustdiff.metrics import _check_metric, metric_name, ROBUST_RULE
+    "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
+    from robustdiff.metrics import _check_metric, metric_name
     _check_level(level); _check_metric(metric)
     if bins is None: raise ValueError("bins (difficulty_bins output) are needed: they are the strata and define the hardest bin")
     if clean is None:
@@ -164,7 +196,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     blo, bhi = percentile_interval(base[1:], level)
     rows.append(dict(model=BASELINE, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
                      basis=f"always predicting the majority class {major!r}"))
-    # ROBUST_RULE: only models above the baseline that tie with the most accurate one (paired interval includes 0) are compared under noise
+    # `accurate`: above the baseline and tied with the most accurate (paired interval includes 0), a description; the noise verdicts compare every model above the baseline (`FRONT_RULE`)
     good = np.flatnonzero(beats)
     top = good[np.argmax(acc[0, good])] if len(good) else None
     tied = [j == top or (_pair(pairs[0], models[top], m) or {}).get('call') == 'indistinguishable' for j, m in enumerate(models)] \
@@ -172,20 +204,22 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     accurate = beats & np.asarray(tied, bool)
     shares = cls.value_counts(normalize=True)
     cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
-               metric=metric, metric_name=name, robust_rule=ROBUST_RULE, bonferroni_models=M,
+               metric=metric, metric_name=name, robust_rule=FRONT_RULE, bonferroni_models=M,
                random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
                perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(_draws(noisy)) if noisy is not None else None)
     per_bin = pd.DataFrame()
 
     def compared(measure, R, basis, score, S, sbasis):
-        "Rows of a 'stays right' decision (break rate, lower = better) and of the score under that noise, compared among the accurate models."
+        "Rows of the break rate (lower = stays right) and of the score under that noise, paired over every model above the baseline exactly as the clean scores; the front and the most robust model (`FRONT_RULE`)."
         nonlocal rows
-        pw = compare_pairs(R, models, 'lower', level, accurate).assign(measure=measure)
+        pw = compare_pairs(R, models, 'lower', level, beats).assign(measure=measure)
         rr = _rows(models, R, measure, level, basis)
-        won[measure] = _winner_calls(rr, models, R, pw, accurate, _ROB_WORDS, level, 'lower')
-        ps = compare_pairs(S, models, 'higher', level, accurate).assign(measure=score)
+        ps = compare_pairs(S, models, 'higher', level, beats).assign(measure=score)
         rs = _rows(models, S, score, level, sbasis, metric)
-        won[score] = _winner_calls(rs, models, S, ps, accurate, _NOISY_WORDS, level)
+        won[score] = _winner_calls(rs, models, S, ps, beats, _NOISY_WORDS, level)
+        cmp = compare_to_rest(R, 'lower', level, beats)
+        for k, r in enumerate(rr): r.update(diff=cmp['diff'].iloc[k], diff_lo=cmp.lo.iloc[k], diff_hi=cmp.hi.iloc[k])
+        won[measure] = _robust_calls(rr, models, acc, S, R, pw, beats)
         rows += rr + rs
         pairs.extend([pw, ps])
 
@@ -228,8 +262,9 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     pw = pd.concat(pairs, ignore_index=True)[cols] if pairs else pd.DataFrame(columns=cols)
     cfg['winners'] = won
     findings = _findings(tab, models, reps, cfg, level)
+    cfg['fronts'] = {m: won[m] for m in _KINDS if m in won}
     sent = pd.DataFrame({'model': models, 'sentence': [_model_sentence(tab, pw, m, cfg) for m in models]})
-    return Verdict(tab, per_bin, pw, _headline(tab, pw, models, cfg), findings, sent, cfg)
+    return Verdict(tab, per_bin, pw, _headline(tab, pw, models, cfg), findings, sent, cfg, _front_table(tab, pw, cfg))
 
 # %% ../nbs/92_answer.ipynb #773f30cb
 def _get(tab, model, measure)->dict|None:
@@ -328,8 +363,6 @@ def _model_sentence(tab, pw, m, cfg)->str:
                + f", {name} {_num(sc['value'], 3)} {_iv(sc['lo'], sc['hi'])}")
         if not r['call'].startswith('not compared'): txt += f" — {r['call']}"
         parts.append(txt)
-    if not a.get('accurate', False):
-        parts.append("not among the most accurate, so not a robustness candidate")
     return '; '.join(parts) + '.'
 
 def _vs(p:dict, fmt=None)->str:
@@ -341,7 +374,7 @@ def _lead(pw, measure, w:dict, models_ok:list, fmt=None, better:str='higher')->s
     "How the winner stands against the others compared: ties named as ties with the interval that makes them ties, else the closest clear difference."
     p = pw[pw.measure == measure]
     others = [m for m in models_ok if m != w['winner']]
-    if not others: return "the only model among the accurate ones, so there is no other to compare it with"
+    if not others: return "the only model better than the baseline, so no other is compared with it"
     if w['ties']:
         shown = w['ties'][:3]
         tie = '; '.join(f"{w['winner']} − {t}: {_vs(_pair(p, w['winner'], t), fmt)}" for t in shown)
@@ -354,7 +387,7 @@ def _lead(pw, measure, w:dict, models_ok:list, fmt=None, better:str='higher')->s
             f"Bonferroni over the pairs)")
 
 def _headline(tab, pw, models, cfg)->list:
-    "At most five sentences: most accurate; who stays right under feature noise, label noise and perturbation (`ROBUST_RULE`); the trade-off."
+    "At most five sentences: most accurate; per noise kind (feature noise, label noise, perturbation) its front and who, if anyone, is most robust (`FRONT_RULE`); the trade-off."
     name = cfg['metric_name']
     acc = tab[(tab.measure == 'score') & (tab.model != BASELINE)]
     base = _get(tab, BASELINE, 'score')
@@ -372,40 +405,125 @@ def _headline(tab, pw, models, cfg)->list:
            f"always predicting the majority class (difference {_signed(b['vs_baseline'], 3)} "
            f"{_iv(b['vs_baseline_lo'], b['vs_baseline_hi'], lambda z: _signed(z, 3))}); {_lead(pw, 'score', w, good)}" +
            (f"; {', '.join(worse)} {'does' if len(worse) == 1 else 'do'} no better than that baseline." if worse else ".")]
-    ok = acc.model[acc.accurate.astype(bool)].tolist()
-    for meas, k in _KINDS.items():
-        wm = cfg['winners'].get(meas)
-        if not wm or not wm['winner']: continue
-        r, sc = _get(tab, wm['winner'], meas), _get(tab, wm['winner'], k['score'])
-        what, where = _kind_words(meas, cfg)
-        s = (f"Most robust to {what}: {wm['winner']} stays right most — {_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)} of its correct "
-             f"predictions turn wrong {where}" + (f" and {_pct(_get(tab, wm['winner'], k['flip'])['value'])} of its predictions flip"
-             if k['flip'] else '') + f"; its {name} there {_num(sc['value'], 3)} {_iv(sc['lo'], sc['hi'])}")
-        out.append(s + f"; {_lead(pw, meas, wm, ok, _pts, 'lower')}.")
-    out.append(_tradeoff(tab, pw, w, cfg))
+    out += [s for s in (_kind_sentence(tab, pw, meas, cfg) for meas in _KINDS) if s]
+    t = _tradeoff(tab, pw, w, cfg)
+    if t: out.append(t)
     return out[:5]
 
-def _tradeoff(tab, pw, w:dict, cfg)->str:
-    "The trade-off sentence: is the most accurate model also (within the intervals) the one that stays right under each noise? If another is clearly better under a noise, what to prefer where — worded per noise kind, with the deciding paired interval."
+def _sc(tab, m, measure)->str:
+    "'0.812 (0.790 to 0.833)': a score and its interval."
+    r = _get(tab, m, measure)
+    return f"{_num(r['value'], 3)} {_iv(r['lo'], r['hi'])}"
+
+def _brk(tab, m, measure)->str:
+    "'28 % (25 % to 31 %)': a break rate and its interval."
+    r = _get(tab, m, measure)
+    return f"{_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)}"
+
+def _ordinal(i:int)->str: return {1: '', 2: 'second ', 3: 'third '}.get(i, f"{i}th ")
+
+def _break_rank(tab, meas, m, compared:list)->str:
+    "Where m's break rate stands among the compared models, by estimate: 'the highest of 18', 'the third lowest of 18'."
+    v = {c: _get(tab, c, meas)['value'] for c in compared}
+    up = sorted(compared, key=lambda c: (-v[c], c)).index(m) + 1
+    n = len(compared)
+    return f"the {_ordinal(up)}highest of {n}" if up <= (n + 1) // 2 else f"the {_ordinal(n + 1 - up)}lowest of {n}"
+
+def _clear(p:dict, better:str='better')->str: return 'clear' if p['call'] == better else 'not clear: the interval includes 0'
+
+def _kind_sentence(tab, pw, meas, cfg)->str|None:
+    "One noise kind: who is most robust (`FRONT_RULE`), or its front — what the most accurate model loses, which model keeps more and what that costs on clean data — each figure with its interval."
+    f = cfg.get('fronts', {}).get(meas)
+    if not f or not f['compared']: return None
+    k, name = _KINDS[meas], cfg['metric_name']
+    what, where = _kind_words(meas, cfg)
+    comp, front = f['compared'], f['front']
+    ps, pc = pw[pw.measure == k['score']], pw[pw.measure == 'score']
+    if len(comp) < 2:
+        m = comp[0]
+        return (f"Under {what}: {m} is the only model better than the baseline, so no other is compared with it; its {name} "
+                f"{where} is {_sc(tab, m, k['score'])} against {_sc(tab, m, 'score')} on clean data, and {_brk(tab, m, meas)} of its "
+                f"correct predictions turn wrong there.")
+    ref = front[0]                                         # the front's most accurate model
+    if f['winner']:
+        r, pb = f['winner'], pw[pw.measure == meas]
+        closest = min((c for c in comp if c != r), key=lambda c: -_pair(pb, r, c)['hi'])
+        s = (f"Most robust to {what}: {r} loses the fewest of its correct predictions {where}, {_brk(tab, r, meas)}, ahead of every "
+             f"other compared model (closest: {closest}, difference {_vs(_pair(pb, r, closest), _pts)}, Bonferroni over the pairs), and no "
+             f"compared model is both more accurate and keeps a higher {name} there (its {name} {_sc(tab, r, k['score'])})")
+        if r != ref:
+            p = _pair(pc, r, ref)
+            s += f"; on clean data it differs from the most accurate, {ref}, by {_vs(p)} ({_clear(p, 'worse')})"
+        return s + '.'
+    lead = (f"{ref}, the most accurate of the front ({_sc(tab, ref, 'score')} clean), keeps {_sc(tab, ref, k['score'])} {where} and "
+            f"loses {_brk(tab, ref, meas)} of its correct predictions there, {_break_rank(tab, meas, ref, comp)} compared")
+    if len(front) == 1:
+        closest = min((c for c in comp if c != ref), key=lambda c: _pair(ps, ref, c)['lo'])
+        low = min(comp, key=lambda c: _get(tab, c, meas)['value'])
+        p = _pair(ps, ref, closest)
+        s = (f"No model is called most robust to {what}: {lead}; no compared model is both as accurate and keeps more, but its lead "
+             f"under this noise over {closest} is {_vs(p)} ({_clear(p)})")
+        if low != ref: s += (f", and {low} loses the fewest of its correct predictions, {_brk(tab, low, meas)}, but is off the front: "
+                             f"it keeps {_sc(tab, low, k['score'])} there and {_sc(tab, low, 'score')} clean")
+        return s + '.'
+    steps = []
+    for m in front[1:4]:
+        pn, pcl = _pair(ps, m, ref), _pair(pc, m, ref)
+        steps.append(f"{m} keeps {_sc(tab, m, k['score'])} ({_vs(pn)} against {ref}, {_clear(pn)}) and loses {_brk(tab, m, meas)}, at a "
+                     f"cost on clean data of {_vs(pcl)} ({_clear(pcl, 'worse')})")
+    more = f" and {len(front) - 4} more on the front" if len(front) > 4 else ''
+    return (f"No model is called most robust to {what}, a trade-off: {lead}; " + '; '.join(steps) + more +
+            f" (front: {', '.join(front)}; no compared model is both more accurate and keeps more).")
+
+def _tradeoff(tab, pw, w:dict, cfg)->str|None:
+    "The trade-off sentence: under which noise a model on the front keeps a clearly higher score than the most accurate one, at what cost on clean data, and what to prefer where — or that no trade-off is supported, with the closest interval per noise."
     b, name = w['winner'], cfg['metric_name']
     lost, kept = [], []
     for meas, k in _KINDS.items():
-        wm = cfg['winners'].get(k['score'])          # who keeps the highest score under this noise (among the accurate models)
-        if not wm or not wm['winner']: continue
-        if wm['winner'] == b or b in wm['ties']: kept.append(k['kind']); continue
-        p = _pair(pw[pw.measure == k['score']], wm['winner'], b)
-        if p is None: continue
-        if p['call'] == 'indistinguishable': kept.append(k['kind']); continue
-        lost.append((meas, wm['winner'], p))
+        f = cfg.get('fronts', {}).get(meas)
+        if not f or len(f['compared']) < 2: continue
+        ps = pw[pw.measure == k['score']]
+        others = [m for m in f['compared'] if m != b]
+        if b not in f['compared'] or not others: continue
+        gain = [(m, _pair(ps, m, b)) for m in f['front'] if m != b]
+        gain = [(m, p) for m, p in gain if p['call'] == 'better']
+        if gain:
+            m, p = max(gain, key=lambda t: t[1]['diff'])
+            lost.append((meas, m, p, _pair(pw[pw.measure == 'score'], m, b)))
+        else:
+            c = max(others, key=lambda m: _pair(ps, m, b)['hi'])
+            kept.append(f"{k['kind']}, {c} {_vs(_pair(ps, c, b))}")
+    if not lost and not kept: return None
     if not lost:
-        return (f"No trade-off is supported by the data: {b} is the most accurate, and no accurate model keeps a clearly higher {name} "
-                f"than it under {', '.join(kept) if kept else 'any of these tests'} (paired intervals in the table of pairs).")
-    said = []
-    for meas, m, p in lost:
-        said.append(f"{_KINDS[meas]['kind']}, where {m} keeps a higher {name} {_kind_words(meas, cfg)[1]} (difference "
-                    f"{_vs(p)}) — prefer {m} {_KINDS[meas]['prefer']}")
+        return (f"No trade-off is supported by the data: no compared model keeps a clearly higher {name} than {b}, the most accurate, "
+                f"under any of these noises (closest, difference under the noise against {b}: {'; '.join(kept)}).")
+    said = [f"{_KINDS[meas]['kind']}, where {m} keeps a higher {name} {_kind_words(meas, cfg)[1]} (difference {_vs(p)}) at a cost on "
+            f"clean data of {_vs(pc)} — prefer {m} {_KINDS[meas]['prefer']}" for meas, m, p, pc in lost]
     return (f"The trade-off: {b} is the most accurate on clean data, but not under " + '; and under '.join(said) +
-            (f"; under {', '.join(kept)}, {b} stays right at least as well." if kept else "."))
+            (f"; under {_and([k.split(',')[0] for k in kept])}, no compared model keeps clearly more than {b} (closest: "
+             f"{'; '.join(kept)})." if kept else "."))
+
+def _and(xs:list)->str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
+
+def _front_table(tab, pw, cfg)->pd.DataFrame:
+    "Tidy, long: per noise kind and model on its front, the clean score, the score under the noise and the break rate with their intervals, and the paired differences against the front's most accurate model that decide it."
+    cols = ['noise', 'model', 'role', 'quantity', 'against', 'value', 'lo', 'hi', 'call']
+    out = []
+    for meas, k in _KINDS.items():
+        f = cfg.get('fronts', {}).get(meas)
+        if not f or not f['front']: continue
+        ref = f['front'][0]
+        for m in f['front']:
+            role = 'most robust' if m == f['winner'] else 'most accurate on the front' if m == ref else 'on the front'
+            for q, mm in (('clean score', 'score'), ('score under noise', k['score']), ('break rate', meas)):
+                r = _get(tab, m, mm)
+                out.append(dict(noise=k['kind'], model=m, role=role, quantity=q, against='', value=r['value'], lo=r['lo'], hi=r['hi'], call=''))
+            if m == ref: continue
+            for q, mm in (('clean difference', 'score'), ('difference under noise', k['score'])):
+                p = _pair(pw[pw.measure == mm], m, ref)
+                out.append(dict(noise=k['kind'], model=m, role=role, quantity=q, against=ref, value=p['diff'], lo=p['lo'], hi=p['hi'],
+                                call=p['call']))
+    return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/92_answer.ipynb #e879a7c6
 def accuracy_chart(v:Verdict,              # a `verdict` result
@@ -477,24 +595,27 @@ def _place_labels(px:np.ndarray,              # points' x positions (pixels from
                 boxes.append(b); side[i], shift[i] = sd, s; break
     return side, shift
 
-_ROBUST_AXES = {'break_hard': 'correct predictions turned wrong by feature noise, hardest bin',
-                'break_labels': 'correct predictions turned wrong by label noise',
-                'break_perturbed': 'correct predictions turned wrong by perturbation, hardest cases'}
+_ROBUST_AXES = {'break_hard': 'feature noise, hardest bin', 'break_labels': 'noisy training labels',
+                'break_perturbed': 'perturbation, hardest cases'}
+_PLACES = ['on the front', 'off the front', 'not better than the baseline']
 
 def tradeoff_chart(v:Verdict,               # a `verdict` result
-                   robustness:str|None=None,# measure on the y axis (default: break_hard, else break_labels, else break_perturbed)
+                   robustness:str|None=None,# the noise, by its break-rate measure (default: break_hard, else break_labels, else break_perturbed)
                    width:int=420, height:int=300,
                   )->alt.Chart:
-    "The clean score (x) against the break rate under one noise (y, lower = stays right), one point per model with interval bars both ways."
+    "The clean score (x) against the score under one noise (y), one point per model with interval bars both ways; the front (`FRONT_RULE`) filled and joined."
     have = set(v.table.measure)
     if robustness is None: robustness = next((k for k in _ROBUST_AXES if k in have), None)
-    if robustness not in have: raise ValueError(f"no robustness measure {robustness!r} in the verdict; have {sorted(have)}")
+    if robustness not in _ROBUST_AXES or robustness not in have:
+        raise ValueError(f"no noise measure {robustness!r} in the verdict: choose one of {sorted(set(_ROBUST_AXES) & have)}")
+    score = _KINDS[robustness]['score']
     a = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].set_index('model')
     name = v.config.get('metric_name', 'accuracy')
-    r = v.table[v.table.measure == robustness].set_index('model')
+    r = v.table[v.table.measure == score].set_index('model')
+    front = (v.config.get('fronts') or {}).get(robustness, {}).get('front', [])
     d = pd.DataFrame({'model': a.index, 'acc': a.value, 'acc_lo': a.lo, 'acc_hi': a.hi, 'rob': r.value.reindex(a.index),
-                      'rob_lo': r.lo.reindex(a.index), 'rob_hi': r.hi.reindex(a.index),
-                      'baseline': np.where(a.beats_baseline.astype(bool), 'better than the baseline', 'not better than the baseline')})
+                      'rob_lo': r.lo.reindex(a.index), 'rob_hi': r.hi.reindex(a.index)})
+    d['place'] = np.where(d.model.isin(front), _PLACES[0], np.where(a.beats_baseline.astype(bool), _PLACES[1], _PLACES[2]))
     acc_base = float(v.value(BASELINE, 'score'))
     xd, yd = _padded(d[['acc', 'acc_lo', 'acc_hi']]), _padded(d[['rob', 'rob_lo', 'rob_hi']])
     show_base = acc_base >= xd[0] - 0.25 * (xd[1] - xd[0])       # the baseline is drawn where it does not squeeze the models together
@@ -502,28 +623,31 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     px = (d.acc.to_numpy(float) - xd[0]) / (xd[1] - xd[0]) * width
     py = height - (d.rob.to_numpy(float) - yd[0]) / (yd[1] - yd[0]) * height
     order = list(np.lexsort((d.model.to_numpy(), -d.acc.to_numpy(float))))      # the most accurate first,
-    if d.rob.notna().any(): order.insert(0, order.pop(order.index(int(np.nanargmin(d.rob.to_numpy(float))))))  # after the most robust
+    order = [i for i in order if d.model.iloc[i] in front] + [i for i in order if d.model.iloc[i] not in front]   # the front before the rest
     d['label_side'], shift = _place_labels(px, py, d.model.tolist(), order, width, height)
     d['label_rob'] = d.rob - shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
     x = alt.X('acc:Q', title=f"{name}, clean ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
-    yt = _ROBUST_AXES[robustness] + ' (lower = stays right)'
-    y = alt.Y('rob:Q', title=yt, scale=alt.Scale(domain=list(yd), nice=False, zero=False))
-    col = alt.Color('baseline:N', title=None, scale=alt.Scale(domain=['better than the baseline', 'not better than the baseline'],
-                                                              range=['#4c78a8', '#e45756']))
+    y = alt.Y('rob:Q', title=f"{name} under {_ROBUST_AXES[robustness]} → better", scale=alt.Scale(domain=list(yd), nice=False, zero=False))
+    col = alt.Color('place:N', title=None, scale=alt.Scale(domain=_PLACES, range=['#24476b', '#9fb3c8', '#e45756']))
     base = alt.Chart(d)
     ex = base.mark_rule().encode(x=alt.X('acc_lo:Q'), x2='acc_hi:Q', y='rob:Q', color=col)
     ey = base.mark_rule().encode(x='acc:Q', y=alt.Y('rob_lo:Q'), y2='rob_hi:Q', color=col)
-    pts = base.mark_point(filled=True, size=70).encode(x=x, y=y, color=col, tooltip=['model', alt.Tooltip('acc:Q', format='.3f'),
-                                                                                     alt.Tooltip('rob:Q', format='.3f')])
+    line = alt.Chart(d[d.place == _PLACES[0]].sort_values('acc')).mark_line(color='#24476b', strokeDash=[5, 3]).encode(
+        x=x, y=y, order='acc:Q')
+    pts = base.mark_point(size=70).encode(x=x, y=y, color=col, fill=alt.condition(alt.datum.place == _PLACES[0], alt.value('#24476b'),
+                                                                                  alt.value('white')),
+                                          tooltip=['model', 'place', alt.Tooltip('acc:Q', format='.3f'), alt.Tooltip('rob:Q', format='.3f')])
     txt = [base.transform_filter(f"datum.label_side == '{sd}'").mark_text(align=al, baseline='middle', dx=dx, dy=-6, fontSize=11
                                                                            ).encode(x='acc:Q', y='label_rob:Q', text='model:N')
            for sd, al, dx in (('right', 'left', 6), ('left', 'right', -6))]   # a label right of its point starts there (align left)
-    layers = [pts, ex, ey, *txt]
+    layers = [line, pts, ex, ey, *txt]
     if show_base: layers.append(alt.Chart(pd.DataFrame({'x': [acc_base]})).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q'))
-    sub = [] if show_base else [f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)"]
+    sub = ["filled and joined: the front — no model above the baseline beats them on both axes"]
+    if not show_base: sub.append(f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)")
     if np.isnan(shift[d.rob.notna().to_numpy()]).any(): sub.append("labels left off where they would overlap: hover over a dot to see its model")
     return alt.layer(*layers).properties(width=width, height=height, title=alt.TitleParams(
-        f'the trade-off: {name} against staying right under noise' + (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
+        f'the trade-off under {_KINDS[robustness]["kind"]}: {name} clean and under the noise' +
+        (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
 
 def _padded(t:pd.DataFrame, pad:float=0.04)->tuple:
     "(low, high) of every finite value in `t`, widened by `pad` of the range each side (a range of 0 gets ±0.01)."

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['NEAR_UNIQUE', 'Dataset', 'DataWarning', 'from_frame', 'check_task']
+__all__ = ['NEAR_UNIQUE', 'Dataset', 'check_task', 'DataWarning', 'from_frame']
 
 # %% ../nbs/00_data.ipynb #c44f0422
 _CLI = contextvars.ContextVar('robustdiff_cli', default=False)   # True inside `robustdiff report`: messages name its options
@@ -202,6 +202,32 @@ def _dataset_imputed(self:Dataset)->Dataset:
 Dataset.imputed = _dataset_imputed
 
 
+# %% ../nbs/00_data.ipynb #1445c67c
+_TASKS = ('auto', 'classification')
+
+def check_task(y,                   # the target: a Series, array or a `Dataset`
+               task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
+               name:str='target',   # what to call the target in the message
+               max_classes:int=30,  # more distinct numeric values than this (and than 5 % of the rows) look continuous
+              )->None:
+    "Refuse, before any work, a numeric target that looks like a regression target, saying why and what to do."
+    if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
+    if isinstance(y, Dataset): y = y.y
+    y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y)
+    if task == 'classification' or pd.api.types.is_bool_dtype(y): return
+    v = pd.to_numeric(y.dropna(), errors='coerce') if y.dtype == object else y.dropna()
+    if not pd.api.types.is_numeric_dtype(v) or v.isna().any() or len(v) == 0: return
+    v = v.to_numpy(dtype=float)
+    k, n = len(np.unique(v)), len(v)
+    whole = bool(np.all(np.isfinite(v)) and np.all(v == np.round(v)))
+    if whole and not (k > max_classes and k > 0.05 * n): return
+    why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
+           f"{k} distinct whole numbers in {n} rows")
+    raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
+                     f"{_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {_kw('task', 'classification')} "
+                     f"if these values are classes, or use robustdiff.robustness.robustness_test (Python), which supports regressors")
+
+
 # %% ../nbs/00_data.ipynb #5f7e707f
 class DataWarning(UserWarning):
     "Something in the input data looks suspicious but was accepted."
@@ -367,10 +393,12 @@ def from_frame(df:pd.DataFrame,        # features and target
                checks:bool=True,       # refuse index columns, copies of the target, numbers read as text, ...
                max_levels:int=100,     # most levels an auto-detected nominal column may have
                missing:str='impute',   # missing features: 'impute' (inside each model's training fold), 'drop' rows, or 'error'
+               task:str='auto',        # 'auto': refuse a target that looks continuous (`check_task`); 'classification': its values are classes
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     _check_missing_mode(missing)
+    if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
     read_notes = list(df.attrs.get('robustdiff_notes', ()))   # what read_table noticed (duplicate headers)
     if dropna: missing = 'drop'
     _check_unique_columns(df.columns)
@@ -390,38 +418,13 @@ def from_frame(df:pd.DataFrame,        # features and target
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
+    check_task(df[target], task, f"target {target!r}")       # before the frame becomes hundreds of one-row classes
     X, y = df.drop(columns=[target]), df[target]
     del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]
     if nominal is None: nominal = _nominal_from_dtypes(X)
     return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
                    tuple(read_notes + notes + more))
-
-# %% ../nbs/00_data.ipynb #1445c67c
-_TASKS = ('auto', 'classification')
-
-def check_task(y,                   # the target: a Series, array or a `Dataset`
-               task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
-               name:str='target',   # what to call the target in the message
-               max_classes:int=30,  # more distinct numeric values than this (and than 5 % of the rows) look continuous
-              )->None:
-    "Refuse, before any work, a numeric target that looks like a regression target, saying why and what to do."
-    if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
-    if isinstance(y, Dataset): y = y.y
-    y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y)
-    if task == 'classification' or pd.api.types.is_bool_dtype(y): return
-    v = pd.to_numeric(y.dropna(), errors='coerce') if y.dtype == object else y.dropna()
-    if not pd.api.types.is_numeric_dtype(v) or v.isna().any() or len(v) == 0: return
-    v = v.to_numpy(dtype=float)
-    k, n = len(np.unique(v)), len(v)
-    whole = bool(np.all(np.isfinite(v)) and np.all(v == np.round(v)))
-    if whole and not (k > max_classes and k > 0.05 * n): return
-    why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
-           f"{k} distinct whole numbers in {n} rows")
-    raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
-                     f"{_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {_kw('task', 'classification')} "
-                     f"if these values are classes, or use robustdiff.robustness.robustness_test (Python), which supports regressors")
-
 
 # %% ../nbs/00_data.ipynb #e08ddf2e
 _MOVED = {'robustdiff.tables': ('is_table_path', 'read_table', 'from_file', 'from_csv'),

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['GLOSSARY', 'REFERENCES', 'PLAIN', 'abbr', 'used_terms', 'fmt_number', 'verdict_wide', 'render_html']
+__all__ = ['GLOSSARY', 'REFERENCES', 'PLAIN', 'abbr', 'used_terms', 'fmt_number', 'verdict_wide', 'front_wide', 'render_html']
 
 # %% ../nbs/93_page.ipynb #bd9671a2
 GLOSSARY = {   # term → (one practitioner sentence, reference)
@@ -19,6 +19,10 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
     'λ': ("The share of instances of each difficulty bin whose features are perturbed", "[FB24] §3.2"),
     'ν': ("The strength of the feature noise: numeric features get Gaussian noise with ν times their standard deviation", "[FB24] §3.2"),
     'flip rate': ("The share of a model's predictions that change when noise is added: the stable companion of κ", "this report"),
+    'break rate': ("The share of a model's correct predictions that a noise turns wrong: what a practitioner loses to that noise",
+                   "this report"),
+    'front': ("Under one noise, the models better than the baseline that no other such model beats both on the clean score and on "
+              "the score under that noise (a Pareto front): along it, clean score is traded for score under the noise", "this report"),
     'ELA': ("Equalized loss of accuracy, (1 − noisy accuracy) / clean accuracy: low when a model is both accurate and robust to label noise",
             "[SLH16] eq. 3"),
     'RLA': ("Relative loss of accuracy, (clean − noisy accuracy) / clean accuracy, when some training labels are wrong: 0 = no loss",
@@ -73,7 +77,7 @@ REFERENCES = {
     '[Vov12]': "Vovk, Conditional validity of inductive conformal predictors, ACML 2012, PMLR 25",
     '[Šid67]': "Šidák, Rectangular confidence regions for the means of multivariate normal distributions, JASA 62 (1967)",
 }
-_WORD_TERMS = {'flip rate', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
+_WORD_TERMS = {'flip rate', 'break rate', 'front', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
                'Usefulness', 'Harmfulness', 'out-of-fold', 'split conformal', 'Mondrian', 'training-conditional', 'Šidák'}
 
 def _term_re():
@@ -198,9 +202,22 @@ def _pool_note(c:dict)->str:
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
              f"that pool does well, not where your models do."))
 
+def front_wide(front:pd.DataFrame)->pd.DataFrame:
+    "The tidy front table (`Verdict.front`) as one row per noise and model: each figure 'value (lo to hi)', the paired differences against the front's most accurate model beside them."
+    if front is None or not len(front): return pd.DataFrame()
+    t = front.copy()
+    t['cell'] = [f"{fmt_number(a)} ({fmt_number(l)} to {fmt_number(h)})" for a, l, h in zip(t.value, t.lo, t.hi)]
+    t['q'] = np.where(t.against.astype(str) != '', t.quantity + ' against ' + t.against.astype(str), t.quantity)
+    w = t.pivot_table(index=['noise', 'model', 'role'], columns='q', values='cell', aggfunc='first', sort=False)
+    cols = ['clean score', 'score under noise', 'break rate'] + sorted(c for c in w.columns if ' against ' in c)
+    w = w.reindex(columns=[c for c in cols if c in w.columns]).fillna('')
+    w.columns.name = None
+    return w.reset_index()
+
 def _answer_note(c:dict, lv:float)->str:
-    "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline' and 'most robust' (`ROBUST_RULE`)."
-    from robustdiff.metrics import ROBUST_RULE, metric_name
+    "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline', the front and 'most robust' (`FRONT_RULE`)."
+    from robustdiff.metrics import metric_name
+    from robustdiff.answer import FRONT_RULE
     m = c.get('metric', 'accuracy')
     why = c.get('metric_reason')
     return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
@@ -208,7 +225,7 @@ def _answer_note(c:dict, lv:float)->str:
             f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
             f". A model beats the majority-class baseline only when the interval of its difference from it, Bonferroni-corrected over the "
             f"models, lies above 0 (printed beside each model). Robustness means staying right: the share of a model's correct predictions "
-            f"that the noise turns wrong. {ROBUST_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
+            f"that the noise turns wrong. {FRONT_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
 
 def _answer_section(rep, e, seen)->str:
     t = rep.tables
@@ -220,7 +237,10 @@ def _answer_section(rep, e, seen)->str:
     if 'findings' in t:
         out += [f'<p class="finding">{_abbr_html(e(s), seen)}</p>' for s in t['findings'].sentence]
     st = rep.stages.get('verdict')
-    for k in ('tradeoff', 'accuracy_baseline'):
+    if 'verdict_front' in t:
+        out.append(f'<details open><summary>each noise\'s front and the paired intervals that decide it (table '
+                   f'<code>verdict_front.csv</code>)</summary>{_abbr_html(_fmt_table(front_wide(t["verdict_front"]), 60))}</details>')
+    for k in ('tradeoff', 'tradeoff_labels', 'tradeoff_perturbation', 'accuracy_baseline'):
         ch = st.charts.get(k) if st is not None else None
         if ch is None: continue
         try: out.append(f'<div class="chart" id="chart-{k}">{_svg(ch)}</div>')
@@ -258,6 +278,8 @@ def render_html(rep)->str:
         secs.append(f'<div class="warning" role="alert">{_abbr_html(e(w), seen)}</div>')
     if c.get('target_sentence'):              # the target's balance and the metric, said before the first chart
         secs.append(f'<p class="target" id="target">{_abbr_html(e(c["target_sentence"]), seen)}</p>')
+    if c.get('class_order'):                  # how the classes' order is treated (three or more classes)
+        secs.append(f'<p class="muted" id="class-order">{_abbr_html(e(c["class_order"]), seen)}</p>')
     ans = _answer_section(rep, e, seen)
     if ans: secs.append(ans); nav.append('<a href="#answer">Answer</a>')
     for name, st in rep.stages.items():
@@ -280,6 +302,7 @@ def render_html(rep)->str:
     ds = rep.tables.get('data_summary')
     sub = (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, {int(ds.classes[0])} classes · " if ds is not None else '')
     sub += f"models: {e(str(c.get('models')))} · respondents: {e(str(c.get('respondents')))} · ν = {c.get('nu')} · seed {c.get('random_state')}"
+    if c.get('dropped'): sub += f" · columns left out as asked (--drop): {e(', '.join(map(str, c['dropped'])))}"
     text = re.sub(r'<[^>]+>', ' ', ''.join(secs))
     secs.append(_glossary_section(text + ' ' + _svg_text(secs)))
     nav.append('<a href="#glossary">Glossary</a>')

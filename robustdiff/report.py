@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
-from .data import Dataset, check_task
+from .data import Dataset, check_task, from_frame
 from .datasets import load_dataset
 from .tables import is_table_path
 from .charts import histogram, scatter, chart_problems
@@ -30,7 +30,7 @@ from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _sched
                             _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
 
 # %% auto #0
-__all__ = ['STAGES', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
+__all__ = ['STAGES', 'MAX_NOISE_DRAWS', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict', 'risk')
@@ -592,7 +592,9 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     st.tables['findings'] = pd.DataFrame({'sentence': v.findings})
     st.tables['verdict_pairs'] = v.pairwise
     if len(v.bins): st.tables['verdict_bins'] = v.bins
-    if v.table.measure.isin(['break_hard', 'break_labels', 'break_perturbed']).any(): st.charts['tradeoff'] = tradeoff_chart(v)
+    if v.front is not None and len(v.front): st.tables['verdict_front'] = v.front        # each noise's front and the intervals that decide it
+    for meas, key in (('break_hard', 'tradeoff'), ('break_labels', 'tradeoff_labels'), ('break_perturbed', 'tradeoff_perturbation')):
+        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, meas)    # one chart per noise, its front marked
     st.charts['accuracy_baseline'] = accuracy_chart(v)
     if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
 
@@ -685,9 +687,11 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
     _check_metric(metric, auto=True)
-    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
-        raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
-    ds = _load(dataset, target, csv_kws)
+    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or not 1 <= noise_draws <= MAX_NOISE_DRAWS:
+        raise ValueError(f"noise_draws must be an int from 1 to {MAX_NOISE_DRAWS}, got {noise_draws!r} (each draw predicts every test row "
+                         f"of every model again; beyond a few draws the intervals barely change)")
+    _check_model_names(models)
+    ds = _load(dataset, target, csv_kws, task)
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
     check_task(ds.y, task, f'target {target!r}' if target else 'target')
     profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
@@ -713,7 +717,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
                model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),
-               respondents_reason=why_respondents)
+               respondents_reason=why_respondents, class_order=_class_order_note(profile, ds.classes),
+               dropped=[str(c) for c in _as_list((csv_kws or {}).get('drop'))])
     ctx = _Ctx(ds, cfg, {}, names=names)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     log(profile['sentence'])
@@ -756,6 +761,9 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     if not isinstance(models, str): printable['models'] = ', '.join(evaluated)
+    printable['perturb_levels'] = _perturb_levels(perturb_size, 5)           # what the perturbation stage ran, the verdict's the largest
+    printable['verdict_perturb_level'] = printable['perturb_levels'][-1]
+    if ih_pool == 'models': printable['hardness_models'] = None             # IH and the footprints from the evaluated models: no pool fitted
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
     rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra, warnings=leaks.message.tolist())
     if out is not None: rep.save(out, force=force, protect=_inputs(dataset))
@@ -772,13 +780,46 @@ def _inputs(dataset)->list:
     "The input file, if any: never replaced by the report."
     return [Path(dataset).expanduser()] if isinstance(dataset, (str, Path)) and Path(dataset).expanduser().is_file() else []
 
-def _load(dataset, target, csv_kws)->Dataset:
+MAX_NOISE_DRAWS = 100   # the most feature-noise draws a report takes
+
+def _as_list(x)->list: return [] if x is None else [x] if isinstance(x, str) else list(x)
+
+def _check_model_names(models)->None:
+    "Refuse a model of yours whose name a portfolio listed beside it already uses, naming the portfolio, before any work."
+    if not isinstance(models, (list, tuple)): return
+    from robustdiff.portfolio import PORTFOLIOS
+    names = {p: list(PORTFOLIOS[p]()) for p in models if isinstance(p, str) and p in PORTFOLIOS}
+    for item in models:
+        if isinstance(item, tuple) and len(item) == 2:
+            for p, ms in names.items():
+                if item[0] in ms:
+                    raise ValueError(f"model name {item[0]!r} is already in the portfolio {p!r} ({', '.join(ms)}): give yours another "
+                                     f"name, e.g. --model my_{item[0]}=… on the command line or ('my_{item[0]}', model) in Python")
+
+def _class_order_note(profile:dict, classes)->str:
+    "One line on how the classes' order is treated (three or more classes)."
+    if profile['n_classes'] < 3: return ''
+    if profile['ordered']:
+        return (f"Class order: the classes look ordered ({' < '.join(map(str, profile['levels']))}), and every metric here treats them "
+                f"as unordered labels: a miss by one level counts as much as a miss by several.")
+    return ("Class order: every metric here treats the classes as unordered labels (a miss by one level counts as much as a miss by "
+            "several); an order is recognised only in whole numbers, an ordered pandas Categorical or graded words such as low < "
+            f"medium < high, so the classes here ({', '.join(map(str, classes))}) are compared as unordered labels whatever order "
+            f"their names mean.")
+
+def _load(dataset, target, csv_kws, task:str='auto')->Dataset:
     if isinstance(dataset, Dataset): return dataset
     if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
-        from robustdiff.tables import from_file
+        from robustdiff.tables import read_table
         p = Path(dataset)
         if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
-        try: return from_file(p, target or 'target', **(csv_kws or {}))
+        kw = dict(csv_kws or {})
+        import inspect
+        ff = set(inspect.signature(from_frame).parameters) - {'df', 'target', 'task'}
+        rk = {k: kw.pop(k) for k in list(kw) if k not in ff}          # the reader's (sep, encoding, na_values, sheet, …)
+        try:      # `from_file`, with the task passed on to `from_frame` (a continuous target refused, or kept when forced)
+            name = kw.pop('name', None) or p.name.split('.')[0]
+            return from_frame(read_table(p, target=target or 'target', **rk), target or 'target', name=name, task=task, **kw)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
             raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                              f" (try --sep, --na-values, or save it as UTF-8)") from e

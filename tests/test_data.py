@@ -95,3 +95,17 @@ def test_unknown_names():
     with pytest.raises(ValueError, match='unknown synthetic'): load_dataset('synthetic:spirals')
     with pytest.raises(ValueError, match='unknown KEEL'): load_dataset('keel:nope')
     with pytest.raises(ValueError, match='target column'): from_frame(pd.DataFrame({'a': [1, 2]}), 'y')
+
+
+def test_from_frame_refuses_a_continuous_target_as_the_report_does():
+    "A continuous target is refused by from_frame with check_task's line (what to do, and the override), not read as hundreds of classes."
+    import numpy as np, pandas as pd
+    from robustdiff.data import from_frame, check_task
+    r = np.random.default_rng(0)
+    df = pd.DataFrame({'x': r.normal(size=845), 'price': r.gamma(2, 50, 845).round(2)})
+    with pytest.raises(ValueError) as e: from_frame(df, 'price')
+    with pytest.raises(ValueError) as e2: check_task(df.price, 'auto', "target 'price'")
+    assert str(e.value) == str(e2.value) and "task='classification'" in str(e.value) and '\n' not in str(e.value)
+    assert from_frame(df, 'price', task='classification').n_classes == df.price.nunique()      # the override
+    assert from_frame(df.assign(price=(df.price > 100).map({True: 'dear', False: 'cheap'})), 'price').n_classes == 2
+    with pytest.raises(ValueError, match='task must be one of'): from_frame(df, 'price', task='regression')

@@ -242,3 +242,41 @@ def test_dask_cluster_gives_identical_tables(tiny, dask_cluster):
     for name in ('accuracy', 'difficulty', 'scc', 'verdict'):
         pd.testing.assert_frame_equal(local.table(name), remote.table(name))
 
+
+
+def test_summary_and_page_state_what_ran(tmp_path):
+    "summary.json and the page say what was run: no IH pool when IH comes from the evaluated models, the perturbation levels and the verdict's, the columns --drop removed, and how ordered classes of unknown names are treated."
+    r = np.random.default_rng(0)
+    n = 240
+    x = r.normal(size=(n, 2))
+    y = np.array(['VF', 'F', 'M', 'L'])[np.digitize(x[:, 0] + 0.3 * r.normal(size=n), [-0.5, 0.3, 1.0])]
+    p = tmp_path/'jobs.csv'
+    pd.DataFrame({'job': [f'j{i:04d}' for i in range(n)], 'a': x[:, 0], 'b': x[:, 1], 'runtime': y}).to_csv(p, index=False)
+    out = tmp_path/'rep'
+    rep = build_report(str(p), target='runtime', stages='data,accuracy', out=out, csv_kws=dict(drop=['job']), **QUICK)
+    c = json.loads((out/'summary.json').read_text())['config']
+    assert c['dropped'] == ['job'] and c['ih_pool'] == 'models' and c['hardness_models'] is None
+    assert c['perturb_levels'] == pytest.approx([0, 0.1, 0.2, 0.3, 0.4]) and c['verdict_perturb_level'] == pytest.approx(0.4)
+    page = (out/'report.html').read_text()
+    assert 'columns left out as asked (--drop): job' in page
+    assert 'Class order: every metric here treats the classes as unordered labels' in page and '(F, L, M, VF)' in page
+
+
+def test_a_duplicate_model_name_and_too_many_noise_draws_are_refused(tiny):
+    "A model of yours named like one of the portfolio beside it, and noise_draws above its bound: one line each, before any fit."
+    from sklearn.linear_model import LogisticRegression
+    with pytest.raises(ValueError, match=r"model name 'logreg' is already in the portfolio 'quick' \(logreg, .*\): give yours another name"):
+        build_report(tiny, **(QUICK | dict(models=['quick', ('logreg', LogisticRegression())])))
+    with pytest.raises(ValueError, match='noise_draws must be an int from 1 to 100, got 101'):
+        build_report(tiny, noise_draws=101, **QUICK)
+    rep = build_report(tiny, stages='data', **(QUICK | dict(models=['quick', ('my_logreg', LogisticRegression())])))
+    assert 'my_logreg' in rep.config['models']
+
+
+def test_the_verdict_and_its_front_do_not_depend_on_n_jobs(tiny):
+    "Same seed, one worker or two: the verdict, its pairs, each noise's front and the headline are the same, bit for bit."
+    kw = dict(QUICK, stages='accuracy,difficulty,scc,ela,perturbation,verdict')
+    one, two = build_report(tiny, **kw), build_report(tiny, **dict(kw, n_jobs=2))
+    for name in ('verdict', 'verdict_pairs', 'verdict_front', 'headline'):
+        pd.testing.assert_frame_equal(one.table(name), two.table(name), check_exact=True)
+    assert len(one.table('verdict_front')) and set(one.table('verdict_front').noise) == {'feature noise', 'label noise', 'perturbation'}
