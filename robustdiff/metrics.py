@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['METRICS', 'IMBALANCE', 'ROBUST_RULE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score',
-           'metric_replicates', 'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'expected_metric',
-           'metric_label_draws', 'break_rate']
+__all__ = ['METRICS', 'IMBALANCE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score', 'metric_replicates',
+           'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'expected_metric', 'metric_label_draws',
+           'break_rate']
 
 # %% ../nbs/06_metrics.ipynb #c7c972b4
 METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
@@ -318,12 +318,6 @@ def metric_label_draws(metric:str,       # one of METRICS
     return np.concatenate(out) if out else np.empty(0)
 
 # %% ../nbs/06_metrics.ipynb #926df83c
-ROBUST_RULE = ("A model is called most robust only if (a) its clean score beats the majority-class baseline (interval) and (b) it "
-               "is not clearly less accurate than the most accurate model (their paired interval includes 0: it is among the accurate "
-               "ones); among those, the one whose correct "
-               "predictions the noise turns wrong least often (the break rate; its score under noise is shown beside it), and models "
-               "whose difference is not clear are named together as a tie.")
-
 def break_rate(correct_clean,   # (n,) 1 where the clean prediction is right (or the share of right predictions over repeats)
                correct_noisy,   # (n,) 1 where the prediction under noise is right, paired with `correct_clean`
                weights=None,    # (n,) weights (a bootstrap resample); None: all 1

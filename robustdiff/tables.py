@@ -223,10 +223,11 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               checks:bool=True,           # the intake checks of `from_frame`
               max_levels:int=100,         # most levels an auto-detected nominal column may have
               missing:str='impute',       # missing features: 'impute' (in each model's training fold), 'drop' rows, or 'error'
+              task:str='auto',            # 'auto': refuse a target that looks continuous; 'classification': its values are classes
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
     _check_missing_mode(missing)
     return from_frame(read_table(path, sep, encoding, na_values, index_col, target=target, **read_kwargs), target, nominal,
-                      name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing)
+                      name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing, task=task)
 
 from_csv = from_file   # the older name: reads every format `read_table` reads

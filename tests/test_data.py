@@ -109,3 +109,13 @@ def test_from_frame_refuses_a_continuous_target_as_the_report_does():
     assert from_frame(df, 'price', task='classification').n_classes == df.price.nunique()      # the override
     assert from_frame(df.assign(price=(df.price > 100).map({True: 'dear', False: 'cheap'})), 'price').n_classes == 2
     with pytest.raises(ValueError, match='task must be one of'): from_frame(df, 'price', task='regression')
+
+
+def test_from_file_refuses_a_continuous_target_unless_told(tmp_path):
+    "`from_file` takes `task` as `from_frame` does: a continuous target is refused by default, read as classes when told."
+    from robustdiff.tables import from_file
+    rng = np.random.default_rng(0)
+    p = tmp_path/'cont.csv'
+    pd.DataFrame({'x': rng.normal(size=300), 'y': rng.normal(size=300).round(3)}).to_csv(p, index=False)
+    with pytest.raises(ValueError, match='continuous'): from_file(p, 'y')
+    assert from_file(p, 'y', task='classification').y.nunique() > 100
