@@ -34,14 +34,14 @@ def _mc50k()->list:
         subprocess.run([sys.executable, str(ROOT/'benchmarks'/'make_csv.py'), '--rows', '50000', '--out', str(p)], check=True)
     return [str(p), '--target', 'target']
 
-CASES = {   # name: (source arguments, models, hidden vector features)
+CASES = {   # name: (source arguments, models, hidden vector features); the small ones first
     'vowel_default': (lambda: ['pmlb:vowel'], 'fabra18', False),
-    'mfeat_fourier_default': (lambda: ['pmlb:mfeat_fourier'], 'fabra18', False),
     'waveform_21_quick': (lambda: ['pmlb:waveform_21'], 'quick', False),
-    'letter_quick': (lambda: ['pmlb:letter'], 'quick', False),
-    'mc50k_quick': (_mc50k, 'quick', False),
     'vowel_default_hidden': (lambda: ['pmlb:vowel'], 'fabra18', True),
     'waveform_21_quick_hidden': (lambda: ['pmlb:waveform_21'], 'quick', True),
+    'mfeat_fourier_default': (lambda: ['pmlb:mfeat_fourier'], 'fabra18', False),
+    'letter_quick': (lambda: ['pmlb:letter'], 'quick', False),
+    'mc50k_quick': (_mc50k, 'quick', False),
 }
 
 _UNIT = {'s': 1.0, 'min': 60.0, 'h': 3600.0}

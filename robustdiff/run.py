@@ -421,7 +421,8 @@ def _schedule(ctx:_Ctx)->float:
     for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}, tl): ctx.log(line)   # what is coming, before it starts
     if tl is not None:
         tl.watch({**plans, **({'refit': refit} if refit is not None else {})}, ctx)
-        tl.t0 = time.perf_counter(); tl.fits_over = not plans; tl.mark(ctx.stages, tl.t0)
+        tl.t0 = time.perf_counter(); tl.mark(ctx.stages, tl.t0)
+        if not plans: tl.end_fits(ctx.stages, tl.t0)
         tl.start(ctx)
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
@@ -442,7 +443,7 @@ def _schedule(ctx:_Ctx)->float:
     finally:
         _PASS_INPUTS.clear()
         if tl is not None:                 # the fits are over; a failed schedule leaves the plan without meaning: no more ETA
-            if done: tl.fits_over = True; tl.mark(ctx.stages)
+            if done: tl.end_fits(ctx.stages)
             else: tl.stop()
         if start is not None and done:     # `_finish_refits` stops the workers after the refits
             start(); ctx._beside = True
@@ -484,9 +485,11 @@ class _Timeline:
     t0:float = 0.0                 # perf_counter at the start of the schedule
     done:set = field(default_factory=set)   # (plan name, spec number) stored so far
     fits_over:bool = False
-    boundary:tuple = (0.0, 0.0)    # (elapsed, planned done) at the last finished task or stage
-    rate:float = 1.0               # elapsed ÷ planned done at that boundary (shrunk toward 1: `weight`)
+    boundary:tuple = (0.0, 0.0)    # (elapsed, planned fit seconds done) at the last finished task of the schedule
+    rate:float = 1.0               # elapsed ÷ planned done there (shrunk toward 1: `weight`)
     started:dict = field(default_factory=dict)   # batch number → when it was first seen running
+    t_fits:float|None = None       # perf_counter at the end of the schedule
+    sboundary:tuple = (0.0, 0.0)   # (seconds since then, planned stage seconds done) at the last finished stage
     _stop:object = None
 
     @property
@@ -511,21 +514,37 @@ class _Timeline:
         return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in set(stages_done) and k not in ('fits', 'page'))
 
     def mark(self, stages_done, now:float|None=None):
-        "Record a boundary: a task or a stage just finished (and the rate measured up to it)."
+        "Record a boundary: a task of the schedule or a stage just finished (and the rate measured up to it)."
         now = time.perf_counter() if now is None else now
-        self.boundary = (now - self.t0, self.planned_done(stages_done, now))
-        self.rate = (self.boundary[0] + self.weight) / (self.boundary[1] + self.weight)
+        if not self.fits_over:
+            self.boundary = (now - self.t0, self.fits_done(now))
+            self.rate = (self.boundary[0] + self.weight) / (self.boundary[1] + self.weight)
+        else:
+            if self.t_fits is None: self.t_fits = now
+            done = self.planned_done(stages_done, now) - self.pieces.get('fits', 0.0)
+            self.sboundary = (now - self.t_fits, done)
+
+    def end_fits(self, stages_done, now:float|None=None):
+        "The schedule is over: from here the stages' own rate counts."
+        now = time.perf_counter() if now is None else now
+        self.fits_over, self.t_fits = True, now
+        self.mark(stages_done, now)
 
     @property
     def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds the plan's own rate counts as
 
     def eta(self, now:float|None=None)->float:
-        "Seconds left: the planned work left at the rate measured up to the last boundary (`robustdiff.costs.remaining_seconds`), less the time since it."
+        "Seconds left: each kind of work left (the schedule's fits, then the stages and the page) at the rate measured on it up to its last boundary (`robustdiff.costs.remaining_seconds`; the stages at the planned rate until one is done), less the time since that boundary."
         now = time.perf_counter() if now is None else now
-        elapsed, done = self.boundary
-        left = max(self.total - done, 0.0)
-        full = remaining_seconds(left, done, elapsed, weight=self.weight)
-        return max(full - (now - self.t0 - elapsed), 0.1 * full)
+        W = self.pieces.get('fits', 0.0)
+        rest = self.total - W
+        if not self.fits_over:
+            elapsed, done = self.boundary
+            full = remaining_seconds(max(W - done, 0.0), done, elapsed, weight=self.weight)
+            return max(full - (now - self.t0 - elapsed), 0.1 * full) + rest
+        elapsed, done = self.sboundary
+        full = remaining_seconds(max(rest - done, 0.0), done, elapsed, weight=self.weight)
+        return max(full - (now - self.t_fits - elapsed), 0.1 * full)
 
     def watch(self, plans:dict, ctx):
         "Mark a boundary each time a task of `plans` (name → `_Plan`) is stored."

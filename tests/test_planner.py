@@ -160,22 +160,24 @@ def test_plan_sentence_in_user_words():
     assert [_about(s) for s, _ in test] == [w for _, w in test]
 
 def test_eta_is_the_planned_work_left_at_the_measured_rate():
-    # four tasks of 10, 10, 20 and 40 planned CPU-s on 2 cores (40 s planned), then two stages and the page
+    # four tasks of 40, 20, 10 and 10 planned CPU-s on 2 cores (40 s planned), then two stages (30 s) and the page (10 s)
     tl = _Timeline({'fits': 40.0, 'accuracy': 10.0, 'scc': 20.0, 'page': 10.0}, [(40, 'pass', [0]), (20, 'pass', [1]),
                    (10, 'pass', [2]), (10, 'pass', [3])], cores=2, t0=0.0)
-    assert tl.total == 80
+    assert tl.total == 80 and tl.weight == min(10, 0.03 * 80)
     tl.mark({}, now=0.0)
     np.testing.assert_allclose(tl.eta(now=0.0), 80)                    # nothing done: the plan
     tl.done |= {('pass', 0)}; tl.mark({}, now=60.0)    # the 40-s task done after 60 s; the 20-s one has run 60 s, the next starts
     done = 40 * (40 + 0.8 * 20) / 80                   # (a running task: the time it ran, at most 80 % of it)
     np.testing.assert_allclose(tl.boundary, (60.0, done))
-    np.testing.assert_allclose(tl.eta(now=60.0), remaining_seconds(80 - done, done, 60.0, weight=min(10, 0.03 * 80)))
-    assert tl.eta(now=60.0) > 80 - done                                   # slower than planned: more left than planned
+    np.testing.assert_allclose(tl.eta(now=60.0), remaining_seconds(40 - done, done, 60.0, weight=tl.weight) + 40)
+    assert tl.eta(now=60.0) > 80 - done                                   # the fits slower than planned: more left than planned
     np.testing.assert_allclose(tl.eta(now=70.0), tl.eta(now=60.0) - 10)   # the time since the last boundary counts
-    tl.done |= {('pass', 1), ('pass', 2), ('pass', 3)}; tl.fits_over = True
-    tl.mark({'data': 1, 'accuracy': 1}, now=100.0)    # fits and the first stage done in 100 s for 50 planned: rate → 2
-    np.testing.assert_allclose(tl.eta(now=100.0), 30 * (100 + 2.4) / (50 + 2.4))
-    # a run 2× slower than its plan all along: after the first minute the ETA is within 30 % of the truth
+    tl.done |= {('pass', 1), ('pass', 2), ('pass', 3)}
+    tl.end_fits({}, now=100.0)
+    np.testing.assert_allclose(tl.eta(now=100.0), 40)                    # the stages and the page: at the planned rate until one is done
+    tl.mark({'data': 1, 'accuracy': 1}, now=120.0)    # the first stage took 20 s for 10 planned: the rest at that rate
+    np.testing.assert_allclose(tl.eta(now=120.0), 30 * (20 + tl.weight) / (10 + tl.weight))
+    # runs 0.5×, 2× and 3× slower than planned all along: after the first minute the ETA is within 30 % of the truth
     for rate in (0.5, 2.0, 3.0):
         tl = _Timeline({'fits': 200.0, 'scc': 100.0, 'page': 20.0}, [(1.0, 'pass', [k]) for k in range(400)], cores=2, t0=0.0)
         tl.mark({}, now=0.0)
@@ -183,6 +185,6 @@ def test_eta_is_the_planned_work_left_at_the_measured_rate():
             t = (k + 1) * 0.5 * rate                  # task k ends at (k + 1) × its planned 0.5 s × rate
             tl.done.add(('pass', k)); tl.mark({}, now=t)
             if t >= 60: break
-        truth = 320 * rate - t
+        truth = 200 * rate + 120 - t                  # the fits at that rate, the stages and the page as planned
         assert abs(tl.eta(now=t) / truth - 1) < 0.3, (rate, tl.eta(now=t), truth)
     assert 'developers' not in tl.eta_line({}, now=t) and tl.eta_line({}, now=t).startswith('eta: about')
