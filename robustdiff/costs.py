@@ -129,8 +129,8 @@ def _cost_classes(est)->list:
 # %% ../nbs/02b_costs.ipynb #c0st0002
 # ---- the stages, the page and this machine
 _STAGE_PRIOR = {   # stage: (CPU-s fixed, CPU-s per unit of `_stage_units`) on the reference (see `probe_seconds`)
-    # from the stage times of whole reports (benchmarks/plan_vs_actual.py): vowel 990 × 18 models, segmentation 2 310 × 18,
-    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores
+    # from the stage times logged by whole reports (`robustdiff report … --n-jobs 2`): vowel 990 × 18 models, segmentation 2 310 × 18,
+    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores; checked by benchmarks/plan_vs_actual.py
     'data': (0.1, 0.0), 'accuracy': (0.2, 2.0e-5), 'difficulty': (0.5, 1.5e-4), 'scc': (0.5, 1.2e-5), 'ela': (0.3, 1.0e-5),
     'perturbation': (0.3, 8.0e-6), 'hardness': (0.1, 0.0), 'isa': (1.0, 1.0e-4), 'verdict': (0.3, 4.0e-5),
     'risk': (0.5, 8.0e-5), 'page': (5.0, 4.0e-4)}

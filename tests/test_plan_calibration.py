@@ -1,4 +1,4 @@
-"""The plan line holds (issue 36, item 4): the cost prior's plan of a default report against measured CPU seconds in
+"""The plan line holds (issues 36 and 45): the cost prior's plan of a default report against measured CPU seconds in
 committed benchmark files (nothing is timed here), and the prior's tables cover every model of every portfolio."""
 import importlib, inspect, json, sys
 from pathlib import Path
@@ -75,3 +75,31 @@ def test_hardness_cost_from_its_measurement():
     cal = json.loads((RESULTS/'plan_calibrate.json').read_text())['hardness']
     n = max(int(k) for k in cal['cpu_s'])
     assert cal['cpu_s'][str(n)] / 1.5 <= hardness_cost(n) <= cal['cpu_s'][str(n)] * 1.5
+
+# ------------------------------------------------------------------ the whole run's plan against whole runs (issue 45)
+def _pva():
+    sys.path.insert(0, str(RESULTS.parent))
+    import plan_vs_actual
+    return plan_vs_actual
+
+def test_plan_vs_actual_reads_the_log():
+    pva = _pva()
+    assert [pva.seconds(s) for s in ('40 s', '3.5 min', '1.2 h')] == [40.0, 210.0, 4320.0]
+    log = [(8.0, 'plan: about 4.1 min on this machine (2 cores): 20 fits in 20 tasks (about 2.0 min), ...'),
+           (30.0, 'x: fits:  40%|████| [00:20<00:30, 8/20 fits]eta: about 3.5 min left (60 s in, 30% of the planned work done; planned 4.1 min)'),
+           (90.0, '[4/10] scc: ok (34.8 s)'), (91.0, '[0/10] fits of every stage in one schedule: 47.8 s')]
+    r = pva.parse(log)
+    assert abs(r['plan']['planned_s'] - 246) < 1e-9 and r['plan']['t'] == 8.0
+    assert [(e['t'], e['left_s']) for e in r['etas']] == [(30.0, 210.0)]
+    assert r['stages'] == {'scc': 34.8} and r['schedule_s'] == 47.8
+    with pytest.raises(ValueError, match='not a duration'): pva.seconds('soon')
+
+def test_stage_plan_within_2x_of_the_logged_stage_times():
+    "Every run of benchmarks/plan_vs_actual.py: the stages' part of the plan line (stage_costs × the probe's factor, with the background work) against the stage times the report logged."
+    pva = _pva()
+    runs = json.loads((RESULTS/'plan_vs_actual.json').read_text())['runs']
+    assert len(runs) >= 5
+    for name, r in runs.items():
+        planned = pva.seconds(r['plan']['line'].split(' stages (about ')[1])
+        logged = sum(r['stages'].values())
+        assert logged / 2 <= planned <= logged * 2, (name, planned, logged)
