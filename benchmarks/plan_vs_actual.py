@@ -16,7 +16,8 @@ Errors are (predicted total ÷ actual total − 1) and, for the ETA, also (predi
 The load average (1 min) is recorded at the start, at each ETA line and at the end: the machine is shared.
 The `hidden` cases set NPY_DISABLE_CPU_FEATURES=X86_V3 (numpy 2.4 groups AVX2 and FMA3 under X86_V3; this machine has
 no AVX-512, so X86_V4 is off anyway) and OPENBLAS_CORETYPE=Sandybridge (OpenBLAS's kernels without AVX2/FMA3).
-Writes benchmarks/results/plan_vs_actual.json (the runs done before are kept unless rerun).
+Writes benchmarks/results/plan_vs_actual.json (the runs done before are kept unless rerun; each run names the commit
+it ran, `git describe --always --dirty`).
 """
 import argparse, json, os, platform, re, subprocess, sys, threading, time
 from pathlib import Path
@@ -92,7 +93,8 @@ def run_case(name:str)->dict:
     actual = time.perf_counter() - t0
     (TMP/f'{name}.log').write_text('\n'.join(f'{t:8.1f} {s}' for t, s in segments))
     r = parse(segments)
-    res = dict(case=name, command='robustdiff ' + ' '.join(cmd[4:]), models=models, hidden=HIDDEN if hidden else None, rc=rc,
+    commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()
+    res = dict(case=name, command='robustdiff ' + ' '.join(cmd[4:]), commit=commit, models=models, hidden=HIDDEN if hidden else None, rc=rc,
                actual_s=round(actual, 1), load_start=round(load0, 2), load_end=round(os.getloadavg()[0], 2),
                load_at_lines=loads, **r, date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
     if r['plan']:
@@ -135,7 +137,8 @@ def main():
             if a.only and not any(name.startswith(o) for o in a.only): continue
             print(f"{name} ...", flush=True)
             r = run_case(name)
-            r['rows'] = _rows(name)
+            r['rows'], r['classes'] = _shape(name)
+            r['n_models'] = {'quick': 4, 'fabra18': 18}[CASES[name][1]]
             runs[name] = r
             print(f"  plan {r.get('plan_total_s')} s, ETA after 1 min {r.get('eta_after_1min')}, actual {r['actual_s']} s, rc {r['rc']}", flush=True)
             Path(a.out).write_text(json.dumps(dict(cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],
@@ -143,14 +146,17 @@ def main():
                                                    runs=runs), indent=1))
     print(table(runs))
 
-def _rows(name:str)->int|None:
-    try:
-        sys.path.insert(0, str(ROOT))
-        from robustdiff.data import load_dataset
-        src = CASES[name][0]()
-        if src[0].startswith('pmlb:'): return load_dataset(src[0]).n_instances
-        return sum(1 for _ in open(src[0])) - 1
-    except Exception: return None
+def _shape(name:str)->tuple:
+    "(rows, classes) of a case's table."
+    sys.path.insert(0, str(ROOT))
+    from robustdiff.data import load_dataset
+    src = CASES[name][0]()
+    if src[0].startswith('pmlb:'):
+        ds = load_dataset(src[0])
+        return ds.n_instances, ds.n_classes
+    import pandas as pd
+    y = pd.read_csv(src[0], usecols=[src[2]])[src[2]]
+    return len(y), int(y.nunique())
 
 if __name__ == '__main__':
     main()

@@ -130,15 +130,15 @@ def _cost_classes(est)->list:
 # ---- the stages, the page and this machine
 _STAGE_PRIOR = {   # stage: (CPU-s fixed, CPU-s per unit of `_stage_units`) on the reference (see `probe_seconds`)
     # from the stage times logged by whole reports (`robustdiff report … --n-jobs 2`): vowel 990 × 18 models, segmentation 2 310 × 18,
-    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores; checked by benchmarks/plan_vs_actual.py
-    'data': (0.1, 0.0), 'accuracy': (0.2, 2.0e-5), 'difficulty': (0.5, 1.5e-4), 'scc': (0.5, 1.2e-5), 'ela': (0.3, 1.0e-5),
+    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores; the SCC's from the runs of benchmarks/plan_vs_actual.py
+    'data': (0.1, 0.0), 'accuracy': (0.2, 2.0e-5), 'difficulty': (0.5, 1.5e-4), 'scc': (0.5, 7.0e-5), 'ela': (0.3, 1.0e-5),
     'perturbation': (0.3, 8.0e-6), 'hardness': (0.1, 0.0), 'isa': (1.0, 1.0e-4), 'verdict': (0.3, 4.0e-5),
     'risk': (0.5, 8.0e-5), 'page': (5.0, 4.0e-4)}
 
-def _stage_units(stage:str, rows:float, models:int, classes:int, draws:int, repeats:int, levels:int=5)->float:
-    "The size a stage's cost grows with: rows × models for most; the SCC's κ × the noise draws × the classes; the perturbed copies; rows (ISA)."
+def _stage_units(stage:str, rows:float, models:int, draws:int, repeats:int, levels:int=5)->float:
+    "The size a stage's cost grows with: rows × models for most; × the noise draws for the SCC; × the perturbed copies; rows (ISA)."
     n, m = float(rows), float(models)
-    return {'data': 0.0, 'accuracy': n * m, 'difficulty': n * m, 'scc': n * m * draws * max(classes, 2), 'ela': n * m,
+    return {'data': 0.0, 'accuracy': n * m, 'difficulty': n * m, 'scc': n * m * draws, 'ela': n * m,
             'perturbation': n * m * (levels - 1) * repeats, 'hardness': 0.0, 'isa': n, 'verdict': n * m,
             'risk': n * m, 'page': n * m}.get(stage, n * m)
 
@@ -146,7 +146,6 @@ def stage_costs(stages,                 # the selected stage names (those of `ro
                 *,
                 rows:int,               # rows of the table
                 models:int,             # evaluated models
-                classes:int=2,          # classes of the target
                 noise_draws:int=1,      # feature-noise draws per level
                 perturb_repeats:int=3,  # perturbed copies per level
                 page:bool=True,         # also the page (charts, tables, the HTML)
@@ -155,7 +154,7 @@ def stage_costs(stages,                 # the selected stage names (those of `ro
     out = {}
     for s in list(stages) + (['page'] if page else []):
         a, b = _STAGE_PRIOR.get(s, (0.5, 5.0e-5))
-        out[s] = a + b * _stage_units(s, rows, models, classes, noise_draws, perturb_repeats)
+        out[s] = a + b * _stage_units(s, rows, models, noise_draws, perturb_repeats)
     return out
 
 _PROBE_REF = 0.023  # seconds of `probe_seconds`' work on the reference machine, at the load the stage prior was measured under

@@ -594,7 +594,7 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
-    own = stage_costs(names, rows=n, models=m, classes=ctx.ds.n_classes,
+    own = stage_costs(names, rows=n, models=m,
                       noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
     page = own.pop('page')
     S = stage_factor * sum(own.values())
@@ -605,26 +605,31 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
     return _Timeline(pieces, batches, cores, dict(f), stage_factor, timed)
 
-def _warm_up(p, k:int):
-    "Fit the model of spec `k` once on a few rows, untimed: the imports and first calls a worker pays once are not taken for its speed."
+def _warm_up(p, k:int)->float:
+    "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
     import dataclasses
     name, est, rep, fold, tr, te = p.specs[k]
-    q = dataclasses.replace(p, specs=[(name, est, rep, fold, np.asarray(tr)[:60], np.asarray(te)[:20])], results=[None], files=[None])
+    tr, te = np.asarray(tr)[:60], np.asarray(te)[:20]
+    q = dataclasses.replace(p, specs=[(name, est, rep, fold, tr, te)], results=[None], files=[None])
     fn, args, kw = q.task('warm-up', [0])
+    t = time.perf_counter()
     try: fn(*args, **kw)
-    except Exception: pass        # (60 rows may miss a class: the timing then includes the imports)
+    except Exception: return 1.0  # (60 rows may miss a class: the timing then includes the imports)
+    return max(1.0, (time.perf_counter() - t) / max(one_pass_cost(est, len(tr), len(te), **_pass_shape(p.fn)), 1e-3))
 
 def _time_plan(p, budget:float)->tuple:
-    "Run tasks of the first fold of plan `p` here, whole, within `budget` planned seconds (their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers); (None, 0, []) if none fits."
+    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers); (None, 0, []) if none fits."
     shape = _pass_shape(p.fn)
     cost = {k: one_pass_cost(p.specs[k][1], len(p.specs[k][4]), len(p.specs[k][5]), **shape)
             for k in range(len(p.specs)) if p.results[k] is None and p.specs[k][2:4] == (0, 0)}
+    if not cost: return None, 0.0, []
+    guess = _warm_up(p, min(cost, key=cost.get))   # the budget in planned seconds at this machine's speed (a high guess)
     chosen, total = [], 0.0
-    for k in sorted((k for k in cost if cost[k] <= budget), key=lambda k: -cost[k]):
-        if total + cost[k] <= budget: chosen.append(k); total += cost[k]
+    for k in sorted((k for k in cost if cost[k] * guess <= budget), key=lambda k: -cost[k]):
+        if (total + cost[k]) * guess <= budget: chosen.append(k); total += cost[k]
         if p.batch == 1: break                    # a one-pass task: the costliest that fits
     if not chosen: return None, 0.0, []
-    _warm_up(p, chosen[0])
+    if chosen[0] != min(cost, key=cost.get): _warm_up(p, chosen[0])
     t = time.perf_counter()
     for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
         fn, args, kw = p.task('calibration', g)
@@ -640,14 +645,13 @@ def _time_sample(p, budget:float)->tuple:
             for k in range(len(p.specs)) if p.specs[k][2:4] == (0, 0)}
     k = min(cost, key=cost.get)
     name, est, rep, fold, tr, te = p.specs[k]
-    share = 1.0
-    while share > 0.01 and one_pass_cost(est, len(tr) * share, len(te) * share, **shape) > budget: share /= 2
+    guess, share = _warm_up(p, k), 1.0
+    while share > 0.01 and one_pass_cost(est, len(tr) * share, len(te) * share, **shape) * guess > budget: share /= 2
     rng = np.random.default_rng(0)          # its own generator: the run's seeds are untouched
     sub = lambda a: np.sort(rng.choice(a, max(20, int(len(a) * share)), replace=False)) if len(a) * share < len(a) else a
     tr2, te2 = sub(np.asarray(tr)), sub(np.asarray(te))
     planned = one_pass_cost(est, len(tr2), len(te2), **shape)
     q = dataclasses.replace(p, specs=[(name, est, rep, fold, tr2, te2)], results=[None], files=[None])
-    _warm_up(q, 0)
     t = time.perf_counter()
     fn, args, kw = q.task('calibration', [0])
     try: fn(*args, **kw)
