@@ -141,7 +141,7 @@ def main():
             r['n_models'] = {'quick': 4, 'fabra18': 18}[CASES[name][1]]
             runs[name] = r
             print(f"  plan {r.get('plan_total_s')} s, ETA after 1 min {r.get('eta_after_1min')}, actual {r['actual_s']} s, rc {r['rc']}", flush=True)
-            Path(a.out).write_text(json.dumps(dict(cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],
+            Path(a.out).write_text(json.dumps(dict(old, cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],   # other keys kept
                                                    command='nice -n 10 python benchmarks/plan_vs_actual.py ' + ' '.join(sys.argv[1:]),
                                                    runs=runs), indent=1))
     print(table(runs))

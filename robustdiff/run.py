@@ -669,7 +669,7 @@ def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
         f, s, ks = _time_plan(p, budget / len(timed))
         if f is None and name == 'pass':
             f, s, share, model = _time_sample(p, budget / len(timed))
-            if f is not None: words.append(f"{model} on {share:.0%} of a fold")
+            if f is not None: words.append(f"one fold of {model}" if share >= 1 else f"{model} on {share:.0%} of a fold")
         elif f is not None:
             words.append(f"one fold of {p.specs[ks[0]][0]}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
         if f is not None: factors[name] = f; spent += s
