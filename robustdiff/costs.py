@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 # %% auto #0
-__all__ = ['one_pass_cost', 'hardness_cost']
+__all__ = ['one_pass_cost', 'hardness_cost', 'stage_costs', 'probe_seconds', 'remaining_seconds']
 
 # %% ../nbs/02b_costs.ipynb #1214fb63
 _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 features, growth exponent in the rows)
@@ -84,7 +84,7 @@ def _per_fit(est)->float:
 
 def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
                 n_rows:float=40000, # training rows of the fit
-               )->float:           # expected CPU seconds on the developers' machine (larger = start earlier)
+               )->float:           # expected CPU seconds on the reference machine (benchmarks/plan_calibrate.py's) (larger = start earlier)
     "Expected CPU seconds of fitting `est` on `n_rows` rows, from `_COST_PRIOR` (unknown classes: `_COST_UNKNOWN`), and the fit's bookkeeping."
     return _fit_prior(est, max(float(n_rows), 1.0)) + _per_fit(est)
 
@@ -93,7 +93,7 @@ def one_pass_cost(est,                # an (unfitted) classifier, Pipeline or wr
                   n_test:float,       # test rows of the fold
                   blocks:int=1,       # blocks of n_test rows it predicts (the one pass: the clean rows and every perturbed copy)
                   refit:bool=False,   # also refit on noisy labels and predict the test rows once more (the ELA refit)
-                 )->float:            # expected CPU seconds on the developers' machine
+                 )->float:            # expected CPU seconds on the reference machine (benchmarks/plan_calibrate.py's)
     "Expected CPU seconds of one model × fold task: the fit, its predictions of `blocks` × `n_test` rows and, with `refit`, the noisy-label refit and its predictions."
     n = max(float(n_train), 1.0)
     cost = _cost_prior(est, n) + _predict_prior(est, n, blocks * float(n_test))
@@ -125,3 +125,63 @@ def _cost_classes(est)->list:
     if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) and est.estimator is not None:
         return _cost_classes(est.estimator)
     return [_prior_name(est, _COST_PRIOR)]
+
+# %% ../nbs/02b_costs.ipynb #c0st0002
+# ---- the stages, the page and this machine
+_STAGE_PRIOR = {   # stage: (CPU-s fixed, CPU-s per unit of `_stage_units`) on the reference (see `probe_seconds`)
+    # from the stage times logged by whole reports (`robustdiff report … --n-jobs 2`): vowel 990 × 18 models, segmentation 2 310 × 18,
+    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores; the SCC's from the runs of benchmarks/plan_vs_actual.py
+    'data': (0.1, 0.0), 'accuracy': (0.2, 2.0e-5), 'difficulty': (0.5, 1.5e-4), 'scc': (0.5, 7.0e-5), 'ela': (0.3, 1.0e-5),
+    'perturbation': (0.3, 8.0e-6), 'hardness': (0.1, 0.0), 'isa': (1.0, 1.0e-4), 'verdict': (0.3, 4.0e-5),
+    'risk': (0.5, 8.0e-5), 'page': (5.0, 4.0e-4)}
+
+def _stage_units(stage:str, rows:float, models:int, draws:int, repeats:int, levels:int=5)->float:
+    "The size a stage's cost grows with: rows × models for most; × the noise draws for the SCC; × the perturbed copies; rows (ISA)."
+    n, m = float(rows), float(models)
+    return {'data': 0.0, 'accuracy': n * m, 'difficulty': n * m, 'scc': n * m * draws, 'ela': n * m,
+            'perturbation': n * m * (levels - 1) * repeats, 'hardness': 0.0, 'isa': n, 'verdict': n * m,
+            'risk': n * m, 'page': n * m}.get(stage, n * m)
+
+def stage_costs(stages,                 # the selected stage names (those of `robustdiff.report.STAGES`)
+                *,
+                rows:int,               # rows of the table
+                models:int,             # evaluated models
+                noise_draws:int=1,      # feature-noise draws per level
+                perturb_repeats:int=3,  # perturbed copies per level
+                page:bool=True,         # also the page (charts, tables, the HTML)
+               )->dict:                 # stage: expected CPU seconds on the reference, in the order given (then 'page')
+    "Expected CPU seconds of each selected stage after the fits (the one pass and the respondents are planned by `one_pass_cost`; the hardness measures by `hardness_cost`, beside the stages)."
+    out = {}
+    for s in list(stages) + (['page'] if page else []):
+        a, b = _STAGE_PRIOR.get(s, (0.5, 5.0e-5))
+        out[s] = a + b * _stage_units(s, rows, models, noise_draws, perturb_repeats)
+    return out
+
+_PROBE_REF = 0.023  # seconds of `probe_seconds`' work on the reference machine, at the load the stage prior was measured under
+
+def probe_seconds(repeats:int=3)->float:   # the median of `repeats` timings, in seconds
+    "Wall seconds of a fixed piece of the stages' kind of work (a float32 product, a sort, a group-by; ~0.05 s): this machine's speed against `_PROBE_REF`."
+    import time
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    W, x = rng.random((300, 4000), dtype=np.float32), rng.random(4000, dtype=np.float32)
+    keys, vals = rng.integers(0, 500, 200_000), rng.random(200_000)
+    times = []
+    for _ in range(max(1, int(repeats))):
+        t0 = time.perf_counter()
+        for _ in range(60): W @ x
+        np.sort(vals)
+        pd.Series(vals).groupby(keys).mean()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+def remaining_seconds(planned_left:float,   # planned seconds of the work not yet done
+                      planned_done:float,   # planned seconds of the work done
+                      elapsed:float,        # seconds it took
+                      *,
+                      weight:float=30.0,    # planned seconds of evidence that the plan's own rate (1) counts as
+                     )->float:              # expected seconds left
+    "The ETA: the planned work left at the rate measured so far, `elapsed / planned_done`, shrunk toward the plan (rate 1) while little is done."
+    if planned_left <= 0: return 0.0
+    return planned_left * (max(elapsed, 0.0) + weight) / (max(planned_done, 0.0) + weight)
+

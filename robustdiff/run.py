@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
 from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
-from .costs import hardness_cost
+from .costs import hardness_cost, one_pass_cost, stage_costs, probe_seconds, remaining_seconds, _pass_shape, _PROBE_REF
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
 
 # %% auto #0
@@ -146,6 +146,7 @@ class _Ctx:
     _refit:object = None           # the ELA refits still running beside the stages (a `Future` of their rows and warnings), see `_schedule`
     _beside:bool = False           # the schedule left its workers to those refits: `_finish_refits` stops them
     _part3:pd.DataFrame|None = None        # those refits' rows (part 3), once joined: kept apart, not appended to the one pass
+    timeline:object = None         # the run's plan and its progress (`_Timeline`), for the ETA lines of the log
 
     def pass_task(self, refit:bool=True)->tuple:
         "The one pass's function for `map_folds` (only the parts the selected stages need; `refit=False`: without the ELA refit) and its cache key."
@@ -356,7 +357,8 @@ def _run_refits(plan:_RefitPlan, n_jobs, backend, progress:bool, desc:str)->tupl
     return plan.frame(), plan.warned
 
 def _finish_refits(ctx:_Ctx):
-    "After the stages: the refits joined if no stage read them, and the idle workers stopped (`_schedule` left them to the refits)."
+    "After the stages: the ETA lines stopped, the refits joined if no stage read them, and the idle workers stopped (`_schedule` left them to the refits)."
+    if ctx.timeline is not None: ctx.timeline.stop()
     if not ctx._beside: return
     ctx._beside = False
     try: ctx.join_refit()
@@ -413,7 +415,15 @@ def _schedule(ctx:_Ctx)->float:
     side = None
     if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
         side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
-    for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}): ctx.log(line)   # what is coming, before it starts
+    tl = None
+    if c.get('progress') and ctx.log is not None:   # the plan, calibrated here (a short timing), and its ETA lines
+        tl = ctx.timeline = _plan_run(ctx, plans, refit, len(resp) if resp is not None else 0)
+    for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}, tl): ctx.log(line)   # what is coming, before it starts
+    if tl is not None:
+        tl.watch({**plans, **({'refit': refit} if refit is not None else {})}, ctx)
+        tl.t0 = time.perf_counter(); tl.mark(ctx.stages, tl.t0)
+        if not plans: tl.end_fits(ctx.stages, tl.t0)
+        tl.start(ctx)
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
         return 0.0
@@ -432,6 +442,9 @@ def _schedule(ctx:_Ctx)->float:
         done = True
     finally:
         _PASS_INPUTS.clear()
+        if tl is not None:                 # the fits are over; a failed schedule leaves the plan without meaning: no more ETA
+            if done: tl.end_fits(ctx.stages)
+            else: tl.stop()
         if start is not None and done:     # `_finish_refits` stops the workers after the refits
             start(); ctx._beside = True
         else:
@@ -447,20 +460,253 @@ def _schedule(ctx:_Ctx)->float:
         ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
     return time.perf_counter() - t0
 
+# %% ../nbs/89_run.ipynb #b36a0003
+_CALIBRATE_MAX_S = 2.0     # the timing of the first seconds takes at most this long ...
+_CALIBRATE_SHARE = 0.02    # ... and at most this share of the planned run (below 0.1 s: not timed)
+_ETA_EVERY = 60.0          # seconds between the ETA lines of the log
+
+def _about(seconds:float)->str:
+    "A duration in user words: '40 s', '3.5 min', '12 min', '1.4 h'."
+    s = max(float(seconds), 0.0)
+    if s < 90: return f"{max(5, 5 * round(s / 5)):.0f} s" if s >= 5 else f"{s:.0f} s"
+    if s < 600: return f"{s / 60:.1f} min"
+    if s < 5400: return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+@dataclass
+class _Timeline:
+    "The run's plan in wall seconds on this machine (`pieces`: the schedule's fits, then each stage and the page) and how much of it is done; see above."
+    pieces:dict                    # name → planned wall seconds, in run order ('fits', the stages, 'page')
+    batches:list                   # the schedule's batches [(planned CPU-s, plan name, spec numbers)], in submission order
+    cores:int = 1
+    fit_factor:dict = field(default_factory=dict)   # plan name → measured ÷ prior of its timed tasks (absent: not timed)
+    stage_factor:float = 1.0       # this machine's speed on the stages' kind of work ÷ the reference's
+    timed:str = ''                 # what the calibration timed, in words
+    t0:float = 0.0                 # perf_counter at the start of the schedule
+    done:set = field(default_factory=set)   # (plan name, spec number) stored so far
+    fits_over:bool = False
+    boundary:tuple = (0.0, 0.0)    # (elapsed, planned fit seconds done) at the last finished task of the schedule
+    rate:float = 1.0               # elapsed ÷ planned done there (shrunk toward 1: `weight`)
+    started:dict = field(default_factory=dict)   # batch number → when it was first seen running
+    t_fits:float|None = None       # perf_counter at the end of the schedule
+    sboundary:tuple = (0.0, 0.0)   # (seconds since then, planned stage seconds done) at the last finished stage
+    _stop:object = None
+
+    @property
+    def total(self)->float: return sum(self.pieces.values())
+
+    def fits_done(self, now:float)->float:
+        "Planned seconds of the schedule done by `now`: the finished batches, and of those running (the next `cores` in submission order) the time they have run at the rate measured so far (at most 80 % of each)."
+        W = self.pieces.get('fits', 0.0)
+        C = sum(c for c, _, _ in self.batches)
+        if self.fits_over or C <= 0: return W
+        finished = running = 0.0
+        slots = self.cores
+        for i, (c, p, ks) in enumerate(self.batches):
+            if all((p, k) in self.done for k in ks): finished += c
+            elif slots > 0:
+                slots -= 1
+                running += min(0.8 * c, (now - self.started.setdefault(i, now)) / self.rate)
+        return W * min(1.0, (finished + running) / C)
+
+    def planned_done(self, stages_done, now:float)->float:
+        "Planned seconds of the work done by `now`: the schedule's share and every finished stage (`stages_done`: their names)."
+        return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in set(stages_done) and k not in ('fits', 'page'))
+
+    def mark(self, stages_done, now:float|None=None):
+        "Record a boundary: a task of the schedule or a stage just finished (and the rate measured up to it)."
+        now = time.perf_counter() if now is None else now
+        if not self.fits_over:
+            self.boundary = (now - self.t0, self.fits_done(now))
+            self.rate = (self.boundary[0] + self.weight) / (self.boundary[1] + self.weight)
+        else:
+            if self.t_fits is None: self.t_fits = now
+            done = self.planned_done(stages_done, now) - self.pieces.get('fits', 0.0)
+            self.sboundary = (now - self.t_fits, done)
+
+    def end_fits(self, stages_done, now:float|None=None):
+        "The schedule is over: from here the stages' own rate counts."
+        now = time.perf_counter() if now is None else now
+        self.fits_over, self.t_fits = True, now
+        self.mark(stages_done, now)
+
+    @property
+    def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds the plan's own rate counts as
+
+    def eta(self, now:float|None=None)->float:
+        "Seconds left: each kind of work left (the schedule's fits, then the stages and the page) at the rate measured on it up to its last boundary (`robustdiff.costs.remaining_seconds`; the stages at the planned rate until one is done), less the time since that boundary."
+        now = time.perf_counter() if now is None else now
+        W = self.pieces.get('fits', 0.0)
+        rest = self.total - W
+        if not self.fits_over:
+            elapsed, done = self.boundary
+            full = remaining_seconds(max(W - done, 0.0), done, elapsed, weight=self.weight)
+            return max(full - (now - self.t0 - elapsed), 0.1 * full) + rest
+        elapsed, done = self.sboundary
+        full = remaining_seconds(max(rest - done, 0.0), done, elapsed, weight=self.weight)
+        return max(full - (now - self.t_fits - elapsed), 0.1 * full)
+
+    def watch(self, plans:dict, ctx):
+        "Mark a boundary each time a task of `plans` (name → `_Plan`) is stored."
+        for name, p in plans.items():
+            def wrap(store, name=name):
+                def stored(k, out):
+                    store(k, out)
+                    self.done.add((name, k)); self.mark(ctx.stages)
+                return stored
+            p.store = wrap(p.store)
+
+    def start(self, ctx, every:float|None=None):
+        "A daemon thread that marks each finished stage and logs the ETA every `every` seconds (default `_ETA_EVERY`), until `stop`."
+        every = _ETA_EVERY if every is None else every
+        stop = self._stop = threading.Event()
+        def run():
+            seen, last = len(ctx.stages), time.perf_counter()
+            while not stop.wait(0.5):
+                if len(ctx.stages) != seen: seen = len(ctx.stages); self.mark(ctx.stages)
+                if time.perf_counter() - last >= every:
+                    last = time.perf_counter()
+                    try: ctx.log(self.eta_line(ctx.stages))
+                    except Exception: return
+        threading.Thread(target=run, daemon=True, name='robustdiff-eta').start()
+
+    def stop(self):
+        if self._stop is not None: self._stop.set()
+
+    def eta_line(self, stages_done, now:float|None=None)->str:
+        now = time.perf_counter() if now is None else now
+        done = self.planned_done(stages_done, now)
+        return (f"eta: about {_about(self.eta(now))} left ({_about(now - self.t0)} in, {min(done / max(self.total, 1e-9), 1):.0%} "
+                f"of the planned work done; planned {_about(self.total)})")
+
+def _stage_names(ctx:_Ctx, beside:bool)->list:
+    "The selected stages (`ctx.names`, in the report's order) in the order they run (`_stage_order`)."
+    late = ('ela', 'verdict') if beside else ()
+    return [n for n in ctx.names if n not in late] + [n for n in ctx.names if n in late]
+
+def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:dict|None=None, stage_factor:float=1.0,
+              timed:str='')->_Timeline:
+    "The plan in wall seconds (see above): the schedule's fits on the cores (each plan's prior × its factor in `fit_factor`, plan name → measured ÷ planned), then the stages and the background work (the refits, the hardness measures) sharing the cores, then the page."
+    from joblib import effective_n_jobs
+    c, f = ctx.cfg, fit_factor or {}
+    cores = max(1, effective_n_jobs(c.get('n_jobs', 1)))
+    batches = sorted(((cost * f.get(name, 1.0), name, ks) for name, p in plans.items() for cost, ks in p.todo()), key=lambda t: -t[0])
+    fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
+    names = _stage_names(ctx, refit is not None)
+    n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
+    own = stage_costs(names, rows=n, models=m,
+                      noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
+    page = own.pop('page')
+    S = stage_factor * sum(own.values())
+    bg = (f.get('pass', 1.0) * sum(cost for cost, _ in refit.todo()) if refit is not None else 0.0) + \
+         (stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0)
+    wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
+    k = wall / S if S > 0 else 0.0
+    pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
+    return _Timeline(pieces, batches, cores, dict(f), stage_factor, timed)
+
+def _warm_up(p, k:int)->float:
+    "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
+    import dataclasses
+    name, est, rep, fold, tr, te = p.specs[k]
+    tr, te = np.asarray(tr)[:60], np.asarray(te)[:20]
+    q = dataclasses.replace(p, specs=[(name, est, rep, fold, tr, te)], results=[None], files=[None])
+    fn, args, kw = q.task('warm-up', [0])
+    t = time.perf_counter()
+    try: fn(*args, **kw)
+    except Exception: return 1.0  # (60 rows may miss a class: the timing then includes the imports)
+    return max(1.0, (time.perf_counter() - t) / max(one_pass_cost(est, len(tr), len(te), **_pass_shape(p.fn)), 1e-3))
+
+def _time_plan(p, budget:float)->tuple:
+    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers); (None, 0, []) if none fits."
+    shape = _pass_shape(p.fn)
+    cost = {k: one_pass_cost(p.specs[k][1], len(p.specs[k][4]), len(p.specs[k][5]), **shape)
+            for k in range(len(p.specs)) if p.results[k] is None and p.specs[k][2:4] == (0, 0)}
+    if not cost: return None, 0.0, []
+    guess = _warm_up(p, min(cost, key=cost.get))   # the budget in planned seconds at this machine's speed (a high guess)
+    chosen, total = [], 0.0
+    for k in sorted((k for k in cost if cost[k] * guess <= budget), key=lambda k: -cost[k]):
+        if (total + cost[k]) * guess <= budget: chosen.append(k); total += cost[k]
+        if p.batch == 1: break                    # a one-pass task: the costliest that fits
+    if not chosen: return None, 0.0, []
+    if chosen[0] != min(cost, key=cost.get): _warm_up(p, chosen[0])
+    t = time.perf_counter()
+    for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
+        fn, args, kw = p.task('calibration', g)
+        for j, out in fn(*args, **kw)[1]: p.store(j, out)
+    spent = time.perf_counter() - t
+    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen
+
+def _time_sample(p, budget:float)->tuple:
+    "The cheapest model of plan `p` on a subsample of its first fold small enough for `budget` (kept aside): (measured ÷ planned, seconds, share of the fold, model)."
+    import dataclasses
+    shape = _pass_shape(p.fn)
+    cost = {k: one_pass_cost(p.specs[k][1], len(p.specs[k][4]), len(p.specs[k][5]), **shape)
+            for k in range(len(p.specs)) if p.specs[k][2:4] == (0, 0)}
+    k = min(cost, key=cost.get)
+    name, est, rep, fold, tr, te = p.specs[k]
+    guess, share = _warm_up(p, k), 1.0
+    while share > 0.01 and one_pass_cost(est, len(tr) * share, len(te) * share, **shape) * guess > budget: share /= 2
+    rng = np.random.default_rng(0)          # its own generator: the run's seeds are untouched
+    sub = lambda a: np.sort(rng.choice(a, max(20, int(len(a) * share)), replace=False)) if len(a) * share < len(a) else a
+    tr2, te2 = sub(np.asarray(tr)), sub(np.asarray(te))
+    planned = one_pass_cost(est, len(tr2), len(te2), **shape)
+    q = dataclasses.replace(p, specs=[(name, est, rep, fold, tr2, te2)], results=[None], files=[None])
+    t = time.perf_counter()
+    fn, args, kw = q.task('calibration', [0])
+    try: fn(*args, **kw)
+    except Exception: return None, 0.0, share, name   # the schedule reports the model's failure, naming it
+    spent = time.perf_counter() - t
+    return float(np.clip(spent / max(planned, 1e-3), 0.2, 30.0)), spent, share, name
+
+def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
+    "Time tasks of the schedule here, before it starts, within `budget` seconds shared by its plans: ({plan name: measured ÷ planned}, words). Tasks of the first fold that fit run whole (`_time_plan`); a one pass none of whose tasks fits, its cheapest model on a subsample (`_time_sample`)."
+    if budget < 0.1: return {}, ''
+    timed = [n for n in ('pass', 'respondents') if n in plans]
+    factors, words, spent = {}, [], 0.0
+    for name in timed:
+        p = plans[name]
+        f, s, ks = _time_plan(p, budget / len(timed))
+        if f is None and name == 'pass':
+            f, s, share, model = _time_sample(p, budget / len(timed))
+            if f is not None: words.append(f"one fold of {model}" if share >= 1 else f"{model} on {share:.0%} of a fold")
+        elif f is not None:
+            words.append(f"one fold of {p.specs[ks[0]][0]}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
+        if f is not None: factors[name] = f; spent += s
+    return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else '')
+
+def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
+    "The calibrated plan of the run (`_timeline`): the stages' probe and the schedule's timed tasks (`_calibrate`) within a small share of the planned run."
+    first = _timeline(ctx, plans, refit, n_respondents)
+    budget = min(_CALIBRATE_MAX_S, _CALIBRATE_SHARE * first.total)
+    if budget < 0.1: return first
+    stage_factor = float(np.clip(probe_seconds() / _PROBE_REF, 0.2, 10.0))   # the stages' kind of work, timed
+    factors, timed = _calibrate(ctx, plans, budget)
+    fx = ' and '.join(f"{'the models' if k == 'pass' else 'the respondents'} {v:.2g}×" for k, v in factors.items())
+    timed = (f"{timed}: fits take {fx} and the stages {stage_factor:.2g}× the reference machine's time" if timed else
+             f"the stages timed here: {stage_factor:.2g}× the reference machine's time")
+    return _timeline(ctx, plans, refit, n_respondents, factors, stage_factor, timed)
+
+
 # %% ../nbs/89_run.ipynb #b36a0002
 def _span(seconds:float, prefix:str='')->str:
     "A duration as the log says it: whole seconds below 90 s ('40 CPU-s'), else minutes ('5.3 CPU-min')."
     return f"{seconds:.0f} {prefix}s" if seconds < 90 else f"{seconds / 60:.1f} {prefix}min"
 
-def _plan_lines(ctx:_Ctx, plans:dict)->list:
-    "The log lines before the schedule: its fits with the cost prior's CPU estimate, and the stages whose cost grows faster than the rows."
-    from joblib import effective_n_jobs
+def _plan_lines(ctx:_Ctx, plans:dict, timeline:_Timeline|None=None)->list:
+    "The log lines before the schedule: the whole run's time on this machine (`timeline`, else `_timeline` uncalibrated) with its parts, and the stages whose cost grows faster than the rows."
+    tl = timeline if timeline is not None else _timeline(ctx, {k: p for k, p in plans.items() if k != 'refit'}, plans.get('refit'))
     todo = [b for p in plans.values() for b in p.todo()]
-    n, cores, lines = ctx.ds.n_instances, max(1, effective_n_jobs(ctx.cfg['n_jobs'])), []
-    if todo:
-        cpu = sum(c for c, _ in todo)
-        lines.append(f"plan: {sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks, about {_span(cpu, 'CPU-')} by the "
-                     f"cost prior (≈ {_span(cpu / cores)} on {cores} core{'s' * (cores > 1)} of the developers' machine)")
+    n, cores, lines = ctx.ds.n_instances, tl.cores, []
+    stages = {k: v for k, v in tl.pieces.items() if k not in ('fits', 'page')}
+    parts = [f"{sum(len(ks) for _, ks in todo)} fits in {len(todo)} tasks (about {_about(tl.pieces['fits'])})"] if todo else []
+    if stages:
+        longest = max(stages, key=stages.get)
+        parts.append(f"{len(stages)} stage{'s' * (len(stages) > 1)} (about {_about(sum(stages.values()))}; the longest, {longest}, "
+                     f"about {_about(stages[longest])})")
+    parts.append(f"the page (about {_about(tl.pieces['page'])})")
+    how = tl.timed or "not timed here (a short run): the speeds of the reference machine"
+    lines.append(f"plan: about {_about(tl.total)} on this machine ({cores} core{'s' * (cores > 1)}): {', '.join(parts)}; {how}")
     if 'hardness' in ctx.names and n >= 20_000:
         lines.append(f"note: the hardness measures compare every pair of the {n} rows (their cost grows as n²): about "
                      f"{hardness_cost(n) / 60:.1f} CPU-min; max_rows (--max-rows) runs the report on a stratified sample")

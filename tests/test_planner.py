@@ -1,13 +1,15 @@
 """The planner's cost prior (issue 36): every model of every registered portfolio has one, it grows with the rows as
 measured (PART overtakes the forest between 4 000 and 40 000 rows), wrappers are unwrapped, the schedule starts the
-costliest tasks first, and the progress bar advances by planned cost while counting fits."""
+costliest tasks first, and the progress bar advances by planned cost while counting fits. The run's plan (issue 45):
+it covers every selected stage and the page, its calibration factors are applied, its sentence is in user words, and
+its ETA is the planned work left at the measured rate (synthetic sequences: nothing is timed)."""
 import importlib, io
 import numpy as np, pytest
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
-from robustdiff.data import load_sklearn
+from robustdiff.data import load_sklearn, make_synthetic
 from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models, make_pipeline
 from robustdiff.responses import _plan_folds, map_folds
 from robustdiff.costs import _COST_PRIOR, _COST_PER_FIT, _cost_prior, _fit_prior, _cost_classes
@@ -83,7 +85,8 @@ def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
     from robustdiff.report import build_report
     rep = build_report('sklearn:breast_cancer', models='quick', stages='data,accuracy', max_rows=150, n_jobs=1)
     err = capsys.readouterr().err
-    assert 'plan: 20 fits in 20 tasks, about' in err and 'by the cost prior' in err
+    import re
+    assert re.search(r'plan: about [\d.]+ (s|min) on this machine \(1 core\): (19|20) fits in (19|20) tasks', err) and 'developers' not in err   # (one may be timed before)
     assert rep.table('data_summary').instances.iloc[0] == 150
     with pytest.raises(ValueError, match='max_rows'): build_report('sklearn:breast_cancer', models='quick', max_rows=3)
 
@@ -94,7 +97,8 @@ def test_quadratic_stage_named_with_its_estimate():
     lines = []
     ctx = _Ctx(big, dict(n_jobs=1), {}, names=('hardness',), log=lines.append)
     out = _plan_lines(ctx, {})
-    assert len(out) == 1 and 'grows as n²' in out[0] and 'about 1.8 CPU-min' in out[0] and '--max-rows' in out[0]
+    assert len(out) == 2 and out[0].startswith('plan: about') and 'the longest, hardness' in out[0]
+    assert 'grows as n²' in out[1] and 'about 1.8 CPU-min' in out[1] and '--max-rows' in out[1]
 
 def test_cli_max_rows(tmp_path, capsys):
     from robustdiff.cli import main
@@ -104,3 +108,83 @@ def test_cli_max_rows(tmp_path, capsys):
     assert 'stratified sample of 150 of the table' in (tmp_path/'r'/'report.html').read_text()   # the data stage's note
     assert main(args + ['--max-rows', '3', '--out', str(tmp_path/'r2')]) == 2
     assert 'max_rows must be' in capsys.readouterr().err
+
+# ------------------------------------------------------------------ the run's plan and its ETA (issue 45)
+from robustdiff.run import _Ctx, _Timeline, _timeline, _plan_lines, _calibrate, _about
+from robustdiff.costs import remaining_seconds
+
+def _ctx_plans(names, ds=None, models='quick', n_jobs=2):
+    "A report's context and its one pass's plan, as `_schedule` builds them (nothing run)."
+    ds = ds if ds is not None else load_sklearn('breast_cancer')
+    cfg = dict(models=models, n_jobs=n_jobs, nu=0.2, class_noise=0.1, perturb_size=0.1, perturb_repeats=3, noise_draws=5,
+               n_splits=5, random_state=0, cache_dir=None, model_names=tuple(get_models(models, 0)))
+    ctx = _Ctx(ds, cfg, {}, names=names)
+    fn, key = ctx.pass_task()
+    return ctx, {'pass': _plan_folds(fn, ds, models, 5, 1, 0, None, key)}
+
+def test_plan_covers_every_selected_stage_and_the_page():
+    from robustdiff.report import STAGES
+    for names in (STAGES, ('data', 'accuracy'), ('data', 'accuracy', 'difficulty', 'scc', 'hardness', 'isa', 'verdict')):
+        ctx, plans = _ctx_plans(names)
+        tl = _timeline(ctx, plans)
+        assert list(tl.pieces) == ['fits', *names, 'page'], list(tl.pieces)
+        assert all(v > 0 for v in tl.pieces.values()), tl.pieces
+        np.testing.assert_allclose(tl.total, sum(tl.pieces.values()))
+    ctx, plans = _ctx_plans(STAGES)
+    from robustdiff.run import _refit_plan
+    tl = _timeline(ctx, plans, _refit_plan(ctx))        # the refits beside the stages: ELA and the verdict last
+    assert list(tl.pieces)[-3:] == ['ela', 'verdict', 'page']
+    small, big = (_timeline(*_ctx_plans(('data', 'scc'), ds=make_synthetic('moons', n_samples=n))) for n in (500, 5000))
+    assert big.pieces['scc'] > small.pieces['scc'] and big.pieces['fits'] > small.pieces['fits']
+
+def test_calibration_factors_are_applied():
+    ctx, plans = _ctx_plans(('data', 'accuracy', 'scc', 'verdict'))
+    one, two = _timeline(ctx, plans), _timeline(ctx, plans, fit_factor={'pass': 2.0}, stage_factor=3.0)
+    np.testing.assert_allclose(two.pieces['fits'], 2 * one.pieces['fits'])
+    for s in ('accuracy', 'scc', 'verdict', 'page'): np.testing.assert_allclose(two.pieces[s], 3 * one.pieces[s])
+    todo = len(plans['pass'].todo())
+    factors, words = _calibrate(ctx, plans, budget=5.0)   # a whole task of the first fold fits the budget: its result is kept
+    assert set(factors) == {'pass'} and 0.2 <= factors['pass'] <= 30 and words.startswith('timed here on one fold of ')
+    assert len(plans['pass'].todo()) == todo - 1
+    assert _calibrate(ctx, plans, budget=0.05) == ({}, '')   # too short a run: not timed
+
+def test_plan_sentence_in_user_words():
+    ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
+    tl = _timeline(ctx, plans, fit_factor={'pass': 1.5}, timed='timed here on one fold of cart (0.1 s)')
+    ctx.log = lambda m: None
+    line, = _plan_lines(ctx, plans, tl)
+    assert line.startswith(f"plan: about {_about(tl.total)} on this machine (2 cores): 20 fits in 20 tasks")
+    assert 'the longest, scc' in line and 'the page' in line and 'timed here on one fold of cart' in line
+    assert 'developers' not in line and 'CPU-' not in line
+    test = [(3, '3 s'), (42, '40 s'), (150, '2.5 min'), (900, '15 min'), (7200, '2.0 h')]
+    assert [_about(s) for s, _ in test] == [w for _, w in test]
+
+def test_eta_is_the_planned_work_left_at_the_measured_rate():
+    # four tasks of 40, 20, 10 and 10 planned CPU-s on 2 cores (40 s planned), then two stages (30 s) and the page (10 s)
+    tl = _Timeline({'fits': 40.0, 'accuracy': 10.0, 'scc': 20.0, 'page': 10.0}, [(40, 'pass', [0]), (20, 'pass', [1]),
+                   (10, 'pass', [2]), (10, 'pass', [3])], cores=2, t0=0.0)
+    assert tl.total == 80 and tl.weight == min(10, 0.03 * 80)
+    tl.mark({}, now=0.0)
+    np.testing.assert_allclose(tl.eta(now=0.0), 80)                    # nothing done: the plan
+    tl.done |= {('pass', 0)}; tl.mark({}, now=60.0)    # the 40-s task done after 60 s; the 20-s one has run 60 s, the next starts
+    done = 40 * (40 + 0.8 * 20) / 80                   # (a running task: the time it ran, at most 80 % of it)
+    np.testing.assert_allclose(tl.boundary, (60.0, done))
+    np.testing.assert_allclose(tl.eta(now=60.0), remaining_seconds(40 - done, done, 60.0, weight=tl.weight) + 40)
+    assert tl.eta(now=60.0) > 80 - done                                   # the fits slower than planned: more left than planned
+    np.testing.assert_allclose(tl.eta(now=70.0), tl.eta(now=60.0) - 10)   # the time since the last boundary counts
+    tl.done |= {('pass', 1), ('pass', 2), ('pass', 3)}
+    tl.end_fits({}, now=100.0)
+    np.testing.assert_allclose(tl.eta(now=100.0), 40)                    # the stages and the page: at the planned rate until one is done
+    tl.mark({'data': 1, 'accuracy': 1}, now=120.0)    # the first stage took 20 s for 10 planned: the rest at that rate
+    np.testing.assert_allclose(tl.eta(now=120.0), 30 * (20 + tl.weight) / (10 + tl.weight))
+    # runs 0.5×, 2× and 3× slower than planned all along: after the first minute the ETA is within 30 % of the truth
+    for rate in (0.5, 2.0, 3.0):
+        tl = _Timeline({'fits': 200.0, 'scc': 100.0, 'page': 20.0}, [(1.0, 'pass', [k]) for k in range(400)], cores=2, t0=0.0)
+        tl.mark({}, now=0.0)
+        for k in range(400):
+            t = (k + 1) * 0.5 * rate                  # task k ends at (k + 1) × its planned 0.5 s × rate
+            tl.done.add(('pass', k)); tl.mark({}, now=t)
+            if t >= 60: break
+        truth = 200 * rate + 120 - t                  # the fits at that rate, the stages and the page as planned
+        assert abs(tl.eta(now=t) / truth - 1) < 0.3, (rate, tl.eta(now=t), truth)
+    assert 'developers' not in tl.eta_line({}, now=t) and tl.eta_line({}, now=t).startswith('eta: about')
