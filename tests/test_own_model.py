@@ -33,14 +33,6 @@ def _pipeline():
     return Pipeline([('ct', ct), ('hgb', HistGradientBoostingClassifier(max_iter=20, random_state=0))])
 
 
-@pytest.fixture(scope='module', autouse=True)
-def _own_key(tmp_path_factory):
-    "Risk files are signed with a key in a temporary configuration folder, never the user's."
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv('ROBUSTDIFF_CONFIG_DIR', str(tmp_path_factory.mktemp('config')))
-        yield
-
-
 @pytest.fixture(scope='module')
 def csv(tmp_path_factory):
     "150 rows: two numbers (one with gaps), a text column, a yes/no target that depends on both kinds."

@@ -19,14 +19,6 @@ def _frame(n=240, seed=0):
     return df
 
 
-@pytest.fixture(scope='module', autouse=True)
-def _own_key(tmp_path_factory):
-    "Risk files are signed with a key in a temporary configuration folder, never the user's."
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv('ROBUSTDIFF_CONFIG_DIR', str(tmp_path_factory.mktemp('config')))
-        yield
-
-
 @pytest.fixture(scope='module')
 def fitted(tmp_path_factory):
     out = tmp_path_factory.mktemp('rep')/'r'
