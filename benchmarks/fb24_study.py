@@ -3,11 +3,11 @@
     python benchmarks/fb24_study.py                      # everything, resumable (difficulty from the ladder population)
     python benchmarks/fb24_study.py --datasets vowel yeast --n_jobs 2
     nohup nice -n 10 python benchmarks/fb24_study.py --nus 0.2 > /tmp/fb24_study.log 2>&1 &
-    python benchmarks/fb24_study.py --respondents models --out nbs/results/fb24 --nus 0.1 0.2 0.5 1.0   # the former study
+    python benchmarks/fb24_study.py --respondents models --out nbs/results/fb24 --nus 0.1 0.2 0.5 1.0   # the 18 models as their own respondents
 
-Who defines difficulty (issue 9): by default the respondents are the generated population
+Who defines difficulty: by default the respondents are the generated population
 `get_respondents('ladder', n=--n_respondents)`, fitted on the same folds with the same seed as the evaluated models,
-and the results go to `nbs/results/fb24_population/`; `--respondents models` is the former study (the 18 evaluated
+and the results go to `nbs/results/fb24_population/`; `--respondents models` makes the 18 evaluated models their own respondents (the 18 evaluated
 models are their own respondents), whose results are kept in `nbs/results/fb24/` for the comparison.
 
 The run has two passes so that a time-limited run still answers the difficulty questions for every benchmark:
@@ -167,7 +167,7 @@ def main():
     ap.add_argument('--irt_model', default='1PL')
     ap.add_argument('--n_synthetic', type=int, default=500)
     ap.add_argument('--n_jobs', type=int, default=2)
-    ap.add_argument('--respondents', default='ladder', help="'ladder' (the generated population) or 'models' (the former study)")
+    ap.add_argument('--respondents', default='ladder', help="'ladder' (the generated population) or 'models' (the 18 evaluated models as their own respondents)")
     ap.add_argument('--n_respondents', type=int, default=None, help='population size (default: get_respondents default)')
     ap.add_argument('--reliability', type=int, default=10, help='random splits for the split-half reliability')
     ap.add_argument('--passes', nargs='*', default=['difficulty', 'scc'], choices=['difficulty', 'scc'])
