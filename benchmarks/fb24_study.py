@@ -7,8 +7,8 @@
 
 Who defines difficulty: by default the respondents are the generated population
 `get_respondents('ladder', n=--n_respondents)`, fitted on the same folds with the same seed as the evaluated models,
-and the results go to `nbs/results/fb24_population/`; `--respondents models` makes the 18 evaluated models their own respondents (the 18 evaluated
-models are their own respondents), whose results are kept in `nbs/results/fb24/` for the comparison.
+and the results go to `nbs/results/fb24_population/`; `--respondents models` makes the 18 evaluated
+models their own respondents, whose results are kept in `nbs/results/fb24/` for the comparison.
 
 The run has two passes so that a time-limited run still answers the difficulty questions for every benchmark:
 1. `difficulty`: the population's CV answers, 1PL fit, standard errors and split-half reliability of every dataset
