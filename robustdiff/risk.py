@@ -699,6 +699,8 @@ def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alar
         if len(y) != n: raise ValueError(f"{len(y)} labels for {n} rows")
     for m, g in r.groupby('model', sort=False):
         e = self._model_estimate(m, g, z)
+        if np.isnan(e['gap']): notes.append(f"{m}: no second opinion (this risk model holds no calibration rows for it: `batch_calibration`): "
+                                            f"the estimate and the mix test only.")
         q, est = e['q'], e['estimated']
         var_batch = float((q * (1 - q)).sum() / n**2)
         sd = np.sqrt(var_batch + e['var_cal'])
