@@ -521,14 +521,15 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
 # %% ../nbs/60_risk.ipynb #4ef13a58
 @dataclass
 class BatchEstimate:
-    "Label-free accuracy of a batch: per model, the difficulty mix, and the mix test."
-    table:pd.DataFrame       # model, n, estimated, lo, hi, mean_confidence, train_accuracy (+ observed, shift z / p / alarm with labels)
+    "Label-free accuracy of a batch: per model, the difficulty mix, the mix test, and the alarm that says an estimate cannot be trusted."
+    table:pd.DataFrame       # model, n, estimated, lo, hi, sd_batch, sd_calibration, estimated_confidence, gap, outside, alarm, mean_confidence, train_accuracy (+ observed, shift z / p / alarm with labels)
     bins:pd.DataFrame        # bin, train_share (all training rows), batch_share, n
     mix_p:float              # p-value of the two-sample χ² test of the batch's bin counts against the reference rows' (`_mix_p`)
     mix_alarm:bool           # mix_p < alarm level
     notes:list = field(default_factory=list)
+    alarm:bool = False       # the mix alarm, or a model's batch outside the calibrated range or its two estimates apart (`table.alarm`)
 
-    def __repr__(self): return f"BatchEstimate({self.table.n.iloc[0]} rows, mix p = {self.mix_p:.3g}{', ALARM' if self.mix_alarm else ''})\n{self.table}"
+    def __repr__(self): return f"BatchEstimate({self.table.n.iloc[0]} rows, mix p = {self.mix_p:.3g}{', ALARM' if self.alarm else ''})\n{self.table}"
 
 def _mix_p(ref:np.ndarray, counts:np.ndarray)->float:
     "p-value of the two-sample χ² test that the batch's bin counts come from the reference rows' distribution."
@@ -544,11 +545,15 @@ def _calibration_var(q:np.ndarray, bins:np.ndarray, cal_bins:np.ndarray, n_bins:
     share, pk = np.bincount(bins, minlength=n_bins) / n, _per_bin(q, bins, n_bins)
     return float((share**2 * pk * (1 - pk) / np.maximum(nc, 1)).sum())
 
+def _beta_var(acc:np.ndarray, n:np.ndarray)->np.ndarray:
+    "Variance of a rate seen as `acc` on `n` rows: Beta(k + ½, n − k + ½) (Jeffreys)."
+    a, b = acc * n + 0.5, (1 - acc) * n + 0.5
+    return a * b / ((a + b) ** 2 * (a + b + 1))
+
 def _bin_calibration_var(check:np.ndarray, bins:np.ndarray)->float:
     "Variance of the batch estimate from the per-bin calibration of 1 − risk: per bin, the Beta(k + ½, n − k + ½) variance of the calibration rows' accuracy plus the squared gap between that accuracy and their mean 1 − risk, weighted by the batch's squared bin shares."
     nk, acc, qbar = check[:, 0], check[:, 1], check[:, 2]
-    a, b = acc * nk + 0.5, (1 - acc) * nk + 0.5
-    v = a * b / ((a + b) ** 2 * (a + b + 1)) + (acc - qbar) ** 2
+    v = _beta_var(acc, nk) + (acc - qbar) ** 2
     share = np.bincount(bins, minlength=len(nk)) / len(bins)
     return float((share**2 * v).sum())
 
@@ -556,6 +561,45 @@ def _irt_form(coef:np.ndarray)->tuple:
     "(θ', κ) with σ(a + c·b) = σ(κ(θ' − b)); κ = 1, θ' = a when difficulty does not lower the probability (c ≥ 0)."
     a, c = float(coef[0]), float(coef[1])
     return (a / -c, -c) if c < 0 else (a, 1.0)
+
+_N_CONF = 5      # confidence cells per predicted-difficulty bin in the batch calibration
+_MIN_CELL = 10   # a batch row in a cell with fewer calibration rows is outside the calibrated range
+_CELL_ROWS = 40  # calibration rows a cell should hold on average (fewer confidence cells when there are fewer rows)
+_MAX_OUTSIDE = 0.1  # the alarm fires when more of the batch than this lies outside the calibrated range
+
+def _sure(p_max)->np.ndarray:
+    "Largest class probabilities; a model without probabilities counts as sure (1)."
+    p = np.asarray(p_max, float)
+    return np.where(np.isnan(p), 1.0, p)
+
+def _conf_cell(p:np.ndarray, bins, conf_edges:np.ndarray)->np.ndarray:
+    "Cell of each row: its predicted-difficulty bin × its confidence cell."
+    return np.asarray(bins, np.int64) * (len(conf_edges) + 1) + np.searchsorted(conf_edges, p, side='right')
+
+def _fit_batch_calibration(p_max, correct, bins, n_bins:int, n_conf:int=_N_CONF)->dict:
+    "The batch estimate's calibration from a model's labelled rows it did not train on (largest probability, right or wrong, predicted-difficulty bin): the isotonic curve of accuracy on confidence (CBPE's), and per cell of bin × confidence fifth its rows, their accuracy and their mean calibrated confidence."
+    from sklearn.isotonic import IsotonicRegression
+    p, y = _sure(p_max), np.asarray(correct, float)
+    if len(p) != len(y) or len(p) != len(bins): raise ValueError(f"{len(p)} probabilities, {len(y)} outcomes and {len(bins)} bins: one each per calibration row")
+    iso = IsotonicRegression(out_of_bounds='clip', y_min=0, y_max=1).fit(p, y)
+    x, v = np.asarray(iso.X_thresholds_, float), np.asarray(iso.y_thresholds_, float)
+    n_conf = int(np.clip(len(p) // (n_bins * _CELL_ROWS), 1, n_conf))     # thin calibrations get fewer, thicker cells
+    edges = np.unique(np.quantile(p, np.linspace(0, 1, n_conf + 1)[1:-1]))
+    cell, K = _conf_cell(p, bins, edges), n_bins * (len(edges) + 1)
+    n = np.bincount(cell, minlength=K)
+    q = np.interp(p, x, v)
+    cells = np.column_stack([n, np.bincount(cell, y, K) / np.maximum(n, 1), np.bincount(cell, q, K) / np.maximum(n, 1)])
+    return dict(x=x, v=v, conf_edges=edges, cells=cells, p_range=np.array([p.min(), p.max()]))
+
+def _batch_cal(self:RiskModel, m:str)->dict|None:
+    "Model `m`'s batch calibration: the model's own (`batch_calibration`), else fitted on the out-of-fold rows of the fit (kept in memory), else None."
+    have = getattr(self, 'batch_calibration', None) or {}
+    if m in have: return have[m]
+    o = getattr(self, '_oof', None)
+    if not o or m not in o.get('correct', {}): return None
+    cal = _fit_batch_calibration(o['p_max'][m], o['correct'][m], _bin_of(o['b_oof'], self.edges), self.n_bins)
+    self.batch_calibration = {**have, m: cal}
+    return cal
 
 def _class_probabilities(q:np.ndarray, pred_idx:np.ndarray, confusion:np.ndarray)->np.ndarray:
     "(n, K): each row's probability q of its predicted class; the rest, 1 − q, shared as the out-of-fold wrong predictions of that class were (counts + ½)."
@@ -569,62 +613,147 @@ def _class_probabilities(q:np.ndarray, pred_idx:np.ndarray, confusion:np.ndarray
 def _metric_estimate(self:RiskModel, m:str, g:pd.DataFrame, q:np.ndarray, var_cal:float, level:float)->dict:
     "The batch's expected score in the report's metric (balanced accuracy or macro-F1) with an interval: label draws from the rows' class probabilities, plus accuracy's calibration term."
     cl = list(self.classes[m])
-    pred_idx = pd.Index(cl).get_indexer(g.prediction.to_numpy(dtype=object))
+    pred = _as_classes(g.prediction, cl)
+    pred_idx = pd.Index(cl).get_indexer(pred)
     Q = _class_probabilities(q, pred_idx, np.asarray(self.confusion[m], float))
-    est = expected_metric(self.metric, Q, g.prediction.to_numpy(), cl)
-    draws = metric_label_draws(self.metric, Q, g.prediction.to_numpy(), cl, n_draws=400, random_state=self.random_state)
+    est = expected_metric(self.metric, Q, pred, cl)
+    draws = metric_label_draws(self.metric, Q, pred, cl, n_draws=400, random_state=self.random_state)
     z, sd = norm.ppf(0.5 + level / 2), float(np.sqrt(np.nanvar(draws) + var_cal))
     return dict(metric=self.metric, metric_estimated=est, metric_lo=max(0.0, est - z * sd), metric_hi=min(1.0, est + z * sd))
+
+def _as_classes(pred:pd.Series, classes:list)->np.ndarray:
+    "Predictions as the model's class labels (a table read back from CSV holds them as text or numbers)."
+    v = pred.to_numpy(dtype=object)
+    if pd.Index(classes).get_indexer(v).min(initial=0) >= 0: return v
+    lookup = {str(c): c for c in classes}
+    return np.array([lookup.get(str(x), x) for x in v], dtype=object)
+
+_SCORED = ('row', 'model', 'prediction', 'confidence', 'difficulty', 'difficulty_bin', 'p_correct', 'risk')   # what a batch estimate reads from a scored table
+
+def _is_scored(self:RiskModel, X)->bool:
+    "Whether `X` is a scored table (the one `predict_risk` returns or `score` writes), not rows to score."
+    if isinstance(X, (str, os.PathLike)): return True
+    cols = set(map(str, getattr(X, 'columns', [])))
+    return isinstance(X, pd.DataFrame) and bool(cols & {'risk', 'difficulty_bin', 'p_correct', 'prediction_set'}) and not set(self.features) <= cols
+
+def _check_scored(self:RiskModel, r, models=None)->pd.DataFrame:
+    "A scored table (a DataFrame, or the CSV `score` wrote) checked against this risk model, restricted to `models`: ValueError in one line naming what is wrong."
+    if isinstance(r, (str, os.PathLike)):
+        p = Path(r).expanduser()
+        if not p.is_file(): raise FileNotFoundError(f"no such scored table: {str(p)!r}")
+        try: r = pd.read_parquet(p) if p.suffix.lower() in ('.parquet', '.pq') else pd.read_csv(p)
+        except Exception as e: raise ValueError(f"{str(p)!r} cannot be read as a scored table: {type(e).__name__}: {str(e).splitlines()[0][:120]}") from None
+        what = f"scored table {p.name!r}"
+    else: what = "the scored table"
+    missing = [c for c in _SCORED if c not in r.columns]
+    if missing: raise ValueError(f"{what} lacks column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}: pass the table predict_risk returned or score wrote, or the rows themselves")
+    if not len(r): raise ValueError(f"{what} holds no rows")
+    r = r.assign(model=r.model.astype(str))
+    unknown = [m for m in pd.unique(r.model) if m not in self.models]
+    if unknown: raise ValueError(f"{what} holds model{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown[:5]))} that this risk model does not have ({', '.join(map(repr, self.models))}): scored by another risk model?")
+    if models is not None:
+        names = [models] if isinstance(models, str) else list(models)
+        absent = [m for m in names if m not in set(r.model)]
+        if absent: raise ValueError(f"model{'s' if len(absent) > 1 else ''} {', '.join(map(repr, absent))} not in {what} (it holds {', '.join(map(repr, pd.unique(r.model)))})")
+        r = r[r.model.isin(names)]
+    blocks = {m: g for m, g in r.groupby('model', sort=False)}
+    first, g0 = next(iter(blocks.items()))
+    for m, g in blocks.items():
+        if len(g) != len(g0): raise ValueError(f"{what} holds {len(g)} rows of model {m!r} and {len(g0)} of {first!r}: every model scores the same rows")
+        if not np.array_equal(g.row.astype(str).to_numpy(), g0.row.astype(str).to_numpy()):
+            raise ValueError(f"{what}: model {m!r} scores other rows than {first!r} (or in another order)")
+    for c, lo, hi in (('risk', 0, 1), ('confidence', 0, 1), ('p_correct', 0, 1), ('difficulty_bin', 0, self.n_bins - 1)):
+        v = pd.to_numeric(r[c], errors='coerce')
+        bad = ~v.between(lo, hi) & (v.notna() | r[c].notna() if c == 'confidence' else True)
+        if bad.any(): raise ValueError(f"{what}: column {c!r} holds {r[c][bad].iloc[0]!r} in {_rows(r.index[bad.to_numpy()])}, outside [{lo}, {hi}]")
+    moved = _bin_of(pd.to_numeric(r.difficulty, errors='coerce').to_numpy(float), self.edges) != r.difficulty_bin.to_numpy()
+    if moved.any(): raise ValueError(f"{what}: the difficulty bins of {_rows(r.index[moved])} do not match this risk model's bin edges: scored by another risk model?")
+    return r.reset_index(drop=True)
+
+def _model_estimate(self:RiskModel, m:str, g:pd.DataFrame, z:float)->dict:
+    "One model's batch estimate (mean 1 − risk) with its calibration variance, the second opinion (mean calibrated confidence), their gap and the share of rows outside the calibrated range."
+    bins = g.difficulty_bin.to_numpy().astype(np.int64)
+    q = 1 - g.risk.to_numpy(float)
+    chk = (self.cal_check or {}).get(m)
+    var_bins = (_bin_calibration_var(chk, bins) if chk is not None else _calibration_var(q, bins, self.cal_bins, self.n_bins))
+    out = dict(q=q, estimated=float(q.mean()), var_cal=var_bins, estimated_confidence=np.nan, gap=np.nan, outside=np.nan, disagree=False)
+    cal = self._batch_cal(m)
+    if cal is None: return out            # a file without the batch calibration: no second opinion
+    p = _sure(g.confidence.to_numpy(float))
+    q_conf = np.interp(p, cal['x'], cal['v'])
+    cell = _conf_cell(p, bins, cal['conf_edges'])
+    nc = np.asarray(cal['cells'], float)[:, 0]
+    lo_p, hi_p = cal['p_range']
+    gap = out['estimated'] - float(q_conf.mean())    # two calibrations of the same rows: apart where one of them misreads the batch
+    return out | dict(var_cal=var_bins + gap**2, estimated_confidence=float(q_conf.mean()), gap=gap,
+                      outside=float(((nc[cell] < _MIN_CELL) | (p < lo_p - 1e-9) | (p > hi_p + 1e-9)).mean()),
+                      disagree=bool(abs(gap) > z * np.sqrt(var_bins)))
 
 def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alarm:float=0.01)->BatchEstimate:
     "`estimate_accuracy` from rows `predict_risk` has already scored (one block of rows per model, in the same row order)."
     n = int((r.model == r.model.iloc[0]).sum())
     z = norm.ppf(0.5 + level / 2)
-    rows = []
+    rows, notes = [], list(r.attrs.get('notes', []))
     if y is not None:
         y = np.asarray(y)
         if len(y) != n: raise ValueError(f"{len(y)} labels for {n} rows")
     for m, g in r.groupby('model', sort=False):
-        q, bins = 1 - g.risk.to_numpy(), g.difficulty_bin.to_numpy()
-        chk = (self.cal_check or {}).get(m)
-        var_cal = (_bin_calibration_var(chk, bins) if chk is not None else _calibration_var(q, bins, self.cal_bins, self.n_bins))
-        est, var_batch = q.mean(), (q * (1 - q)).sum() / n**2
-        sd = np.sqrt(var_batch + var_cal)
+        e = self._model_estimate(m, g, z)
+        if np.isnan(e['gap']): notes.append(f"{m}: no second opinion (this risk model holds no calibration rows for it: `batch_calibration`): "
+                                            f"the estimate and the mix test only.")
+        q, est = e['q'], e['estimated']
+        var_batch = float((q * (1 - q)).sum() / n**2)
+        sd = np.sqrt(var_batch + e['var_cal'])
+        too_far, outside = e['disagree'], bool(e['outside'] > _MAX_OUTSIDE)
         row = dict(model=m, n=n, estimated=est, lo=max(0.0, est - z * sd), hi=min(1.0, est + z * sd), sd_batch=float(np.sqrt(var_batch)),
-                   sd_calibration=float(np.sqrt(var_cal)),
+                   sd_calibration=float(np.sqrt(e['var_cal'])), estimated_confidence=e['estimated_confidence'],
+                   gap=e['gap'], outside=e['outside'], alarm=bool(too_far or outside),
                    mean_confidence=float(np.nanmean(g.confidence)) if g.confidence.notna().any() else np.nan,
                    expected_irt=float(g.p_correct.mean()), train_accuracy=self.train_accuracy[m])
+        if too_far: notes.append(f"{m}: the estimate from risk ({est:.3f}) and the one from calibrated confidence ({e['estimated_confidence']:.3f}) "
+                                 f"differ by more than their calibration supports: the batch is unlike the calibration rows in a way one of them misreads.")
+        if outside: notes.append(f"{m}: {e['outside']:.0%} of the rows fall where the calibration rows are too few (a confidence and "
+                                 f"difficulty seldom seen in training): the estimate there is an extrapolation.")
         if y is not None:
-            correct = (g.prediction.to_numpy() == y).astype(int)
+            correct = (_as_classes(g.prediction, list(self.classes[m])) == y).astype(int)
             theta, kappa = _irt_form(self.coef_correct[m])
-            sa = shift_alarm(correct, theta, g.difficulty.to_numpy(), a=kappa, alpha=alarm)
+            sa = shift_alarm(correct, theta, g.difficulty.to_numpy(float), a=kappa, alpha=alarm)
             row |= dict(observed=float(correct.mean()), shift_z=sa['z'], shift_p=sa['p_low'], shift_alarm=sa['alarm'])
         if self.metric in ('balanced_accuracy', 'macro_f1') and self.confusion and m in self.confusion:
-            row |= _metric_estimate(self, m, g, q, var_cal, level)
-            if y is not None: row['metric_observed'] = metric_score(self.metric, y, g.prediction.to_numpy(), classes=list(self.classes[m]))
+            row |= _metric_estimate(self, m, g, q, e['var_cal'], level)
+            if y is not None: row['metric_observed'] = metric_score(self.metric, y, _as_classes(g.prediction, list(self.classes[m])), classes=list(self.classes[m]))
         rows.append(row)
-    counts = np.bincount(r.difficulty_bin[r.model == r.model.iloc[0]], minlength=self.n_bins)
+    counts = np.bincount(r.difficulty_bin[r.model == r.model.iloc[0]].to_numpy().astype(np.int64), minlength=self.n_bins)
     p = _mix_p(self.ref_counts, counts)
     bins = pd.DataFrame({'bin': np.arange(self.n_bins), 'train_share': self.train_share, 'batch_share': counts / n, 'n': counts})
-    notes = list(r.attrs.get('notes', []))
     if p < alarm:
         hard = bins.batch_share.iloc[-1] - bins.train_share.iloc[-1]
         notes.append(f"The batch's difficulty mix differs from the training rows (χ² p = {p:.2g}): "
                      f"{'more' if hard > 0 else 'fewer'} rows in the hardest bin ({bins.batch_share.iloc[-1]:.0%} vs {bins.train_share.iloc[-1]:.0%}); "
                      f"the interval assumes the calibration still holds, which a shift can break.")
-    return BatchEstimate(pd.DataFrame(rows), bins, p, p < alarm, notes)
+    t = pd.DataFrame(rows)
+    return BatchEstimate(t, bins, p, p < alarm, notes, bool(p < alarm or t.alarm.any()))
+
+def _check_level(level, alarm):
+    for name, v in (('level', level), ('alarm', alarm)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1: raise ValueError(f"{name} must be a number in (0, 1), got {v!r}")
 
 def estimate_accuracy(self:RiskModel,
-                      X_batch,                 # a batch of new rows (DataFrame with the training columns)
+                      X_batch,                 # new rows (DataFrame with the training columns), or their scored table: what `predict_risk` returned or `score` wrote (DataFrame or CSV path), not scored again
                       y=None,                  # their labels, once they arrive (adds the observed accuracy and `shift_alarm`)
                       level:float=0.9,         # interval level
                       alarm:float=0.01,        # false-alarm rate of the mix test and of `shift_alarm`
                       models=None,             # model name(s) (default: every model)
                      )->BatchEstimate:
-    "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the mix alarm."
-    r = self.predict_risk(X_batch, models=models)
+    "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the alarm that says when the estimate cannot be trusted."
+    _check_level(level, alarm)
+    r = self._check_scored(X_batch, models) if self._is_scored(X_batch) else self.predict_risk(X_batch, models=models)
     return self._estimate_rows(r, y, level, alarm)
 
+RiskModel._batch_cal = _batch_cal
+RiskModel._model_estimate = _model_estimate
+RiskModel._is_scored = _is_scored
+RiskModel._check_scored = _check_scored
 RiskModel._estimate_rows = _estimate_rows
 RiskModel.estimate_accuracy = estimate_accuracy
 
