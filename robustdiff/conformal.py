@@ -16,18 +16,25 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
                       cal_bins,      # (q,) Mondrian category of each calibration row
                       test_scores,   # (n,) or (n, C) non-conformity scores of the test rows (one column per class)
                       test_bins,     # (n,) category of each test row
+                      *,
+                      u=None,        # uniform draws in [0, 1), the shape of `test_scores`: smoothed p-values (#{> s} + u·(#{= s} + 1))/(n + 1)
                      )->np.ndarray:  # p-values, the shape of `test_scores`
-    "Non-smoothed Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows; vectorised."
+    "Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows (smoothed with `u`); vectorised."
     cal_scores, cal_bins = np.asarray(cal_scores, float), np.asarray(cal_bins)
     S, tb = np.asarray(test_scores, float), np.asarray(test_bins)
     if cal_scores.shape != cal_bins.shape: raise ValueError(f"{len(cal_scores)} calibration scores but {len(cal_bins)} bins")
     if len(S) != len(tb): raise ValueError(f"{len(S)} test rows but {len(tb)} bins")
+    U = None if u is None else np.asarray(u, float)
+    if U is not None and U.shape != S.shape: raise ValueError(f"u has shape {U.shape} but the test scores {S.shape}")
     out = np.empty(S.shape)
     for k in np.unique(tb):
         s = np.sort(cal_scores[cal_bins == k])
         rows = tb == k
         ge = len(s) - np.searchsorted(s, S[rows], side='left')          # calibration scores ≥ each test score
-        out[rows] = (ge + 1) / (len(s) + 1)
+        if U is None: out[rows] = (ge + 1) / (len(s) + 1)
+        else:
+            gt = len(s) - np.searchsorted(s, S[rows], side='right')
+            out[rows] = (gt + U[rows] * (ge - gt + 1)) / (len(s) + 1)
     return out
 
 def _check_delta(delta, off:bool=False):
@@ -169,18 +176,25 @@ def unpromised_classes(cells:pd.DataFrame)->list:
     return sorted(cells.loc[cells.used == 'all', 'class'].unique().tolist())
 
 # %% ../nbs/59_conformal.ipynb #c89c4578
-def _cell_thresholds(cells:pd.DataFrame, cal_scores, cal_bins, y, alpha:float)->tuple:
-    "(bins, (bins, C) thresholds on 1 − p̂_c) from a cell table: the j-th largest score of the group each cell uses (`_rank` at its δ); ∞ where every class enters."
-    bins = np.unique(cells['bin'].to_numpy()); C = int(cells['class'].max()) + 1
-    T = np.full((len(bins), C), np.inf)
-    bi = {b: i for i, b in enumerate(bins.tolist())}
+def _cell_sets(cells:pd.DataFrame, cal_scores, cal_bins, y, St, test_bins, alpha:float, U=None)->np.ndarray:
+    "Set membership from a cell table: class c is in a row's set when its score is within the threshold of the group its (class, bin) uses (`_rank` at the group's δ), or, with uniform draws `U`, when its smoothed p-value in that group exceeds α; always where every class enters."
+    S = np.zeros(St.shape, bool)
+    bins = np.unique(cells['bin'].to_numpy())
+    at = np.searchsorted(bins, test_bins)
     for r in cells.itertuples(index=False):
-        if r.used == 'every class enters': continue
-        sel = ((cal_bins == r.bin) & (y == r[0]) if r.used == 'cell' else y == r[0]) if r.used != 'all' else cal_bins == r.bin
-        d = np.sort(cal_scores[sel])[::-1]
-        j = _rank(len(d), alpha, r.delta_cell)
-        T[bi[r.bin], r[0]] = np.inf if j <= 0 else d[j - 1]
-    return bins, T
+        c, k = r[0], r[1]
+        rows = at == np.searchsorted(bins, k)
+        if not rows.any(): continue
+        if r.used == 'every class enters': S[rows, c] = True; continue
+        sel = cal_bins == k if r.used == 'all' else ((cal_bins == k) & (y == c) if r.used == 'cell' else y == c)
+        g = np.sort(cal_scores[sel]); n = len(g); s = St[rows, c]
+        if U is None:
+            j = _rank(n, alpha, r.delta_cell)
+            S[rows, c] = s <= (np.inf if j <= 0 else g[n - j])
+        else:
+            gt, ge = n - np.searchsorted(g, s, side='right'), n - np.searchsorted(g, s, side='left')
+            S[rows, c] = (gt + U[rows, c] * (ge - gt + 1)) / (n + 1) > alpha
+    return S
 
 # %% ../nbs/59_conformal.ipynb #bd5556f9
 def conformal_sets(P,               # (n, C) class probabilities of the test rows
@@ -196,24 +210,30 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                    classes=None,    # the class labels of P's columns, when `cal_labels` holds labels
                    classwise=False, # True: class-conditional Mondrian over class × bin (`conformal_cells`); 'auto': on for an imbalanced target whose classes have the rows
                    min_cell:int|None=None, # the fewest calibration rows a cell may hold (default: the fewest the promise needs)
+                   smoothing:bool=False, # randomised (smoothed) p-values: coverage 1 − α exactly on average rather than at least (delta=None only)
+                   seed=0,          # with `smoothing`: the seed (or a numpy Generator) of the uniform draws; the same seed gives the same sets
                   )->np.ndarray:    # (n, C) boolean membership
     "Mondrian split-conformal prediction sets with the score 1 − p̂_y, by bin or by class × bin (`classwise`); training-conditional with `delta`, for all cells at once by default."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
     P, tb = np.asarray(P, float), np.asarray(test_bins)
-    cal_s, cb = 1 - np.asarray(cal_p_true, float), np.asarray(cal_bins)
+    cal_p, cb = np.asarray(cal_p_true, float), np.asarray(cal_bins)
     if P.ndim != 2: raise ValueError(f"P must be (rows, classes), got shape {P.shape}")
     if len(tb) != len(P): raise ValueError(f"{len(P)} test rows but {len(tb)} test bins")
-    if cal_s.shape != cb.shape: raise ValueError(f"{len(cal_s)} calibration probabilities but {len(cb)} calibration bins")
+    if cal_p.shape != cb.shape: raise ValueError(f"{len(cal_p)} calibration probabilities but {len(cb)} calibration bins")
+    if smoothing and delta is not None: raise ValueError("smoothing applies to delta=None (coverage on average): the δ rank is not randomised")
+    if smoothing and not (isinstance(seed, np.random.Generator) or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0)):
+        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
+    cal_s, St = 1 - cal_p, 1 - P
     if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
-    if cal_labels is None and classwise is False and min_cell is None:      # the bin's rows: one threshold per bin
-        S = (1 - P) <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
+    if cal_labels is None and classwise is False and min_cell is None and not smoothing:   # the bin's rows: one threshold per bin
+        S = St <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
     else:
         cells = conformal_cells(cb, cal_labels, n_classes=P.shape[1], alpha=alpha, delta=delta, simultaneous=simultaneous,
                                 classwise=classwise, classes=classes, min_cell=min_cell, bins=np.unique(tb))
         y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
-        bins, T = _cell_thresholds(cells, cal_s, cb, y, alpha)
-        S = (1 - P) <= T[np.searchsorted(bins, tb)]
+        U = np.random.default_rng(seed).random(P.shape) if smoothing else None
+        S = _cell_sets(cells, cal_s, cb, y, St, tb, alpha, U)
     if nonempty:
         empty = np.flatnonzero(~S.any(axis=1))
         S[empty, P[empty].argmax(axis=1)] = True
