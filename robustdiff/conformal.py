@@ -156,7 +156,7 @@ def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of eac
                     classes=None,        # the class labels of P's columns, when `cal_labels` holds labels
                     min_cell:int|None=None, # the fewest rows a cell may hold (default: the fewest the promise needs, `_min_rows`)
                     bins=None,           # the bins to describe (default: those of the calibration rows); a bin without rows falls back like a thin one
-                   )->pd.DataFrame:      # one row per (class, bin); `attrs['classwise']` says which sets were made
+                   )->pd.DataFrame:      # one row per (class, bin) (with `classes`, its label too); `attrs['classwise']` says which sets were made
     """Where each (class, bin)'s set threshold comes from: `used` is 'cell' (its own rows), 'class' (the class's rows of every bin), 'all' (the bin's rows of every class: no promise for the class) or 'every class enters' (too few rows: the class is in every set of that bin, its coverage kept at the cost of size).
     Coverage of class c cannot be promised when any of its rows says 'all' (see `unpromised_classes`)."""
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
@@ -168,6 +168,7 @@ def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of eac
     y = None if cal_labels is None else _class_index(cal_labels, len(cb), n_classes, classes)
     on = False if y is None else (_auto_classwise(y, n_classes, alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
     out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell)
+    if classes is not None: out.insert(1, 'label', np.asarray(classes)[out['class'].to_numpy()])
     out.attrs['classwise'] = on
     return out
 
@@ -181,13 +182,18 @@ def _cell_sets(cells:pd.DataFrame, cal_scores, cal_bins, y, St, test_bins, alpha
     S = np.zeros(St.shape, bool)
     bins = np.unique(cells['bin'].to_numpy())
     at = np.searchsorted(bins, test_bins)
+    order = np.argsort(at, kind='stable'); starts = np.searchsorted(at[order], np.arange(len(bins) + 1))
+    groups = {}                                       # (use, bin, class) → sorted calibration scores, each computed once
     for r in cells.itertuples(index=False):
         c, k = r[0], r[1]
-        rows = at == np.searchsorted(bins, k)
-        if not rows.any(): continue
+        i = int(np.searchsorted(bins, k)); rows = order[starts[i]:starts[i + 1]]
+        if not len(rows): continue
         if r.used == 'every class enters': S[rows, c] = True; continue
-        sel = cal_bins == k if r.used == 'all' else ((cal_bins == k) & (y == c) if r.used == 'cell' else y == c)
-        g = np.sort(cal_scores[sel]); n = len(g); s = St[rows, c]
+        key = (r.used, k if r.used != 'class' else None, c if r.used != 'all' else None)
+        if key not in groups:
+            sel = cal_bins == k if r.used == 'all' else ((cal_bins == k) & (y == c) if r.used == 'cell' else y == c)
+            groups[key] = np.sort(cal_scores[sel])
+        g = groups[key]; n = len(g); s = St[rows, c]
         if U is None:
             j = _rank(n, alpha, r.delta_cell)
             S[rows, c] = s <= (np.inf if j <= 0 else g[n - j])
@@ -226,12 +232,12 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
         raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
     cal_s, St = 1 - cal_p, 1 - P
     if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
-    if cal_labels is None and classwise is False and min_cell is None and not smoothing:   # the bin's rows: one threshold per bin
+    y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
+    on = y is not None and (_auto_classwise(y, P.shape[1], alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
+    if not on and min_cell is None and not smoothing:      # the bin's rows of every class: one threshold per bin
         S = St <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
     else:
-        cells = conformal_cells(cb, cal_labels, n_classes=P.shape[1], alpha=alpha, delta=delta, simultaneous=simultaneous,
-                                classwise=classwise, classes=classes, min_cell=min_cell, bins=np.unique(tb))
-        y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
+        cells = _cell_table(cb, y, P.shape[1], np.unique(tb), alpha, delta, simultaneous, on, min_cell)
         U = np.random.default_rng(seed).random(P.shape) if smoothing else None
         S = _cell_sets(cells, cal_s, cb, y, St, tb, alpha, U)
     if nonempty:

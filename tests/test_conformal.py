@@ -100,6 +100,10 @@ def test_auto_turns_on_for_an_imbalanced_target_with_the_rows():
     on = lambda y: conformal_cells(b, y, n_classes=2, alpha=0.1, delta=0.1, classwise='auto').attrs['classwise']
     assert on(minority) and not on(balanced) and not on(thin)
     assert not conformal_cells(b, None, n_classes=2, alpha=0.1, delta=0.1, classwise='auto').attrs['classwise']
+    p, P, tb = rng.uniform(0.2, 1, 2000), rng.dirichlet([1, 1], 300), rng.integers(0, 3, 300)
+    for y, same in ((minority, True), (balanced, False)):
+        np.testing.assert_array_equal(conformal_sets(P, p, b, tb, delta=0.1, cal_labels=y, classwise='auto'),
+                                      conformal_sets(P, p, b, tb, delta=0.1, cal_labels=y, classwise=same))
 
 
 def test_unpromised_classes_and_min_cell():
@@ -117,6 +121,8 @@ def test_labels_through_classes():
     p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 50), rng.integers(0, 4, 50)
     np.testing.assert_array_equal(conformal_sets(P, p_true, b, tb, cal_labels=names[y], classes=names, classwise=True),
                                   conformal_sets(P, p_true, b, tb, cal_labels=y, classwise=True))
+    cells = conformal_cells(b, names[y], n_classes=3, classes=names, classwise=True)
+    assert (cells.label == names[cells['class']]).all()
 
 
 def test_bad_input_is_refused_with_one_line():
@@ -147,10 +153,8 @@ def test_smoothed_p_values_equal_crepes():
     rng = np.random.default_rng(6)
     cal, cb = np.round(rng.random(500), 1), rng.integers(0, 3, 500)      # many ties
     St, tb = np.round(rng.random((80, 4)), 1), rng.integers(0, 3, 80)
-    state = np.random.get_state()[1].copy()
     ref = ConformalClassifier().fit(cal, bins=cb).predict_p(St, bins=tb, smoothing=True, seed=11)
     np.testing.assert_allclose(mondrian_p_values(cal, cb, St, tb, u=_crepes_draws(cb, tb, 4, 11)), ref, atol=1e-12)
-    np.testing.assert_array_equal(np.random.get_state()[1], state)
 
 
 def test_smoothed_sets_are_seeded_and_cover_exactly_on_average():
@@ -159,7 +163,9 @@ def test_smoothed_sets_are_seeded_and_cover_exactly_on_average():
     Pc, yc, bc = _imbalanced(2000, rng)
     Pt, yt, bt = _imbalanced(20000, rng)
     pc = Pc[np.arange(len(yc)), yc]
+    state = np.random.get_state()[1].copy()
     S = conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)          # NumPy's global generator untouched
     U = np.random.default_rng(3).random(Pt.shape)
     np.testing.assert_array_equal(S, mondrian_p_values(1 - pc, bc, 1 - Pt, bt, u=U) > 0.1)
     np.testing.assert_array_equal(S, conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3))
