@@ -11,11 +11,11 @@ calibration rows, crepes' `binning`):
 The hardest fifth of the test rows by `kdn` is the neutral hard group of every row of the table.
 
 Sets at α = `--alpha` (score 1 − p̂_y for every method):
-  * crepes `ConformalClassifier` Mondrian over the bins, smoothed p-values (its default, seeded) and non-smoothed, and
-    marginal (no bins, smoothed);
+  * crepes `ConformalClassifier` Mondrian over the bins, smoothed p-values (its default, seeded) and non-smoothed,
+    marginal (no bins, smoothed), and class-conditional (the true class as the category, as crepes' `class_cond`);
   * ours (`robustdiff.conformal.conformal_sets`) on average over calibration draws (`delta=None`, as crepes): with and
     without `nonempty`, smoothed (`smoothing=True`, seeded Generator); every bin at once with δ = 0.1 (the default of
-    `robustdiff.risk`); class-conditional (`classwise=True`) on average and with δ; `classwise='auto'` with δ.
+    `robustdiff.risk`); class-conditional (`classwise=True`) on average and with δ; `classwise='auto'` with δ; class-conditional without bins (`ours_class_avg`, and smoothed: crepes' class-conditional cells).
 Per method: mean set size, coverage overall, per bin (the worst and the hardest bin), per class (the worst), and of the
 hardest fifth. Tables: benchmarks/results/conformal_vs_crepes.csv (one row per data set × bins × method) and
 conformal_vs_crepes.md (the summary, with the command).
@@ -132,6 +132,14 @@ def one(name:str, a)->list:
         sets['crepes_mond'] = ccm.predict_set(1 - Pt, bins=bt, confidence=1 - a.alpha, smoothing=True, seed=a.seed).astype(bool)
         sets['crepes_mond_ns'] = ccm.predict_set(1 - Pt, bins=bt, confidence=1 - a.alpha, smoothing=False).astype(bool)
         sets['crepes_marg'] = ConformalClassifier().fit(1 - pc).predict_set(1 - Pt, confidence=1 - a.alpha, smoothing=True, seed=a.seed).astype(bool)
+        # class-conditional (crepes' class_cond: the true class is the category, no difficulty bins), and ours over the same cells
+        ccc = ConformalClassifier().fit(1 - pc, bins=y[ca])
+        sets['crepes_class'] = np.column_stack([ccc.predict_set(1 - Pt[:, [c]], bins=np.full(len(te), c), confidence=1 - a.alpha,
+                                                                smoothing=True, seed=a.seed + c)[:, 0] for c in range(C)]).astype(bool)
+        z = np.zeros(len(ca), int)
+        sets['ours_class_avg'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), a.alpha, nonempty=False, cal_labels=y[ca], classwise=True)
+        sets['ours_class_avg_smooth'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), a.alpha, nonempty=False, cal_labels=y[ca],
+                                                       classwise=True, smoothing=True, seed=a.seed)
         auto = conformal_cells(bc, y[ca], n_classes=C, alpha=a.alpha, delta=0.1, classwise='auto')
         for k, S in sets.items():
             rows.append({'dataset': name, 'bins': bname, 'method': k, 'n_cal': len(ca), 'n_test': len(te), 'classes': C,

@@ -113,8 +113,8 @@ def _auto_classwise(y:np.ndarray, n_classes:int, alpha:float, delta, simultaneou
     imbalanced = n.min() / max(len(y), 1) < IMBALANCED / n_classes
     return bool(imbalanced and n.min() >= _min_rows(alpha, _bin_delta(delta, n_classes, simultaneous)))
 
-def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneous:bool, classwise:bool, min_cell)->pd.DataFrame:
-    "The (class, bin) cells and where each one's threshold comes from (`conformal_cells` without the checks); `y` class indices or None."
+def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneous:bool, classwise:bool, min_cell, smoothing:bool=False)->pd.DataFrame:
+    "The (class, bin) cells and where each one's threshold comes from (`conformal_cells` without the checks); `y` class indices or None. Smoothed p-values are exactly valid with any number of rows: the last group (the class, or the label-blind bin) then needs one row instead of `needed`."
     cb = np.asarray(cal_bins)
     bins = np.unique(cb) if bins is None else np.unique(np.concatenate([np.asarray(bins), cb]))
     floor = 0 if min_cell is None else int(min_cell)
@@ -123,16 +123,16 @@ def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneo
     if not classwise:                                 # the bin's rows of every class: δ over the bins with rows (Šidák)
         K = int((n_bin > 0).sum())
         d = _bin_delta(delta, K, simultaneous)
-        need = max(floor, _min_rows(alpha, d))
+        need = max(floor, _min_rows(alpha, d)); last = max(floor, 1) if smoothing else need
         n_cls = np.zeros((len(bins), C), int) if y is None else np.array([np.bincount(y[cb == k], minlength=C) for k in bins])
-        rows = [(c, k, n_cls[i, c], need, 'all' if n_bin[i] >= need else 'every class enters', n_bin[i], d, K)
+        rows = [(c, k, n_cls[i, c], need, 'all' if n_bin[i] >= last else 'every class enters', n_bin[i], d, K)
                 for i, k in enumerate(bins) for c in range(C)]
     else:
         n_cell = np.array([np.bincount(y[cb == k], minlength=C) for k in bins])      # (bins, C)
         n_cls = np.bincount(y, minlength=C)
         def groups(K):
-            d = _bin_delta(delta, K, simultaneous); need = max(floor, _min_rows(alpha, d))
-            use = np.where(n_cell >= need, 'cell', np.where(n_cls[None, :] >= need, 'class', 'every class enters'))
+            d = _bin_delta(delta, K, simultaneous); need = max(floor, _min_rows(alpha, d)); last = max(floor, 1) if smoothing else need
+            use = np.where(n_cell >= need, 'cell', np.where(n_cls[None, :] >= last, 'class', 'every class enters'))
             return d, need, use, int((use == 'cell').sum() + ((use == 'class').any(axis=0)).sum())
         K = max(int((n_cell > 0).sum()), 1)          # every cell with rows: an upper bound on the groups used
         d, need, use, g = groups(K)
@@ -156,18 +156,20 @@ def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of eac
                     classes=None,        # the class labels of P's columns, when `cal_labels` holds labels
                     min_cell:int|None=None, # the fewest rows a cell may hold (default: the fewest the promise needs, `_min_rows`)
                     bins=None,           # the bins to describe (default: those of the calibration rows); a bin without rows falls back like a thin one
+                    smoothing:bool=False, # the sets' p-values are smoothed (`conformal_sets`): exactly valid with any number of rows, so a class (or a label-blind bin) with any rows gets a randomised threshold rather than entering every set (delta=None only)
                    )->pd.DataFrame:      # one row per (class, bin) (with `classes`, its label too); `attrs['classwise']` says which sets were made
     """Where each (class, bin)'s set threshold comes from: `used` is 'cell' (its own rows), 'class' (the class's rows of every bin), 'all' (the bin's rows of every class: no promise for the class) or 'every class enters' (too few rows: the class is in every set of that bin, its coverage kept at the cost of size).
     Coverage of class c cannot be promised when any of its rows says 'all' (see `unpromised_classes`)."""
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
+    if smoothing and delta is not None: raise ValueError("smoothing applies to delta=None (coverage on average): the δ rank is not randomised")
     if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
         raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
     cb = np.asarray(cal_bins)
     if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
     y = None if cal_labels is None else _class_index(cal_labels, len(cb), n_classes, classes)
     on = False if y is None else (_auto_classwise(y, n_classes, alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
-    out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell)
+    out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell, bool(smoothing))
     if classes is not None: out.insert(1, 'label', np.asarray(classes)[out['class'].to_numpy()])
     out.attrs['classwise'] = on
     return out
@@ -237,7 +239,7 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
     if not on and min_cell is None and not smoothing:      # the bin's rows of every class: one threshold per bin
         S = St <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
     else:
-        cells = _cell_table(cb, y, P.shape[1], np.unique(tb), alpha, delta, simultaneous, on, min_cell)
+        cells = _cell_table(cb, y, P.shape[1], np.unique(tb), alpha, delta, simultaneous, on, min_cell, bool(smoothing))
         U = np.random.default_rng(seed).random(P.shape) if smoothing else None
         S = _cell_sets(cells, cal_s, cb, y, St, tb, alpha, U)
     if nonempty:

@@ -190,3 +190,18 @@ def test_nonempty_sets_are_the_filled_sets():
         e = ~raw.any(axis=1)
         assert e.any() and S.any(axis=1).all() and (S[~e] == raw[~e]).all() and (S[e].sum(axis=1) == 1).all()
         np.testing.assert_array_equal(S[e].argmax(axis=1), Pt[e].argmax(axis=1))
+
+
+def test_smoothed_thin_classes_get_a_threshold():
+    "Smoothed p-values are exactly valid with any number of rows: a class too thin for a cell gets its class-wide randomised threshold instead of entering every set."
+    y, b = _small()
+    cells = conformal_cells(b, y, n_classes=3, alpha=0.1, classwise=True, smoothing=True).set_index(['class', 'bin'])
+    assert (cells.needed == _min_rows(0.1, None)).all()
+    np.testing.assert_array_equal(cells.loc[2, 'used'], ['class'] * 4)                 # 5 rows in all
+    np.testing.assert_array_equal(cells.loc[1, 'used'], ['cell', 'class', 'class', 'class'])
+    with pytest.raises(ValueError, match='smoothing applies to delta=None'):
+        conformal_cells(b, y, n_classes=3, alpha=0.1, delta=0.1, smoothing=True)
+    rng = np.random.default_rng(9)
+    p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 2000), rng.integers(0, 4, 2000)
+    S = conformal_sets(P, p_true, b, tb, 0.1, nonempty=False, cal_labels=y, classwise=True, smoothing=True, seed=1)
+    assert 0 < S[:, 2].mean() < 1                      # class 2 no longer in every set
