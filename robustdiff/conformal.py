@@ -187,7 +187,7 @@ def _cell_sets(cells:pd.DataFrame, cal_scores, cal_bins, y, St, test_bins, alpha
     order = np.argsort(at, kind='stable'); starts = np.searchsorted(at[order], np.arange(len(bins) + 1))
     groups = {}                                       # (use, bin, class) → sorted calibration scores, each computed once
     for r in cells.itertuples(index=False):
-        c, k = r[0], r[1]
+        c, k = r[0], r.bin
         i = int(np.searchsorted(bins, k)); rows = order[starts[i]:starts[i + 1]]
         if not len(rows): continue
         if r.used == 'every class enters': S[rows, c] = True; continue
