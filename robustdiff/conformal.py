@@ -5,10 +5,11 @@
 # %% ../nbs/59_conformal.ipynb #653f72a2
 from __future__ import annotations
 import numpy as np
+import pandas as pd
 from scipy.stats import binom
 
 # %% auto #0
-__all__ = ['mondrian_p_values', 'conformal_sets']
+__all__ = ['CELL_USES', 'IMBALANCED', 'mondrian_p_values', 'conformal_cells', 'unpromised_classes', 'conformal_sets']
 
 # %% ../nbs/59_conformal.ipynb #09e7d0a1
 def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibration rows (their true class)
@@ -70,21 +71,149 @@ def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=N
         out[test_bins == k] = np.inf if j <= 0 else (-np.inf if j > len(d) else d[j - 1])
     return out
 
+# %% ../nbs/59_conformal.ipynb #085b1eb3
+CELL_USES = ('cell', 'class', 'all', 'every class enters')   # where a (class, bin)'s threshold comes from, best first
+IMBALANCED = 2 / 3   # `classwise='auto'`: the target is imbalanced when its smallest class holds less than this share of an equal split (1/C)
+
+def _class_index(cal_labels, q:int, n_classes:int, classes=None)->np.ndarray:
+    "The calibration labels as column indices 0..C−1 of P (through `classes` when given); ValueError naming the first bad row."
+    y = np.asarray(cal_labels)
+    if y.ndim != 1 or len(y) != q: raise ValueError(f"cal_labels has shape {y.shape} but there are {q} calibration rows")
+    if classes is not None:
+        cls = list(np.asarray(classes).tolist())
+        if len(cls) != n_classes: raise ValueError(f"classes names {len(cls)} classes but P has {n_classes} columns")
+        pos = {c: i for i, c in enumerate(cls)}
+        idx = np.array([pos.get(v, -1) for v in y.tolist()], dtype=int)
+        what = f"one of classes {cls[:5]}{'…' if len(cls) > 5 else ''}"
+    else:
+        num = np.issubdtype(y.dtype, np.number) and not np.issubdtype(y.dtype, np.bool_)
+        idx = np.where(np.mod(y, 1) == 0, y, -1).astype(int) if num else np.full(q, -1)
+        what = f"a class index 0..{n_classes - 1} (a column of P; pass classes= for labels)"
+    bad = np.flatnonzero((idx < 0) | (idx >= n_classes))
+    if len(bad): raise ValueError(f"cal_labels row {bad[0]}: {y.tolist()[bad[0]]!r} is not {what}" + (f" ({len(bad)} such rows)" if len(bad) > 1 else ""))
+    return idx
+
+def _check_classwise(classwise, min_cell):
+    "Refuse a `classwise` other than True, False, 'auto' and a `min_cell` other than None or a positive integer."
+    if not (isinstance(classwise, (bool, np.bool_)) or (isinstance(classwise, str) and classwise == 'auto')):
+        raise ValueError(f"classwise must be True, False or 'auto', got {classwise!r}")
+    if min_cell is not None and (isinstance(min_cell, bool) or not isinstance(min_cell, (int, np.integer)) or min_cell < 1):
+        raise ValueError(f"min_cell must be None or a positive integer, got {min_cell!r}")
+
+def _auto_classwise(y:np.ndarray, n_classes:int, alpha:float, delta, simultaneous:bool)->bool:
+    "`classwise='auto'`: class-conditional when the smallest class holds < `IMBALANCED`/C of the calibration rows and every class holds the rows one class-wide threshold needs (δ over the C classes)."
+    n = np.bincount(y, minlength=n_classes)
+    imbalanced = n.min() / max(len(y), 1) < IMBALANCED / n_classes
+    return bool(imbalanced and n.min() >= _min_rows(alpha, _bin_delta(delta, n_classes, simultaneous)))
+
+def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneous:bool, classwise:bool, min_cell)->pd.DataFrame:
+    "The (class, bin) cells and where each one's threshold comes from (`conformal_cells` without the checks); `y` class indices or None."
+    cb = np.asarray(cal_bins)
+    bins = np.unique(cb) if bins is None else np.unique(np.concatenate([np.asarray(bins), cb]))
+    floor = 0 if min_cell is None else int(min_cell)
+    C = n_classes
+    n_bin = np.array([(cb == k).sum() for k in bins])
+    if not classwise:                                 # the bin's rows of every class: δ over the bins with rows (Šidák)
+        K = int((n_bin > 0).sum())
+        d = _bin_delta(delta, K, simultaneous)
+        need = max(floor, _min_rows(alpha, d))
+        n_cls = np.zeros((len(bins), C), int) if y is None else np.array([np.bincount(y[cb == k], minlength=C) for k in bins])
+        rows = [(c, k, n_cls[i, c], need, 'all' if n_bin[i] >= need else 'every class enters', n_bin[i], d, K)
+                for i, k in enumerate(bins) for c in range(C)]
+    else:
+        n_cell = np.array([np.bincount(y[cb == k], minlength=C) for k in bins])      # (bins, C)
+        n_cls = np.bincount(y, minlength=C)
+        def groups(K):
+            d = _bin_delta(delta, K, simultaneous); need = max(floor, _min_rows(alpha, d))
+            use = np.where(n_cell >= need, 'cell', np.where(n_cls[None, :] >= need, 'class', 'every class enters'))
+            return d, need, use, int((use == 'cell').sum() + ((use == 'class').any(axis=0)).sum())
+        K = max(int((n_cell > 0).sum()), 1)          # every cell with rows: an upper bound on the groups used
+        d, need, use, g = groups(K)
+        while 1 <= g < K:                              # fewer groups: a milder δ for each, unless the count then grows past it
+            d2, need2, use2, g2 = groups(g)
+            if g2 > g: break
+            K, d, need, use, g = g, d2, need2, use2, g2
+        if delta is None or not simultaneous: K = g      # no split: the count is the groups used
+        rows = [(c, k, n_cell[i, c], need, use[i, c], {'cell': n_cell[i, c], 'class': n_cls[c]}.get(use[i, c], 0), d, K)
+                for i, k in enumerate(bins) for c in range(C)]
+    return pd.DataFrame(rows, columns=['class', 'bin', 'n_rows', 'needed', 'used', 'n_used', 'delta_cell', 'n_groups'])
+
+def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of each calibration row
+                    cal_labels=None,     # (q,) true class of each calibration row: an index 0..C−1 (a column of P), or a label of `classes`
+                    *,
+                    n_classes:int,       # C: the columns of P
+                    alpha:float=0.1,     # miscoverage
+                    delta:float|None=None, # None: on average over calibration draws; a number: given the draw, with probability ≥ 1 − δ
+                    simultaneous:bool=True, # with `delta`: every group of calibration rows used at once (Šidák), else each on its own
+                    classwise=False,     # True: class-conditional cells (class × bin); 'auto': on for an imbalanced target (`IMBALANCED`) whose classes have the rows; False: the bin's rows of every class
+                    classes=None,        # the class labels of P's columns, when `cal_labels` holds labels
+                    min_cell:int|None=None, # the fewest rows a cell may hold (default: the fewest the promise needs, `_min_rows`)
+                    bins=None,           # the bins to describe (default: those of the calibration rows); a bin without rows falls back like a thin one
+                   )->pd.DataFrame:      # one row per (class, bin); `attrs['classwise']` says which sets were made
+    """Where each (class, bin)'s set threshold comes from: `used` is 'cell' (its own rows), 'class' (the class's rows of every bin), 'all' (the bin's rows of every class: no promise for the class) or 'every class enters' (too few rows: the class is in every set of that bin, its coverage kept at the cost of size).
+    Coverage of class c cannot be promised when any of its rows says 'all' (see `unpromised_classes`)."""
+    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
+        raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
+    cb = np.asarray(cal_bins)
+    if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
+    y = None if cal_labels is None else _class_index(cal_labels, len(cb), n_classes, classes)
+    on = False if y is None else (_auto_classwise(y, n_classes, alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
+    out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell)
+    out.attrs['classwise'] = on
+    return out
+
+def unpromised_classes(cells:pd.DataFrame)->list:
+    "The classes of a `conformal_cells` table whose coverage cannot be promised: some bin takes its threshold from the bin's rows of every class ('all')."
+    return sorted(cells.loc[cells.used == 'all', 'class'].unique().tolist())
+
+# %% ../nbs/59_conformal.ipynb #c89c4578
+def _cell_thresholds(cells:pd.DataFrame, cal_scores, cal_bins, y, alpha:float)->tuple:
+    "(bins, (bins, C) thresholds on 1 − p̂_c) from a cell table: the j-th largest score of the group each cell uses (`_rank` at its δ); ∞ where every class enters."
+    bins = np.unique(cells['bin'].to_numpy()); C = int(cells['class'].max()) + 1
+    T = np.full((len(bins), C), np.inf)
+    bi = {b: i for i, b in enumerate(bins.tolist())}
+    for r in cells.itertuples(index=False):
+        if r.used == 'every class enters': continue
+        sel = ((cal_bins == r.bin) & (y == r[0]) if r.used == 'cell' else y == r[0]) if r.used != 'all' else cal_bins == r.bin
+        d = np.sort(cal_scores[sel])[::-1]
+        j = _rank(len(d), alpha, r.delta_cell)
+        T[bi[r.bin], r[0]] = np.inf if j <= 0 else d[j - 1]
+    return bins, T
+
+# %% ../nbs/59_conformal.ipynb #bd5556f9
 def conformal_sets(P,               # (n, C) class probabilities of the test rows
                    cal_p_true,      # (q,) out-of-fold probability of the true class of each calibration row
                    cal_bins,        # (q,) category of each calibration row (all equal: marginal split conformal)
                    test_bins,       # (n,) category of each test row
-                   alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per category
+                   alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per cell
+                   *,
                    nonempty:bool=True, # an empty set holds the most probable class instead
                    delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α with probability ≥ 1 − δ over the draw (see `simultaneous`)
-                   simultaneous:bool=True, # with `delta`: every bin at once covers ≥ 1 − α with probability ≥ 1 − δ (Šidák over the bins); False: each bin on its own
+                   simultaneous:bool=True, # with `delta`: every cell at once covers ≥ 1 − α with probability ≥ 1 − δ (Šidák over the cells used); False: each cell on its own
+                   cal_labels=None, # (q,) true class of each calibration row (index 0..C−1 of P's columns, or a label of `classes`): needed by `classwise`
+                   classes=None,    # the class labels of P's columns, when `cal_labels` holds labels
+                   classwise=False, # True: class-conditional Mondrian over class × bin (`conformal_cells`); 'auto': on for an imbalanced target whose classes have the rows
+                   min_cell:int|None=None, # the fewest calibration rows a cell may hold (default: the fewest the promise needs)
                   )->np.ndarray:    # (n, C) boolean membership
-    "Mondrian split-conformal prediction sets with the score 1 − p̂_y (training-conditional with `delta`, for all bins at once by default)."
+    "Mondrian split-conformal prediction sets with the score 1 − p̂_y, by bin or by class × bin (`classwise`); training-conditional with `delta`, for all cells at once by default."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    _check_delta(delta)
-    _check_simultaneous(simultaneous)
+    _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
     P, tb = np.asarray(P, float), np.asarray(test_bins)
-    S = (1 - P) <= _thresholds(1 - np.asarray(cal_p_true, float), np.asarray(cal_bins), tb, alpha, delta, simultaneous)[:, None]
+    cal_s, cb = 1 - np.asarray(cal_p_true, float), np.asarray(cal_bins)
+    if P.ndim != 2: raise ValueError(f"P must be (rows, classes), got shape {P.shape}")
+    if len(tb) != len(P): raise ValueError(f"{len(P)} test rows but {len(tb)} test bins")
+    if cal_s.shape != cb.shape: raise ValueError(f"{len(cal_s)} calibration probabilities but {len(cb)} calibration bins")
+    if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
+    if cal_labels is None and classwise is False and min_cell is None:      # the bin's rows: one threshold per bin
+        S = (1 - P) <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
+    else:
+        cells = conformal_cells(cb, cal_labels, n_classes=P.shape[1], alpha=alpha, delta=delta, simultaneous=simultaneous,
+                                classwise=classwise, classes=classes, min_cell=min_cell, bins=np.unique(tb))
+        y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
+        bins, T = _cell_thresholds(cells, cal_s, cb, y, alpha)
+        S = (1 - P) <= T[np.searchsorted(bins, tb)]
     if nonempty:
         empty = np.flatnonzero(~S.any(axis=1))
         S[empty, P[empty].argmax(axis=1)] = True
