@@ -20,8 +20,9 @@ from .conformal import (mondrian_p_values, conformal_sets, _check_delta, _check_
 _all_ = ['RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% auto #0
-__all__ = ['RISK_FILE', 'RiskModel', 'predict_risk', 'fit_risk', 'calibrate', 'BatchEstimate', 'estimate_accuracy', 'load_risk',
-           'score_file', 'calibrate_file', 'RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
+__all__ = ['ONE_MODEL_RESPONDENTS', 'RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'fit_risk', 'calibrate',
+           'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file', 'RiskFileError',
+           'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% ../nbs/60_risk.ipynb #3c5fe5d7
 def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
@@ -507,7 +508,8 @@ def predict_risk(self:RiskModel,
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
     frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration, classwise)}) for m in names]
     out = pd.concat(frames, ignore_index=True)[_COLUMNS]
-    out.attrs['notes'] = notes
+    out.attrs['notes'] = notes + [n for m in names for n in self._class_notes(m, alpha, delta if delta is not None else False, simultaneous,
+                                                                              calibration, classwise)]
     return out
 
 RiskModel._kind = _kind
@@ -515,6 +517,48 @@ RiskModel._cal_rows = _cal_rows
 RiskModel._cal_of = _cal_of
 RiskModel._model_rows = _model_rows
 RiskModel.predict_risk = predict_risk
+
+def class_coverage(self:RiskModel,
+                   m:str,                 # a model name
+                   alpha:float|None=None, # miscoverage (default: the model's)
+                   *,
+                   delta=None, simultaneous=None, calibration=None, classwise=None,   # as `predict_risk` (None: the model's)
+                  )->pd.DataFrame:        # class, n_cal, share, cells, classes_cells, promised
+    "Per class of model `m`: its calibration rows, where its set thresholds come from in each difficulty bin (`conformal_cells`) and whether coverage ≥ 1 − α is promised for it."
+    from robustdiff.conformal import conformal_cells, unpromised_classes
+    alpha = self.alpha if alpha is None else alpha
+    delta = self.delta if delta is None else (None if delta is False else delta)
+    sim = bool(getattr(self, 'simultaneous', False) if simultaneous is None else simultaneous)
+    cw = getattr(self, 'classwise', 'auto') if classwise is None else classwise
+    _, cb, lab = self._cal_of(m, calibration)
+    cls = np.asarray(self.classes[m])
+    if lab is None: return pd.DataFrame(columns=['class', 'n_cal', 'share', 'cells', 'promised'])
+    cells = conformal_cells(cb, lab, n_classes=len(cls), alpha=alpha, delta=delta, simultaneous=sim, classwise=cw, bins=np.arange(self.n_bins))
+    no = set(unpromised_classes(cells))
+    n = np.bincount(lab, minlength=len(cls))
+    rows = []
+    for c in range(len(cls)):
+        used = cells[cells['class'] == c].used.value_counts()
+        rows.append(dict(**{'class': cls[c]}, n_cal=int(n[c]), share=float(n[c] / max(n.sum(), 1)),
+                         cells=', '.join(f"{u} ×{int(k)}" for u, k in used.items()), promised=c not in no))
+    out = pd.DataFrame(rows)
+    out.attrs['classwise'] = bool(cells.attrs['classwise'])
+    return out
+
+def _class_notes(self:RiskModel, m:str, alpha, delta, simultaneous, calibration, classwise)->list:
+    "A warning per model whose minority class's coverage cannot be promised (the sets made by difficulty bin only on an imbalanced target)."
+    from robustdiff.conformal import IMBALANCED
+    t = self.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration, classwise=classwise)
+    if not len(t) or t.attrs.get('classwise'): return []
+    thin = t[(t.share < IMBALANCED / len(t)) & ~t.promised]
+    if not len(thin): return []
+    return [f"model {m!r}: coverage of class{'es' if len(thin) > 1 else ''} {', '.join(repr(str(c)) for c in thin['class'])} "
+            f"({', '.join(f'{s:.0%}' for s in thin.share)} of the calibration rows) cannot be promised: the sets are made by difficulty bin "
+            f"only ({'classwise=False' if classwise is False else 'too few rows of the class for a threshold of its own'}), and a minority "
+            f"class can be covered less than 1 − α; classwise=True gives each class its own threshold."]
+
+RiskModel.class_coverage = class_coverage
+RiskModel._class_notes = _class_notes
 
 # %% ../nbs/60_risk.ipynb #250fbdfb
 def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
@@ -530,9 +574,21 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
 
 RiskModel.from_report = staticmethod(_from_report)
 
+ONE_MODEL_RESPONDENTS = 40   # `fit_risk(respondents='auto')` for one model: the ladder's first 40 (benchmarks/risk_one_model.py)
+
+def _one_model_respondents(respondents, models, random_state)->tuple:
+    "(population, note): 'auto' with a single model is the ladder's first `ONE_MODEL_RESPONDENTS`; anything else as given."
+    if not (isinstance(respondents, str) and respondents == 'auto'): return respondents, ''
+    from robustdiff.portfolio import get_models
+    if len(get_models(models, random_state)) != 1: return respondents, ''
+    n = ONE_MODEL_RESPONDENTS
+    return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}', fit_risk's choice for one model): "
+                           f"where measured (benchmarks/risk_one_model.py) its difficulty estimator and per-bin coverage match the larger "
+                           f"populations' at a fraction of the cost; respondents='ladder' uses all 240.")
+
 def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table path
              models='fabra18',         # the models (as `build_report`)
-             respondents='auto',       # who defines difficulty (as `build_report`, its default; 'models' = the evaluated ones)
+             respondents='auto',       # who defines difficulty (as `build_report`; 'auto': for one model the ladder's first `ONE_MODEL_RESPONDENTS`, else `build_report`'s choice; 'models' = the evaluated ones)
              random_state:int=0,       # seeds everything
              n_jobs:int|None=1,        # parallel workers (results do not depend on it)
              n_bins:int=5,             # difficulty bins
@@ -554,11 +610,13 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
     if deploy not in ('fold', 'all'): raise ValueError(f"deploy must be 'fold' or 'all', got {deploy!r}")
     if deploy == 'all' and calibration == 'own':
         raise ValueError("deploy='all' refits every model on every row, the deployed fold's held-out rows included: calibration='own' cannot apply (use 'auto' or 'pooled')")
+    respondents, why = _one_model_respondents(respondents, models, random_state)
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
     rm = rep.extra['risk_model']
+    if why: rm.notes.insert(0, why)
     if deploy == 'all': return _deploy_all(rm, rep.extra['risk_inputs'], delta, simultaneous, n_jobs)
     return _set_calibration(rm, calibration, delta, simultaneous)   # used only when sets are made: nothing to refit
 
@@ -975,7 +1033,12 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous, calibration=calibration)
     est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
-    for m in r.model.unique(): log(f"{m}: {_calibrated_on(rm, m, calibration)}")
+    for m in r.model.unique():
+        log(f"{m}: {_calibrated_on(rm, m, calibration)}")
+        t = rm.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration)
+        if len(t): log(f"{m}: coverage per class at α = {alpha:g} ({'class-conditional sets' if t.attrs['classwise'] else 'sets by difficulty bin only'}): " +
+                       '; '.join(f"{c} ({n} calibration rows) {f'≥ {1 - alpha:g} promised' if ok else 'not promised'}"
+                                 for c, n, ok in zip(t['class'], t.n_cal, t.promised)))
     _write_scored(r, dest)
     t = est.table
     for row in t.itertuples():
