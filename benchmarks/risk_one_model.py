@@ -80,7 +80,7 @@ def _anchor_cost(ds, tr)->dict:
     prep = make_pipeline(user_model(), sub)[:-1].fit(X.iloc[a], y[a])
     Za, Zb = np.asarray(prep.transform(X.iloc[a]), float), np.asarray(prep.transform(X.iloc[b]), float)
     mm = make_pipeline(user_model(), sub).fit(X.iloc[a], y[a])
-    de = DifficultyEstimator().fit(Za, y=y[a], k=25, scaler=True)
+    de = DifficultyEstimator().fit(Za, k=25, scaler=True)          # distances to the k nearest rows (labels may be text)
     sig = de.apply(Zb)
     bins, edges = binning(sig, bins=5)
     P = mm.predict_proba(X.iloc[b])
@@ -122,7 +122,9 @@ def main(argv=None):
     p.add_argument('--max-rows', type=int, default=2500)
     a = p.parse_args(argv)
     res = json.loads(OUT.read_text()) if OUT.exists() else {}
-    res['command'] = 'python benchmarks/risk_one_model.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
+    cmd = 'python benchmarks/risk_one_model.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
+    res['commands'] = [c for c in res.get('commands', [res['command']] if 'command' in res else []) if c != cmd] + [cmd]
+    res.pop('command', None)
     for name in a.datasets:
         ds = dataset(name, a.ext)
         tr, te = split(ds, a.max_rows)

@@ -314,7 +314,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
         conf[m] = float(np.nanmean(pm)) if np.isfinite(pm).any() else np.nan
         classes[m] = np.asarray(getattr(fitted[m], 'classes_', np.unique(ds.y)))
         confusion[m] = _confusion(o.y_pred.to_numpy(), o.y_true.to_numpy(), classes[m])
-        cal_labels[m] = pd.Index(classes[m]).get_indexer(o.y_true.to_numpy(dtype=object)).astype(np.int32)
+        lab = pd.Index(classes[m]).get_indexer(o.y_true.to_numpy(dtype=object)).astype(np.int32)
+        cal_labels[m] = lab if (lab >= 0).all() else None   # a class the deployed fit never saw: sets by bin only
     cats = {c: list(X[c].cat.categories) for c in nominal}
     dates = [m.group(1) for n in ds.notes for m in [_DATE_NOTE.search(n)] if m]
     rm = RiskModel(dataset=ds.name, features=list(X.columns), nominal=nominal, categories=cats, fill=fill,

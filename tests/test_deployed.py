@@ -151,3 +151,30 @@ def test_cli_calibrate_then_score(deployed, capsys):
     two = ['calibrate', str(tmp/'report.rdrisk'), '--model', str(tmp/'prod.skops'), '--data', str(tmp/'cal2.csv'), '--out', str(tmp/'p3.rdrisk')]
     e = (main(two), capsys.readouterr().err)
     assert e[0] == 2 and 'give the label column with --target' in e[1] and e[1].count('\n') == 1
+
+
+def test_imbalanced_calibration_is_class_conditional(deployed, tmp_path, capsys):
+    "A calibration set whose smallest class holds 12 % of the rows: 'auto' makes class-conditional sets, every class of the held-out rows covers ≥ 0.90 − 2 SE, and `score` prints the coverage per class."
+    rm, (Xc, yc), (Xh, yh) = deployed['rm'], deployed['cal'], deployed['held']
+    rare = yc.unique()[0]
+    rng = np.random.default_rng(0)
+    keep = np.flatnonzero(yc.to_numpy() != rare)
+    few = rng.choice(np.flatnonzero(yc.to_numpy() == rare), size=int(0.14 * len(keep)), replace=False)
+    rows = np.sort(np.r_[keep, few])
+    mine = rm.calibrate(deployed['prod'], Xc.iloc[rows], yc.iloc[rows], name='prod')
+    t = mine.class_coverage('prod')
+    assert t.attrs['classwise'] and t.promised.all() and t.n_cal.sum() == len(rows)
+    assert t.set_index('class').share[rare] < 2 / 3 / 3
+    off = mine.class_coverage('prod', classwise=False)
+    assert not off.attrs['classwise'] and not off.promised.any()
+    r = mine.predict_risk(Xh, models='prod')
+    assert any('cannot be promised' in n for n in mine.predict_risk(Xh.head(20), models='prod', classwise=False).attrs['notes'])
+    covered = np.array([y in s for y, s in zip(yh, r.prediction_set)])
+    for c in np.unique(yh):
+        k = yh.to_numpy() == c
+        assert covered[k].mean() >= _floor(k.sum()), (c, covered[k].mean())
+    p = mine.save(tmp_path/'imb.rdrisk')
+    Xh.head(100).to_csv(tmp_path/'new.csv', index=False)
+    assert main(['score', str(p), str(tmp_path/'new.csv'), '--out', str(tmp_path/'s.csv'), '--model', 'prod']) == 0
+    err = capsys.readouterr().err
+    assert 'prod: coverage per class at α = 0.1 (class-conditional sets)' in err and '≥ 0.9 promised' in err
