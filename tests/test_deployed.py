@@ -178,3 +178,12 @@ def test_imbalanced_calibration_is_class_conditional(deployed, tmp_path, capsys)
     assert main(['score', str(p), str(tmp_path/'new.csv'), '--out', str(tmp_path/'s.csv'), '--model', 'prod']) == 0
     err = capsys.readouterr().err
     assert 'prod: coverage per class at α = 0.1 (class-conditional sets)' in err and '≥ 0.9 promised' in err
+
+
+def test_one_model_gets_a_small_population():
+    "`fit_risk(respondents='auto')` for one model: the ladder's first ONE_MODEL_RESPONDENTS, said in a note; several models or a given population: unchanged."
+    from robustdiff.risk import _one_model_respondents, ONE_MODEL_RESPONDENTS
+    spec, why = _one_model_respondents('auto', {'mine': LogisticRegression()}, 0)
+    assert spec == f'ladder:{ONE_MODEL_RESPONDENTS}' and ONE_MODEL_RESPONDENTS < 60 and 'one model' in why
+    assert _one_model_respondents('auto', 'quick', 0) == ('auto', '')
+    assert _one_model_respondents('ladder', {'mine': LogisticRegression()}, 0) == ('ladder', '')
