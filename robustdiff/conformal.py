@@ -16,18 +16,25 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
                       cal_bins,      # (q,) Mondrian category of each calibration row
                       test_scores,   # (n,) or (n, C) non-conformity scores of the test rows (one column per class)
                       test_bins,     # (n,) category of each test row
+                      *,
+                      u=None,        # uniform draws in [0, 1), the shape of `test_scores`: smoothed p-values (#{> s} + u·(#{= s} + 1))/(n + 1)
                      )->np.ndarray:  # p-values, the shape of `test_scores`
-    "Non-smoothed Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows; vectorised."
+    "Mondrian conformal p-values (#{calibration scores of the row's category ≥ s} + 1)/(n + 1), n the category's calibration rows (smoothed with `u`); vectorised."
     cal_scores, cal_bins = np.asarray(cal_scores, float), np.asarray(cal_bins)
     S, tb = np.asarray(test_scores, float), np.asarray(test_bins)
     if cal_scores.shape != cal_bins.shape: raise ValueError(f"{len(cal_scores)} calibration scores but {len(cal_bins)} bins")
     if len(S) != len(tb): raise ValueError(f"{len(S)} test rows but {len(tb)} bins")
+    U = None if u is None else np.asarray(u, float)
+    if U is not None and U.shape != S.shape: raise ValueError(f"u has shape {U.shape} but the test scores {S.shape}")
     out = np.empty(S.shape)
     for k in np.unique(tb):
         s = np.sort(cal_scores[cal_bins == k])
         rows = tb == k
         ge = len(s) - np.searchsorted(s, S[rows], side='left')          # calibration scores ≥ each test score
-        out[rows] = (ge + 1) / (len(s) + 1)
+        if U is None: out[rows] = (ge + 1) / (len(s) + 1)
+        else:
+            gt = len(s) - np.searchsorted(s, S[rows], side='right')
+            out[rows] = (gt + U[rows] * (ge - gt + 1)) / (len(s) + 1)
     return out
 
 def _check_delta(delta, off:bool=False):
@@ -106,8 +113,8 @@ def _auto_classwise(y:np.ndarray, n_classes:int, alpha:float, delta, simultaneou
     imbalanced = n.min() / max(len(y), 1) < IMBALANCED / n_classes
     return bool(imbalanced and n.min() >= _min_rows(alpha, _bin_delta(delta, n_classes, simultaneous)))
 
-def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneous:bool, classwise:bool, min_cell)->pd.DataFrame:
-    "The (class, bin) cells and where each one's threshold comes from (`conformal_cells` without the checks); `y` class indices or None."
+def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneous:bool, classwise:bool, min_cell, smoothing:bool=False)->pd.DataFrame:
+    "The (class, bin) cells and where each one's threshold comes from (`conformal_cells` without the checks); `y` class indices or None. Smoothed p-values are exactly valid with any number of rows: the last group (the class, or the label-blind bin) then needs one row instead of `needed`."
     cb = np.asarray(cal_bins)
     bins = np.unique(cb) if bins is None else np.unique(np.concatenate([np.asarray(bins), cb]))
     floor = 0 if min_cell is None else int(min_cell)
@@ -116,16 +123,16 @@ def _cell_table(cal_bins, y, n_classes:int, bins, alpha:float, delta, simultaneo
     if not classwise:                                 # the bin's rows of every class: δ over the bins with rows (Šidák)
         K = int((n_bin > 0).sum())
         d = _bin_delta(delta, K, simultaneous)
-        need = max(floor, _min_rows(alpha, d))
+        need = max(floor, _min_rows(alpha, d)); last = max(floor, 1) if smoothing else need
         n_cls = np.zeros((len(bins), C), int) if y is None else np.array([np.bincount(y[cb == k], minlength=C) for k in bins])
-        rows = [(c, k, n_cls[i, c], need, 'all' if n_bin[i] >= need else 'every class enters', n_bin[i], d, K)
+        rows = [(c, k, n_cls[i, c], need, 'all' if n_bin[i] >= last else 'every class enters', n_bin[i], d, K)
                 for i, k in enumerate(bins) for c in range(C)]
     else:
         n_cell = np.array([np.bincount(y[cb == k], minlength=C) for k in bins])      # (bins, C)
         n_cls = np.bincount(y, minlength=C)
         def groups(K):
-            d = _bin_delta(delta, K, simultaneous); need = max(floor, _min_rows(alpha, d))
-            use = np.where(n_cell >= need, 'cell', np.where(n_cls[None, :] >= need, 'class', 'every class enters'))
+            d = _bin_delta(delta, K, simultaneous); need = max(floor, _min_rows(alpha, d)); last = max(floor, 1) if smoothing else need
+            use = np.where(n_cell >= need, 'cell', np.where(n_cls[None, :] >= last, 'class', 'every class enters'))
             return d, need, use, int((use == 'cell').sum() + ((use == 'class').any(axis=0)).sum())
         K = max(int((n_cell > 0).sum()), 1)          # every cell with rows: an upper bound on the groups used
         d, need, use, g = groups(K)
@@ -149,18 +156,21 @@ def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of eac
                     classes=None,        # the class labels of P's columns, when `cal_labels` holds labels
                     min_cell:int|None=None, # the fewest rows a cell may hold (default: the fewest the promise needs, `_min_rows`)
                     bins=None,           # the bins to describe (default: those of the calibration rows); a bin without rows falls back like a thin one
-                   )->pd.DataFrame:      # one row per (class, bin); `attrs['classwise']` says which sets were made
+                    smoothing:bool=False, # the sets' p-values are smoothed (`conformal_sets`): exactly valid with any number of rows, so a class (or a label-blind bin) with any rows gets a randomised threshold rather than entering every set (delta=None only)
+                   )->pd.DataFrame:      # one row per (class, bin) (with `classes`, its label too); `attrs['classwise']` says which sets were made
     """Where each (class, bin)'s set threshold comes from: `used` is 'cell' (its own rows), 'class' (the class's rows of every bin), 'all' (the bin's rows of every class: no promise for the class) or 'every class enters' (too few rows: the class is in every set of that bin, its coverage kept at the cost of size).
     Coverage of class c cannot be promised when any of its rows says 'all' (see `unpromised_classes`)."""
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
+    if smoothing and delta is not None: raise ValueError("smoothing applies to delta=None (coverage on average): the δ rank is not randomised")
     if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
         raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
     cb = np.asarray(cal_bins)
     if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
     y = None if cal_labels is None else _class_index(cal_labels, len(cb), n_classes, classes)
     on = False if y is None else (_auto_classwise(y, n_classes, alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
-    out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell)
+    out = _cell_table(cb, y, n_classes, bins, alpha, delta, simultaneous, on, min_cell, bool(smoothing))
+    if classes is not None: out.insert(1, 'label', np.asarray(classes)[out['class'].to_numpy()])
     out.attrs['classwise'] = on
     return out
 
@@ -169,18 +179,30 @@ def unpromised_classes(cells:pd.DataFrame)->list:
     return sorted(cells.loc[cells.used == 'all', 'class'].unique().tolist())
 
 # %% ../nbs/59_conformal.ipynb #c89c4578
-def _cell_thresholds(cells:pd.DataFrame, cal_scores, cal_bins, y, alpha:float)->tuple:
-    "(bins, (bins, C) thresholds on 1 − p̂_c) from a cell table: the j-th largest score of the group each cell uses (`_rank` at its δ); ∞ where every class enters."
-    bins = np.unique(cells['bin'].to_numpy()); C = int(cells['class'].max()) + 1
-    T = np.full((len(bins), C), np.inf)
-    bi = {b: i for i, b in enumerate(bins.tolist())}
+def _cell_sets(cells:pd.DataFrame, cal_scores, cal_bins, y, St, test_bins, alpha:float, U=None)->np.ndarray:
+    "Set membership from a cell table: class c is in a row's set when its score is within the threshold of the group its (class, bin) uses (`_rank` at the group's δ), or, with uniform draws `U`, when its smoothed p-value in that group exceeds α; always where every class enters."
+    S = np.zeros(St.shape, bool)
+    bins = np.unique(cells['bin'].to_numpy())
+    at = np.searchsorted(bins, test_bins)
+    order = np.argsort(at, kind='stable'); starts = np.searchsorted(at[order], np.arange(len(bins) + 1))
+    groups = {}                                       # (use, bin, class) → sorted calibration scores, each computed once
     for r in cells.itertuples(index=False):
-        if r.used == 'every class enters': continue
-        sel = ((cal_bins == r.bin) & (y == r[0]) if r.used == 'cell' else y == r[0]) if r.used != 'all' else cal_bins == r.bin
-        d = np.sort(cal_scores[sel])[::-1]
-        j = _rank(len(d), alpha, r.delta_cell)
-        T[bi[r.bin], r[0]] = np.inf if j <= 0 else d[j - 1]
-    return bins, T
+        c, k = r[0], r.bin
+        i = int(np.searchsorted(bins, k)); rows = order[starts[i]:starts[i + 1]]
+        if not len(rows): continue
+        if r.used == 'every class enters': S[rows, c] = True; continue
+        key = (r.used, k if r.used != 'class' else None, c if r.used != 'all' else None)
+        if key not in groups:
+            sel = cal_bins == k if r.used == 'all' else ((cal_bins == k) & (y == c) if r.used == 'cell' else y == c)
+            groups[key] = np.sort(cal_scores[sel])
+        g = groups[key]; n = len(g); s = St[rows, c]
+        if U is None:
+            j = _rank(n, alpha, r.delta_cell)
+            S[rows, c] = s <= (np.inf if j <= 0 else g[n - j])
+        else:
+            gt, ge = n - np.searchsorted(g, s, side='right'), n - np.searchsorted(g, s, side='left')
+            S[rows, c] = (gt + U[rows, c] * (ge - gt + 1)) / (n + 1) > alpha
+    return S
 
 # %% ../nbs/59_conformal.ipynb #bd5556f9
 def conformal_sets(P,               # (n, C) class probabilities of the test rows
@@ -196,24 +218,30 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                    classes=None,    # the class labels of P's columns, when `cal_labels` holds labels
                    classwise=False, # True: class-conditional Mondrian over class × bin (`conformal_cells`); 'auto': on for an imbalanced target whose classes have the rows
                    min_cell:int|None=None, # the fewest calibration rows a cell may hold (default: the fewest the promise needs)
+                   smoothing:bool=False, # randomised (smoothed) p-values: coverage 1 − α exactly on average rather than at least (delta=None only)
+                   seed=0,          # with `smoothing`: the seed (or a numpy Generator) of the uniform draws; the same seed gives the same sets
                   )->np.ndarray:    # (n, C) boolean membership
     "Mondrian split-conformal prediction sets with the score 1 − p̂_y, by bin or by class × bin (`classwise`); training-conditional with `delta`, for all cells at once by default."
     if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta); _check_simultaneous(simultaneous); _check_classwise(classwise, min_cell)
     P, tb = np.asarray(P, float), np.asarray(test_bins)
-    cal_s, cb = 1 - np.asarray(cal_p_true, float), np.asarray(cal_bins)
+    cal_p, cb = np.asarray(cal_p_true, float), np.asarray(cal_bins)
     if P.ndim != 2: raise ValueError(f"P must be (rows, classes), got shape {P.shape}")
     if len(tb) != len(P): raise ValueError(f"{len(P)} test rows but {len(tb)} test bins")
-    if cal_s.shape != cb.shape: raise ValueError(f"{len(cal_s)} calibration probabilities but {len(cb)} calibration bins")
+    if cal_p.shape != cb.shape: raise ValueError(f"{len(cal_p)} calibration probabilities but {len(cb)} calibration bins")
+    if smoothing and delta is not None: raise ValueError("smoothing applies to delta=None (coverage on average): the δ rank is not randomised")
+    if smoothing and not (isinstance(seed, np.random.Generator) or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0)):
+        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
+    cal_s, St = 1 - cal_p, 1 - P
     if cal_labels is None and classwise is True: raise ValueError("classwise=True needs cal_labels (the true class of each calibration row)")
-    if cal_labels is None and classwise is False and min_cell is None:      # the bin's rows: one threshold per bin
-        S = (1 - P) <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
+    y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
+    on = y is not None and (_auto_classwise(y, P.shape[1], alpha, delta, simultaneous) if classwise == 'auto' else bool(classwise))
+    if not on and min_cell is None and not smoothing:      # the bin's rows of every class: one threshold per bin
+        S = St <= _thresholds(cal_s, cb, tb, alpha, delta, simultaneous)[:, None]
     else:
-        cells = conformal_cells(cb, cal_labels, n_classes=P.shape[1], alpha=alpha, delta=delta, simultaneous=simultaneous,
-                                classwise=classwise, classes=classes, min_cell=min_cell, bins=np.unique(tb))
-        y = None if cal_labels is None else _class_index(cal_labels, len(cb), P.shape[1], classes)
-        bins, T = _cell_thresholds(cells, cal_s, cb, y, alpha)
-        S = (1 - P) <= T[np.searchsorted(bins, tb)]
+        cells = _cell_table(cb, y, P.shape[1], np.unique(tb), alpha, delta, simultaneous, on, min_cell, bool(smoothing))
+        U = np.random.default_rng(seed).random(P.shape) if smoothing else None
+        S = _cell_sets(cells, cal_s, cb, y, St, tb, alpha, U)
     if nonempty:
         empty = np.flatnonzero(~S.any(axis=1))
         S[empty, P[empty].argmax(axis=1)] = True

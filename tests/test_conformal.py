@@ -100,6 +100,10 @@ def test_auto_turns_on_for_an_imbalanced_target_with_the_rows():
     on = lambda y: conformal_cells(b, y, n_classes=2, alpha=0.1, delta=0.1, classwise='auto').attrs['classwise']
     assert on(minority) and not on(balanced) and not on(thin)
     assert not conformal_cells(b, None, n_classes=2, alpha=0.1, delta=0.1, classwise='auto').attrs['classwise']
+    p, P, tb = rng.uniform(0.2, 1, 2000), rng.dirichlet([1, 1], 300), rng.integers(0, 3, 300)
+    for y, same in ((minority, True), (balanced, False)):
+        np.testing.assert_array_equal(conformal_sets(P, p, b, tb, delta=0.1, cal_labels=y, classwise='auto'),
+                                      conformal_sets(P, p, b, tb, delta=0.1, cal_labels=y, classwise=same))
 
 
 def test_unpromised_classes_and_min_cell():
@@ -117,6 +121,8 @@ def test_labels_through_classes():
     p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 50), rng.integers(0, 4, 50)
     np.testing.assert_array_equal(conformal_sets(P, p_true, b, tb, cal_labels=names[y], classes=names, classwise=True),
                                   conformal_sets(P, p_true, b, tb, cal_labels=y, classwise=True))
+    cells = conformal_cells(b, names[y], n_classes=3, classes=names, classwise=True)
+    assert (cells.label == names[cells['class']]).all()
 
 
 def test_bad_input_is_refused_with_one_line():
@@ -131,3 +137,71 @@ def test_bad_input_is_refused_with_one_line():
     with pytest.raises(ValueError, match='cal_labels has shape'): conformal_sets(P, p, b, [0, 1, 2], cal_labels=y[:-1])
     with pytest.raises(ValueError, match='3 test rows but 2 test bins'): conformal_sets(P, p, b, [0, 1])
     with pytest.raises(ValueError, match='n_classes'): conformal_cells(b, y, n_classes=0, alpha=0.1, delta=None, classwise=True)
+
+
+def _crepes_draws(cb, tb, C, seed):
+    "The uniform draws crepes' smoothed Mondrian p-values take from NumPy's legacy generator: per bin in sorted order, (rows, C)."
+    rs, U = np.random.RandomState(seed), np.empty((len(tb), C))
+    for k in np.unique(np.r_[cb, tb]):
+        U[tb == k] = rs.rand((tb == k).sum(), C)
+    return U
+
+
+def test_smoothed_p_values_equal_crepes():
+    from robustdiff.conformal import mondrian_p_values
+    from crepes import ConformalClassifier
+    rng = np.random.default_rng(6)
+    cal, cb = np.round(rng.random(500), 1), rng.integers(0, 3, 500)      # many ties
+    St, tb = np.round(rng.random((80, 4)), 1), rng.integers(0, 3, 80)
+    ref = ConformalClassifier().fit(cal, bins=cb).predict_p(St, bins=tb, smoothing=True, seed=11)
+    np.testing.assert_allclose(mondrian_p_values(cal, cb, St, tb, u=_crepes_draws(cb, tb, 4, 11)), ref, atol=1e-12)
+
+
+def test_smoothed_sets_are_seeded_and_cover_exactly_on_average():
+    from robustdiff.conformal import mondrian_p_values
+    rng = np.random.default_rng(7)
+    Pc, yc, bc = _imbalanced(2000, rng)
+    Pt, yt, bt = _imbalanced(20000, rng)
+    pc = Pc[np.arange(len(yc)), yc]
+    state = np.random.get_state()[1].copy()
+    S = conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)          # NumPy's global generator untouched
+    U = np.random.default_rng(3).random(Pt.shape)
+    np.testing.assert_array_equal(S, mondrian_p_values(1 - pc, bc, 1 - Pt, bt, u=U) > 0.1)
+    np.testing.assert_array_equal(S, conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3))
+    assert not (S == conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=4)).all()
+    plain = conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False)
+    assert S.sum() <= plain.sum() and (S <= plain).mean() > 0.99       # smoothing only trims the boundary
+    cov = S[np.arange(len(yt)), yt].mean()
+    assert abs(cov - 0.9) < 3 * np.sqrt(0.09 / 2000 + 0.09 / 20000)
+    with pytest.raises(ValueError, match='smoothing applies to delta=None'): conformal_sets(Pt, pc, bc, bt, 0.1, delta=0.1, smoothing=True)
+    with pytest.raises(ValueError, match='seed must be'): conformal_sets(Pt, pc, bc, bt, 0.1, smoothing=True, seed=-1)
+
+
+def test_nonempty_sets_are_the_filled_sets():
+    "`nonempty` puts the most probable class into an empty set and changes nothing else."
+    rng = np.random.default_rng(8)
+    Pc, yc, bc = _imbalanced(1000, rng)
+    Pt, yt, bt = _imbalanced(3000, rng)
+    pc = Pc[np.arange(len(yc)), yc]
+    for d in (None, 0.1):
+        raw = conformal_sets(Pt, pc, bc, bt, 0.3, delta=d, nonempty=False)
+        S = conformal_sets(Pt, pc, bc, bt, 0.3, delta=d)
+        e = ~raw.any(axis=1)
+        assert e.any() and S.any(axis=1).all() and (S[~e] == raw[~e]).all() and (S[e].sum(axis=1) == 1).all()
+        np.testing.assert_array_equal(S[e].argmax(axis=1), Pt[e].argmax(axis=1))
+
+
+def test_smoothed_thin_classes_get_a_threshold():
+    "Smoothed p-values are exactly valid with any number of rows: a class too thin for a cell gets its class-wide randomised threshold instead of entering every set."
+    y, b = _small()
+    cells = conformal_cells(b, y, n_classes=3, alpha=0.1, classwise=True, smoothing=True).set_index(['class', 'bin'])
+    assert (cells.needed == _min_rows(0.1, None)).all()
+    np.testing.assert_array_equal(cells.loc[2, 'used'], ['class'] * 4)                 # 5 rows in all
+    np.testing.assert_array_equal(cells.loc[1, 'used'], ['cell', 'class', 'class', 'class'])
+    with pytest.raises(ValueError, match='smoothing applies to delta=None'):
+        conformal_cells(b, y, n_classes=3, alpha=0.1, delta=0.1, smoothing=True)
+    rng = np.random.default_rng(9)
+    p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 2000), rng.integers(0, 4, 2000)
+    S = conformal_sets(P, p_true, b, tb, 0.1, nonempty=False, cal_labels=y, classwise=True, smoothing=True, seed=1)
+    assert 0 < S[:, 2].mean() < 1                      # class 2 no longer in every set
