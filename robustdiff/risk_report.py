@@ -103,7 +103,7 @@ def rejection_chart(err:pd.DataFrame)->alt.Chart:
 # %% ../nbs/62_risk_report.ipynb #c1a55c02
 def _class_crossfit(rm:RiskModel, alpha:float=0.1)->pd.DataFrame:
     "Coverage per class of the sets `predict_risk` makes (class-conditional where `rm.classwise` turns them on), cross-fitted on the two halves of the out-of-fold rows, bins as deployed; an empty set's fallback class is not counted (a lower bound)."
-    from robustdiff.conformal import conformal_cells, unpromised_classes, _cell_thresholds
+    from robustdiff.conformal import conformal_cells, unpromised_classes, _cell_sets
     half = _halves(len(rm.cal_bins), rm.random_state)
     delta, simultaneous, _ = _check_setting(rm)
     rows = []
@@ -116,8 +116,8 @@ def _class_crossfit(rm:RiskModel, alpha:float=0.1)->pd.DataFrame:
             fit, ev = half == h, half != h
             cells = conformal_cells(rm.cal_bins[fit], lab[fit], n_classes=len(cls), alpha=alpha, delta=delta, simultaneous=simultaneous,
                                     classwise=getattr(rm, 'classwise', 'auto'), bins=np.arange(rm.n_bins))
-            bins, T = _cell_thresholds(cells, s[fit], rm.cal_bins[fit], lab[fit], alpha)
-            covered[ev] = s[ev] <= T[np.searchsorted(bins, rm.cal_bins[ev]), lab[ev]]
+            St = np.full((int(ev.sum()), len(cls)), np.inf); St[np.arange(len(St)), lab[ev]] = s[ev]   # only the true class's score is known
+            covered[ev] = _cell_sets(cells, s[fit], rm.cal_bins[fit], lab[fit], St, rm.cal_bins[ev], alpha)[np.arange(len(St)), lab[ev]]
             no |= set(unpromised_classes(cells)); on |= bool(cells.attrs['classwise'])
         for c in range(len(cls)):
             k = lab == c
