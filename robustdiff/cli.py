@@ -24,7 +24,7 @@ DEFAULT_DATASET = 'sklearn:breast_cancer'   # bundled with scikit-learn: what `r
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='robustdiff', description="How robust are my classifiers to noise, given how hard each "
                                 "instance is? Writes a self-contained HTML report and tidy CSV tables.")
-    sub = p.add_subparsers(dest='command', metavar='{report,demo,score}')
+    sub = p.add_subparsers(dest='command', metavar='{report,demo,score,calibrate}')
     for name, help_ in (('report', 'the robustness report of a dataset'), ('demo', f'the report of {DEFAULT_DATASET} with every default')):
         s = sub.add_parser(name, help=help_, description=help_)
         if name == 'report':
@@ -72,6 +72,7 @@ def _parser()->argparse.ArgumentParser:
         s.add_argument('--force', action='store_true', help="write into a folder that holds other files")
         s.add_argument('--quiet', action='store_true', help="no progress output")
     _score_parser(sub)
+    _calibrate_parser(sub)
     return p
 
 # %% ../nbs/91_cli.ipynb #561e06fd
@@ -177,6 +178,41 @@ def _score(a)->int:
         if old is not None: signal.signal(signal.SIGTERM, old)
     return 0
 
+def _calibrate_parser(sub):
+    "The `calibrate` subcommand's arguments."
+    s = sub.add_parser('calibrate', help='calibrate the risk model for a model of yours on labelled rows it never saw',
+                       description="calibrate the prediction sets, p_correct, risk and batch estimate of the model you deploy "
+                       "(fitted by you on any rows) on labelled rows it never saw, binned by the report's difficulty estimator, "
+                       "and write a risk model file that scores with it")
+    s.add_argument('report', help="the report folder (holding risk/risk_model.rdrisk) or a risk model file")
+    s.add_argument('--model', required=True, metavar='[NAME=]FILE.skops|module:attr', help="your fitted model: a skops file "
+                   "(types checked before loading, never pickle) or an importable module:attribute")
+    s.add_argument('--data', required=True, help="labelled rows the model never saw (CSV, TSV, Parquet, Excel): the features and the label")
+    s.add_argument('--target', default=None, help="the label column of --data (default: its one column that is not a feature)")
+    s.add_argument('--name', default=None, help="the model's name in the risk model (default: NAME= of --model, else the file's stem)")
+    s.add_argument('--out', required=True, help="the risk model file to write (e.g. prod.rdrisk)")
+    s.add_argument('--sep', default=None, help="CSV field separator (default: detected from the first lines)")
+    s.add_argument('--na-values', default=None, help="comma-separated strings that mean missing, e.g. '?,NA'")
+    s.add_argument('--trust', action='append', default=None, metavar='TYPE,...', help="types the --model skops file may rebuild beyond "
+                   "robustdiff's allow-list (only for a file whose origin you trust)")
+
+def _calibrate(a)->int:
+    "`robustdiff calibrate`: 0 done, 2 a user error (missing column, unknown label, too few rows, refused file), 1 anything else."
+    from robustdiff.risk import calibrate_file
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning
+            calibrate_file(a.report, a.model, a.data, a.out, name=a.name, target=a.target, sep=a.sep, na_values=_split(a.na_values),
+                           model_trusted=[t for ts in (a.trust or []) for t in _split(ts)], log=lambda m: print(m, file=sys.stderr))
+    except KeyboardInterrupt:
+        print(f"robustdiff: interrupted; {a.out} was not written", file=sys.stderr); return 130
+    except _USER_ERRORS as e:
+        print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+    except Exception as e:
+        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
+        print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
+    return 0
+
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
         )->int:               # exit code: 0 done, 1 a stage failed or the report could not be written, 2 user error
@@ -201,6 +237,7 @@ _show_warning = warnings.showwarning
 def _run(a)->int:
     "`main` after parsing: the run, its errors as one line."
     if a.command == 'score': return _score(a)
+    if a.command == 'calibrate': return _calibrate(a)
     try:
         if a.command == 'demo': data, kw = DEFAULT_DATASET, {}
         else:

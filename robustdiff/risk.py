@@ -20,8 +20,9 @@ from .conformal import (mondrian_p_values, conformal_sets, _check_delta, _check_
 _all_ = ['RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% auto #0
-__all__ = ['RISK_FILE', 'RiskModel', 'predict_risk', 'fit_risk', 'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file',
-           'RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
+__all__ = ['ONE_MODEL_RESPONDENTS', 'RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'fit_risk', 'calibrate',
+           'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file', 'RiskFileError',
+           'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% ../nbs/60_risk.ipynb #3c5fe5d7
 def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
@@ -94,7 +95,7 @@ def _as_days(col:pd.Series)->pd.Series:
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
           'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion',
-          'simultaneous', 'calibration', 'cal_own')
+          'simultaneous', 'calibration', 'cal_own', 'deployed', 'cal_bins_by_model', 'cal_labels', 'classwise')
 
 @dataclass
 class RiskModel:
@@ -132,6 +133,10 @@ class RiskModel:
     simultaneous:bool = False   # δ holds for every bin of a model at once (Šidák: each bin 1 − (1 − δ)^(1/K)); False: for each bin on its own (files from before it)
     calibration:str = 'pooled'  # the conformal sets' calibration rows: 'own' (the deployed fold's held-out rows: split conformal for the deployed model) or 'pooled' (every out-of-fold row; files from before it)
     cal_own:np.ndarray|None = None  # positions, among the calibration rows, of the deployed fold's held-out rows (None: files from before it)
+    deployed:dict|None = None   # model → what is deployed and what calibrates it: 'fold' (the report's first-fold fit), 'all' (refitted on every row; the report's out-of-fold rows calibrate it), 'split' (your model, on your labelled rows), 'oof' (your model, on the report's out-of-fold rows of the same model); None or absent: 'fold'
+    cal_bins_by_model:dict|None = None  # model → predicted bin of each of its own calibration rows ('split' models; the others use `cal_bins`)
+    cal_labels:dict|None = None  # model → true-class index (columns of `classes[model]`) of each calibration row (None: files from before it)
+    classwise:object = 'auto'   # class-conditional sets: True, False or 'auto' (on for an imbalanced target, `conformal.conformal_sets`)
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -286,7 +291,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
     fitted = {m: fitted[m] for m in specs}   # in the models' order
-    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk, confusion = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+    coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk, confusion, cal_labels = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
     fl = flips.groupby(['model', 'instance'], sort=False).flipped.mean()
     for m in specs:
         o = oof[oof.model == m].drop_duplicates('instance').set_index('instance').reindex(np.arange(len(X)))
@@ -309,6 +314,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
         conf[m] = float(np.nanmean(pm)) if np.isfinite(pm).any() else np.nan
         classes[m] = np.asarray(getattr(fitted[m], 'classes_', np.unique(ds.y)))
         confusion[m] = _confusion(o.y_pred.to_numpy(), o.y_true.to_numpy(), classes[m])
+        lab = pd.Index(classes[m]).get_indexer(o.y_true.to_numpy(dtype=object)).astype(np.int32)
+        cal_labels[m] = lab if (lab >= 0).all() else None   # a class the deployed fit never saw: sets by bin only
     cats = {c: list(X[c].cat.categories) for c in nominal}
     dates = [m.group(1) for n in ds.notes for m in [_DATE_NOTE.search(n)] if m]
     rm = RiskModel(dataset=ds.name, features=list(X.columns), nominal=nominal, categories=cats, fill=fill,
@@ -319,7 +326,8 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      ref_counts=np.bincount(cal_bins[first], minlength=n_bins), train_accuracy=acc,
                      train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
                      delta=None if delta is None else float(delta), metric=metric, confusion=confusion,
-                     simultaneous=bool(simultaneous), cal_own=np.asarray(first, np.int64))
+                     simultaneous=bool(simultaneous), cal_own=np.asarray(first, np.int64), deployed={m: 'fold' for m in specs},
+                     cal_labels=cal_labels)
     fold = np.empty(len(X), np.int64)
     for f, (_, te) in enumerate(folds): fold[te] = f
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first, fold=fold)    # for the report's cross-fitted checks (not saved)
@@ -415,17 +423,44 @@ def _set_labels(S:np.ndarray, classes:np.ndarray)->np.ndarray:
     out = np.empty(n, object); out[:] = [tuple(classes[r].tolist()) for r in S]
     return out
 
+def _kind(self:RiskModel, m:str)->str:
+    "How model `m` is deployed and calibrated: 'fold', 'all', 'split' or 'oof' (`RiskModel.deployed`; 'fold' in files from before it)."
+    return str((getattr(self, 'deployed', None) or {}).get(m, 'fold')).split(':')[0]
+
 def _cal_rows(self:RiskModel, calibration:str|None=None):
     "The calibration rows of the sets (positions, or a slice of all): the deployed fold's own with 'own', every out-of-fold row with 'pooled' (None: the model's)."
     c = getattr(self, 'calibration', 'pooled') if calibration is None else calibration
-    if c != 'own': return slice(None)
+    if c != 'own' or all(self._kind(m) != 'fold' for m in self.models): return slice(None)
     if getattr(self, 'cal_own', None) is None:
         raise ValueError("this risk model does not record its deployed fold (a file written before calibration='own'): use calibration='pooled'")
     return self.cal_own
 
+def _cal_of(self:RiskModel, m:str, calibration:str|None=None)->tuple:
+    "(probability of the true class, bin, true-class index or None) of model `m`'s calibration rows: its own for a model calibrated by `calibrate`, the report's out-of-fold rows (all, or the deployed fold's with 'own') otherwise."
+    labels = (getattr(self, 'cal_labels', None) or {}).get(m)
+    labels = None if labels is None else np.asarray(labels)
+    own = (getattr(self, 'cal_bins_by_model', None) or {}).get(m)
+    if own is not None: return np.asarray(self.cal_p_true[m]), np.asarray(own), labels
+    c = self._cal_rows(calibration) if self._kind(m) == 'fold' else slice(None)   # a refit saw the deployed fold's rows: every out-of-fold row
+    return np.asarray(self.cal_p_true[m])[c], np.asarray(self.cal_bins)[c], (None if labels is None else labels[c])
+
+_CLASSWISE = 'classwise' in __import__('inspect').signature(conformal_sets).parameters   # class-conditional sets (59_conformal)
+
+def _check_classwise(classwise, none:bool=False):
+    "Refuse a `classwise` that is not True, False or 'auto' (with `none`, also None: the model's)."
+    if (none and classwise is None) or classwise is True or classwise is False or (isinstance(classwise, str) and classwise == 'auto'): return
+    raise ValueError(f"classwise must be True, False or 'auto'{' (or None: the model setting)' if none else ''}, got {classwise!r}")
+
+def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwise)->np.ndarray:
+    "`conformal_sets`, class-conditional (`classwise`) where the calibration rows carry their true class."
+    kw = dict(cal_labels=labels, classwise=classwise) if _CLASSWISE and labels is not None and classwise is not False else {}
+    return conformal_sets(P, p_true, cal_bins, bins, alpha, delta=delta, simultaneous=simultaneous, **kw)
+
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
-                calibration:str|None=None)->dict:
+                calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
+    from robustdiff.portfolio import _PlainColumns
+    if self._kind(m) in ('split', 'oof'): Xm = _PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
     labels = np.asarray(labels)
@@ -434,8 +469,8 @@ def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.nd
         P = (labels[:, None] == cls[None, :]).astype(float)
         p_max = np.full(len(labels), np.nan)
     else: p_max = P.max(axis=1)
-    c = self._cal_rows(calibration)
-    S = conformal_sets(P, np.asarray(self.cal_p_true[m])[c], np.asarray(self.cal_bins)[c], bins, alpha, delta=delta, simultaneous=simultaneous)
+    pt, cb, cl = self._cal_of(m, calibration)
+    S = _sets(P, pt, cb, bins, alpha, delta, simultaneous, cl, classwise)
     F = _risk_features(p_max, b)
     return {'model': m, 'prediction': labels, 'confidence': p_max,
             'p_correct': _apply(self.coef_correct[m], b[:, None]),
@@ -449,6 +484,7 @@ def predict_risk(self:RiskModel,
                  delta=None,          # the sets' δ: None = the model's (`RiskModel.delta`), False = coverage on average over calibration draws, a number in (0, 1)
                  simultaneous=None,   # δ for every bin of a model at once (True) or for each bin on its own (False); None = the model's (`RiskModel.simultaneous`)
                  calibration=None,    # the sets' calibration rows: 'own' (the deployed fold's, split conformal) or 'pooled' (every out-of-fold row); None = the model's (`RiskModel.calibration`)
+                 classwise=None,      # class-conditional sets: True, False or 'auto' (on for an imbalanced target); None = the model's (`RiskModel.classwise`)
                 )->pd.DataFrame:      # one row per (row, model): the columns of `_COLUMNS`
     "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
     alpha = self.alpha if alpha is None else alpha
@@ -459,6 +495,8 @@ def predict_risk(self:RiskModel,
     simultaneous = bool(getattr(self, 'simultaneous', False) if simultaneous is None else simultaneous)
     _check_calibration(calibration, none=True)
     self._cal_rows(calibration)           # refused before any work when the file cannot do it
+    _check_classwise(classwise, none=True)
+    classwise = getattr(self, 'classwise', 'auto') if classwise is None else classwise
     names = list(self.models) if models is None else ([models] if isinstance(models, str) else list(models))
     unknown = [m for m in names if m not in self.models]
     if unknown: raise ValueError(f"unknown model(s) {unknown}; this risk model has {list(self.models)}")
@@ -469,14 +507,59 @@ def predict_risk(self:RiskModel,
     row = np.arange(len(Xf)) if isinstance(Xf.index, pd.MultiIndex) else Xf.index.to_numpy()
     common = {'row': row, 'difficulty': b, 'difficulty_lo': b + self.b_interval[0],
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
-    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration)}) for m in names]
+    frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration, classwise)}) for m in names]
     out = pd.concat(frames, ignore_index=True)[_COLUMNS]
-    out.attrs['notes'] = notes
+    out.attrs['notes'] = notes + [n for m in names for n in self._class_notes(m, alpha, delta if delta is not None else False, simultaneous,
+                                                                              calibration, classwise)]
     return out
 
+RiskModel._kind = _kind
 RiskModel._cal_rows = _cal_rows
+RiskModel._cal_of = _cal_of
 RiskModel._model_rows = _model_rows
 RiskModel.predict_risk = predict_risk
+
+def class_coverage(self:RiskModel,
+                   m:str,                 # a model name
+                   alpha:float|None=None, # miscoverage (default: the model's)
+                   *,
+                   delta=None, simultaneous=None, calibration=None, classwise=None,   # as `predict_risk` (None: the model's)
+                  )->pd.DataFrame:        # class, n_cal, share, cells, classes_cells, promised
+    "Per class of model `m`: its calibration rows, where its set thresholds come from in each difficulty bin (`conformal_cells`) and whether coverage ≥ 1 − α is promised for it."
+    from robustdiff.conformal import conformal_cells, unpromised_classes
+    alpha = self.alpha if alpha is None else alpha
+    delta = self.delta if delta is None else (None if delta is False else delta)
+    sim = bool(getattr(self, 'simultaneous', False) if simultaneous is None else simultaneous)
+    cw = getattr(self, 'classwise', 'auto') if classwise is None else classwise
+    _, cb, lab = self._cal_of(m, calibration)
+    cls = np.asarray(self.classes[m])
+    if lab is None: return pd.DataFrame(columns=['class', 'n_cal', 'share', 'cells', 'promised'])
+    cells = conformal_cells(cb, lab, n_classes=len(cls), alpha=alpha, delta=delta, simultaneous=sim, classwise=cw, bins=np.arange(self.n_bins))
+    no = set(unpromised_classes(cells))
+    n = np.bincount(lab, minlength=len(cls))
+    rows = []
+    for c in range(len(cls)):
+        used = cells[cells['class'] == c].used.value_counts()
+        rows.append(dict(**{'class': cls[c]}, n_cal=int(n[c]), share=float(n[c] / max(n.sum(), 1)),
+                         cells=', '.join(f"{u} ×{int(k)}" for u, k in used.items()), promised=c not in no))
+    out = pd.DataFrame(rows)
+    out.attrs['classwise'] = bool(cells.attrs['classwise'])
+    return out
+
+def _class_notes(self:RiskModel, m:str, alpha, delta, simultaneous, calibration, classwise)->list:
+    "A warning per model whose minority class's coverage cannot be promised (the sets made by difficulty bin only on an imbalanced target)."
+    from robustdiff.conformal import IMBALANCED
+    t = self.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration, classwise=classwise)
+    if not len(t) or t.attrs.get('classwise'): return []
+    thin = t[(t.share < IMBALANCED / len(t)) & ~t.promised]
+    if not len(thin): return []
+    return [f"model {m!r}: coverage of class{'es' if len(thin) > 1 else ''} {', '.join(repr(str(c)) for c in thin['class'])} "
+            f"({', '.join(f'{s:.0%}' for s in thin.share)} of the calibration rows) cannot be promised: the sets are made by difficulty bin "
+            f"only ({'classwise=False' if classwise is False else 'too few rows of the class for a threshold of its own'}), and a minority "
+            f"class can be covered less than 1 − α; classwise=True gives each class its own threshold."]
+
+RiskModel.class_coverage = class_coverage
+RiskModel._class_notes = _class_notes
 
 # %% ../nbs/60_risk.ipynb #250fbdfb
 def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
@@ -492,9 +575,22 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
 
 RiskModel.from_report = staticmethod(_from_report)
 
+ONE_MODEL_RESPONDENTS = 20   # `fit_risk(respondents='auto')` for one model: the ladder's first 20 (benchmarks/risk_one_model.py)
+
+def _one_model_respondents(respondents, models, random_state)->tuple:
+    "(population, note): 'auto' with a single model is the ladder's first `ONE_MODEL_RESPONDENTS`; anything else as given."
+    if not (isinstance(respondents, str) and respondents == 'auto'): return respondents, ''
+    from robustdiff.portfolio import get_models
+    if len(get_models(models, random_state)) != 1: return respondents, ''
+    n = ONE_MODEL_RESPONDENTS
+    return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}', fit_risk's choice for one model): "
+                           f"on the sets measured (benchmarks/risk_one_model.py) the sets still cover in every difficulty bin and risk ranks errors "
+                           f"as well as with 120, at 0.8–1.3× the cost of the model's fit, its cross-validated predictions and crepes (120: "
+                           f"1.8–3.4×); the difficulty estimator's NRMSE is 0.01–0.2 higher. respondents='ladder' uses all 240.")
+
 def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table path
              models='fabra18',         # the models (as `build_report`)
-             respondents='auto',       # who defines difficulty (as `build_report`, its default; 'models' = the evaluated ones)
+             respondents='auto',       # who defines difficulty (as `build_report`; 'auto': for one model the ladder's first `ONE_MODEL_RESPONDENTS`, else `build_report`'s choice; 'models' = the evaluated ones)
              random_state:int=0,       # seeds everything
              n_jobs:int|None=1,        # parallel workers (results do not depend on it)
              n_bins:int=5,             # difficulty bins
@@ -504,6 +600,8 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
              delta:float|None=0.1,     # conformal sets: with probability ≥ 1 − δ over the calibration draw, coverage ≥ 1 − α (None: on average over draws)
              simultaneous:bool=True,   # δ for every bin at once: all of a model's bins cover together with probability ≥ 1 − δ; False: each bin on its own
              calibration:str='auto',   # the sets' calibration rows: 'own' (the deployed fold's: split conformal), 'pooled' (every out-of-fold row), 'auto' (own where its bins are thick enough for δ)
+             *,
+             deploy:str='fold',        # the deployed fits: 'fold' (the report's first training fold, the fit its held-out rows calibrate) or 'all' (refitted on every row, calibrated on the report's out-of-fold rows)
              **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
             )->RiskModel:
     "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
@@ -511,12 +609,176 @@ def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table
     _check_delta(delta)
     _check_simultaneous(simultaneous)
     _check_calibration(calibration)
+    if deploy not in ('fold', 'all'): raise ValueError(f"deploy must be 'fold' or 'all', got {deploy!r}")
+    if deploy == 'all' and calibration == 'own':
+        raise ValueError("deploy='all' refits every model on every row, the deployed fold's held-out rows included: calibration='own' cannot apply (use 'auto' or 'pooled')")
+    respondents, why = _one_model_respondents(respondents, models, random_state)
     rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
                        n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
     st = rep.stages['risk']
     if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
     rm = rep.extra['risk_model']
+    if why: rm.notes.insert(0, why)
+    if deploy == 'all': return _deploy_all(rm, rep.extra['risk_inputs'], delta, simultaneous, n_jobs)
     return _set_calibration(rm, calibration, delta, simultaneous)   # used only when sets are made: nothing to refit
+
+# %% ../nbs/60_risk.ipynb #de9a0c02
+def _deploy_all(rm:RiskModel, inputs:dict, delta, simultaneous, n_jobs)->RiskModel:
+    "`fit_risk(deploy='all')`: every model refitted on every row, its sets and calibrations kept on the report's out-of-fold rows of the same learner."
+    from joblib import Parallel, delayed
+    from robustdiff.portfolio import get_models
+    ds, c = inputs['dataset'], inputs['cfg']
+    specs = get_models(c['models'], c['random_state'])
+    rm.models = {m: p for m, p in Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, specs[m], ds) for m in rm.models)}
+    rm.deployed = {m: 'all' for m in rm.models}
+    rm = _set_calibration(rm, 'pooled', delta, simultaneous)
+    rm.notes = [n for n in rm.notes if not n.startswith(('Deployed models', 'Conformal sets: calibrated'))] + [
+        f"Deployed models: each model refitted on all {len(ds.X)} rows (deploy='all'); its conformal sets, p_correct, risk, flips and "
+        f"batch estimate are calibrated on the report's {len(rm.cal_bins)} out-of-fold rows of the same learner (its fits on the "
+        f"report's {c.get('n_splits', 5)} folds, cross-conformal-like): the promise holds on average over those fits, approximately "
+        f"for the all-rows fit."]
+    return rm
+
+def _model_name(model)->str:
+    "A name for a model of yours: the class of its final step, lower case."
+    est = model.steps[-1][1] if hasattr(model, 'steps') else model
+    return type(est).__name__.lower()
+
+def _final_type(model)->type:
+    "The class of the final step (through the report's column step and pipelines)."
+    while hasattr(model, 'steps'): model = model.steps[-1][1]
+    return type(model)
+
+def _user_classes(self:RiskModel, model, name:str)->np.ndarray:
+    "The fitted model's `classes_`, refused in one line unless it predicts and has exactly the risk model's classes."
+    if not callable(getattr(model, 'predict', None)):
+        raise TypeError(f"model {name!r}: a {type(model).__name__} has no predict method: pass a fitted classifier")
+    cls = getattr(model, 'classes_', None)
+    if cls is None: raise ValueError(f"model {name!r} is not fitted (it has no classes_): fit it first, on any rows")
+    known = list(next(iter(self.classes.values())))
+    cls = np.asarray(cls)
+    if sorted(map(str, cls)) != sorted(map(str, known)):
+        raise ValueError(f"model {name!r} predicts the classes {[str(c) for c in cls][:10]} but the risk model's are "
+                         f"{[str(c) for c in known][:10]}: fit it on the same target")
+    return cls
+
+def _cal_labels_of(y, cls:np.ndarray, name:str, index)->np.ndarray:
+    "Each calibration label's column in the model's `classes_` (a label may be given as text); one line naming rows for a missing or unknown label."
+    lookup = {str(c): i for i, c in enumerate(cls.tolist())}
+    y = pd.Series(np.asarray(y, dtype=object), index=index)
+    idx = y.map(lambda v: lookup.get(str(v), -1) if pd.notna(v) else -2).to_numpy(np.int64)
+    if (idx == -2).any(): raise ValueError(f"y_cal is missing in {_rows(index[idx == -2])}: every calibration row needs its label")
+    if (idx == -1).any():
+        raise ValueError(f"y_cal holds label {y[idx == -1].iloc[0]!r} that model {name!r} does not know ({_rows(index[idx == -1])}); "
+                         f"its classes: {', '.join(map(str, cls.tolist()[:10]))}")
+    return idx
+
+def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.ndarray)->dict:
+    "Model `name`'s calibrations from labelled rows it never saw: its sets' rows, p_correct, risk, flips and the batch estimate's inputs."
+    from robustdiff.responses import predict_labels_proba, ModelOutputError
+    from robustdiff.perturb import FB24Noise
+    from robustdiff.portfolio import _PlainColumns
+    if y_cal is None: raise ValueError("X_cal without y_cal: give the calibration rows' labels (or the name of their label column in X_cal)")
+    if isinstance(y_cal, str):
+        if not isinstance(X_cal, pd.DataFrame) or y_cal not in X_cal.columns: raise ValueError(f"y_cal {y_cal!r} is not a column of X_cal")
+        X_cal, y_cal = X_cal.drop(columns=[y_cal]), X_cal[y_cal]
+    if len(y_cal) != len(X_cal): raise ValueError(f"y_cal has {len(y_cal)} labels for {len(X_cal)} calibration rows")
+    Xm, Xf, _ = self._intake(X_cal)
+    y_idx = _cal_labels_of(y_cal, cls, name, Xf.index)
+    b = np.asarray(self.estimator.predict(Xf), float)
+    bins = _bin_of(b, self.edges)
+    nk = np.bincount(bins, minlength=self.n_bins)
+    need = _min_rows(self.alpha, None)
+    if (nk < need).any():
+        raise ValueError(f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need} "
+                         f"for coverage ≥ {1 - self.alpha:g} (more for δ = {self.delta:g}: {_min_rows(self.alpha, _bin_delta(self.delta, self.n_bins, self.simultaneous))})"
+                         if self.delta is not None else f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need}")
+    try: pred, P = predict_labels_proba(model, _PlainColumns().transform(Xm))
+    except ModelOutputError as e: raise ModelOutputError(f"model {name!r} on the calibration rows: {e}", name) from None
+    pred = np.asarray(pred)
+    correct = (pred == cls[y_idx]).astype(int)
+    if P is None: p_true, p_max = correct.astype(float), np.full(len(pred), np.nan)
+    else: p_true, p_max = P[np.arange(len(P)), y_idx], P.max(axis=1)
+    F = _risk_features(p_max, b)
+    coef_r = _logistic(F, 1 - correct)
+    q = 1 - _apply(coef_r, F)
+    noise = FB24Noise(nu=self.nu).fit(Xf)
+    Xn, _ = noise.perturb(Xf, random_state=self.random_state)
+    if self.had_gaps: Xn = Xn.where(Xm.notna())        # the gaps stay gaps: the model's pipeline imputes them, as for the clean rows
+    flipped = (np.asarray(predict_labels_proba(model, _PlainColumns().transform(Xn), check=False)[0]) != pred).astype(float)
+    return dict(cal_p_true=p_true, cal_bins=bins, cal_labels=y_idx.astype(np.int32), coef_correct=_logistic(b[:, None], correct),
+                coef_risk=coef_r, coef_flip=_logistic(F, flipped >= 0.5), p_flip=_per_bin(flipped, bins, self.n_bins),
+                cal_check=np.column_stack([nk, np.bincount(bins, correct, self.n_bins) / np.maximum(nk, 1), np.bincount(bins, q, self.n_bins) / np.maximum(nk, 1)]),
+                confusion=_confusion(pred, cls[y_idx], cls), train_accuracy=float(correct.mean()),
+                train_confidence=float(np.nanmean(p_max)) if np.isfinite(p_max).any() else np.nan)
+
+def _oof_calibration(self:RiskModel, model, name:str, same_as:str|None, cls:np.ndarray)->tuple:
+    "Without calibration rows: the report's out-of-fold calibrations of the same learner (`same_as`, or the only model), the classes reordered as `model`'s."
+    if same_as is None:
+        if len(self.models) != 1:
+            raise ValueError(f"no calibration rows (X_cal) for model {name!r}: say which of the risk model's models it is a refit of "
+                             f"(same_as=one of {', '.join(map(repr, self.models))}) or give labelled rows it never saw")
+        same_as = next(iter(self.models))
+    if same_as not in self.models: raise ValueError(f"same_as={same_as!r} is not a model of the risk model; its models: {', '.join(self.models)}")
+    if self._kind(same_as) in ('split', 'oof'): raise ValueError(f"same_as={same_as!r} is a model of yours, not one the report fitted on its folds")
+    mine, theirs = _final_type(model), _final_type(self.models[same_as])
+    if mine is not theirs:
+        raise ValueError(f"model {name!r} is a {mine.__name__} but {same_as!r} is a {theirs.__name__}: without calibration rows only a refit "
+                         f"of the same learner can borrow its out-of-fold scores; give X_cal and y_cal")
+    order = pd.Index([str(c) for c in self.classes[same_as]]).get_indexer([str(c) for c in cls])   # model's column j = the report's order[j]
+    lab = (getattr(self, 'cal_labels', None) or {}).get(same_as)
+    inv = np.argsort(order)
+    out = {k: getattr(self, k)[same_as] for k in ('cal_p_true', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'train_accuracy', 'train_confidence')}
+    out |= dict(cal_labels=None if lab is None else inv[np.asarray(lab)].astype(np.int32),
+                cal_check=(self.cal_check or {}).get(same_as), confusion=None if self.confusion is None or same_as not in self.confusion
+                else np.asarray(self.confusion[same_as])[np.ix_(order, order)])
+    return out, same_as
+
+def calibrate(self:RiskModel,
+              model,             # your fitted classifier (predict, ideally predict_proba; fitted on any rows at any time): what you deploy
+              X_cal=None,        # labelled rows it never saw (a DataFrame with the training columns): split conformal; None: the report's out-of-fold rows
+              y_cal=None,        # their labels, or the name of the label column in X_cal
+              *,
+              name:str|None=None,     # its name in the risk model (default: its final step's class, lower case); refused if taken
+              same_as:str|None=None,  # without X_cal: the risk model's model it is a refit of (default: the only one)
+             )->RiskModel:       # a new risk model holding `model` beside the others (this one is unchanged)
+    "Deploy your own fitted model: its conformal sets, p_correct, risk, flips and batch estimate calibrated on labelled rows it never saw, binned by the report's difficulty estimator."
+    from dataclasses import replace
+    name = _model_name(model) if name is None else name
+    if not isinstance(name, str) or not name.strip(): raise ValueError(f"name must be a non-empty string, got {name!r}")
+    if name in self.models: raise ValueError(f"the risk model already has a model {name!r}: pass another name=")
+    cls = self._user_classes(model, name)
+    if X_cal is not None:
+        d = self._split_calibration(model, name, X_cal, y_cal, cls)
+        n, kind, nk = len(d['cal_bins']), 'split', np.bincount(d['cal_bins'], minlength=self.n_bins)
+        note = (f"Model {name!r} (yours, a {_final_type(model).__name__}): its conformal sets, p_correct, risk, flips and batch estimate are "
+                f"calibrated on the {n} labelled rows given to `calibrate` ({nk.min()}–{nk.max()} per difficulty bin), scored by the model "
+                f"itself and binned by the report's difficulty estimator (split conformal: the promise holds if the model never saw them).")
+        need = _min_rows(self.alpha, _bin_delta(self.delta, self.n_bins, self.simultaneous))
+        if self.delta is not None and nk.min() < need:
+            note += (f" Bins with fewer than {need} rows cannot promise coverage ≥ {1 - self.alpha:g} at δ = {self.delta:g}: their sets "
+                     f"hold every class (more labelled rows, or delta=False, give smaller sets).")
+    else:
+        if y_cal is not None: raise ValueError("y_cal without X_cal: give the calibration rows too")
+        d, src = self._oof_calibration(model, name, same_as, cls)
+        kind = f'oof:{src}'
+        note = (f"Model {name!r} (yours, a {_final_type(model).__name__}): no calibration rows given, so its conformal sets, p_correct, risk, "
+                f"flips and batch estimate are those of {src!r}, the same learner fitted on each of the report's folds and scored on the "
+                f"{len(self.cal_bins)} rows each fold held out (cross-conformal-like): approximate for your fit, which may have seen those rows.")
+    per = dict(getattr(self, 'cal_bins_by_model', None) or {})
+    if kind == 'split': per[name] = d['cal_bins']
+    add = lambda field, v: {**(getattr(self, field) or {}), name: v}
+    return replace(self, models={**self.models, name: model}, classes={**self.classes, name: cls},
+                   deployed={**(getattr(self, 'deployed', None) or {m: 'fold' for m in self.models}), name: kind},
+                   cal_bins_by_model=per, cal_labels=add('cal_labels', d['cal_labels']),
+                   **{k: add(k, d[k]) for k in ('cal_p_true', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'train_accuracy',
+                                                 'train_confidence', 'cal_check', 'confusion')},
+                   notes=list(self.notes) + [note])
+
+RiskModel._user_classes = _user_classes
+RiskModel._split_calibration = _split_calibration
+RiskModel._oof_calibration = _oof_calibration
+RiskModel.calibrate = calibrate
 
 # %% ../nbs/60_risk.ipynb #4ef13a58
 @dataclass
@@ -836,6 +1098,26 @@ def _check_out(out:Path, data:Path, p:Path, report:Path|None):
                          f"{str(report)!r}: write the scored rows outside it")
     if out.is_dir(): raise ValueError(f"{flag} {str(out)!r} is a folder: give the name of the CSV file to write")
 
+def _calibrated_on(rm:RiskModel, m:str, calibration:str|None=None)->str:
+    "What model `m` is and what its sets are calibrated on, in one sentence (`score`'s summary)."
+    kind, n_cal = rm._kind(m), len(rm.cal_bins)
+    if kind == 'split':
+        return (f"your model; its prediction sets, p_correct, risk and batch estimate are calibrated on the {len(rm.cal_p_true[m])} "
+                f"labelled rows given to `calibrate` (split conformal: valid for this model if it never saw them)")
+    if kind == 'oof':
+        src = str(rm.deployed[m]).split(':', 1)[1]
+        return (f"your model; no calibration rows were given: its sets are calibrated on the report's {n_cal} out-of-fold rows of "
+                f"{src!r}, the same learner fitted on each fold (cross-conformal-like: approximate for this fit)")
+    if kind == 'all':
+        return (f"the report's model refitted on all {n_cal} training rows; its sets are calibrated on the {n_cal} out-of-fold rows "
+                f"of the same learner (cross-conformal-like: approximate for the all-rows fit)")
+    own_n = len(rm.cal_own) if getattr(rm, 'cal_own', None) is not None else None
+    fit = ("the report's fit on its first training fold" + (f" ({n_cal - own_n} of the {n_cal} training rows)" if own_n else "") +
+           ", not a refit on every row")
+    own = (calibration or getattr(rm, 'calibration', 'pooled')) == 'own'
+    return fit + "; prediction sets calibrated on " + (f"the deployed fold's own {own_n} held-out rows (split conformal)" if own else
+           f"all {n_cal} out-of-fold rows (each scored by its own fold's fit: approximate for the deployed model)")
+
 def score_file(model_path,              # a report folder (its `risk/risk_model.rdrisk`), or a risk model file
                data,                    # a table file of new rows (CSV, TSV, Parquet, Excel)
                out,                     # where to write the scored CSV (not an input, nor in the report folder)
@@ -882,12 +1164,12 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     r = rm.predict_risk(X, alpha=alpha, models=model, delta=delta, simultaneous=simultaneous, calibration=calibration)
     est = rm._estimate_rows(r)                  # the batch's accuracy from the rows just scored (not scored twice)
     for n in r.attrs.get('notes', []): log(f"note: {n}")
-    n_cal, own_n = len(rm.cal_bins), (len(rm.cal_own) if getattr(rm, 'cal_own', None) is not None else None)
-    log("the deployed models are each model's fit on the report's first training fold" +
-        (f" ({n_cal - own_n} of the {n_cal} training rows), not a refit on every row" if own_n else ", not a refit on every row"))
-    own = (calibration or getattr(rm, 'calibration', 'pooled')) == 'own'
-    log(f"prediction sets at α = {alpha:g}: calibrated on " + (f"the deployed fold's own {len(rm.cal_own)} held-out rows (split conformal)" if own else
-        f"all {len(rm.cal_bins)} out-of-fold rows (each scored by its own fold's fit: approximate for the deployed model)"))
+    for m in r.model.unique():
+        log(f"{m}: {_calibrated_on(rm, m, calibration)}")
+        t = rm.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration)
+        if len(t): log(f"{m}: coverage per class at α = {alpha:g} ({'class-conditional sets' if t.attrs['classwise'] else 'sets by difficulty bin only'}): " +
+                       '; '.join(f"{c} ({n} calibration rows) {f'≥ {1 - alpha:g} promised' if ok else 'not promised'}"
+                                 for c, n, ok in zip(t['class'], t.n_cal, t.promised)))
     _write_scored(r, dest)
     t = est.table
     for row in t.itertuples():
@@ -903,3 +1185,48 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
            f"(`estimate_accuracy(rows, y=labels)` tests it)" if est.mix_alarm else ''))
     log(f"scored {len(X)} rows × {r.model.nunique()} model(s) → {out}")
     return r
+
+# %% ../nbs/60_risk.ipynb #de9a0c06
+def _risk_path(p:Path)->Path:
+    "The risk model file of a report folder (its `risk/risk_model.rdrisk`), or the file itself."
+    if not p.is_dir(): return p
+    found = [p/f for f in (RISK_FILE, _OLD_RISK_FILE) if (p/f).is_file()]
+    if not found: raise FileNotFoundError(f"{str(p)!r} holds no {RISK_FILE}: build the report with the risk stage (the default stages)")
+    return found[0]
+
+def calibrate_file(model_path,             # a report folder (its `risk/risk_model.rdrisk`), or a risk model file
+                   model,                  # your fitted model: 'FILE.skops' or 'module:attribute', with 'NAME=' in front if you like (as `--model`)
+                   data,                   # labelled rows the model never saw (CSV, TSV, Parquet, Excel): the features and the label column
+                   out,                    # the new risk model file to write (not an input)
+                   *,
+                   name:str|None=None,     # the model's name in the risk model (default: NAME= of `model`, else the file's stem)
+                   target:str|None=None,   # the label column of `data` (default: its one column that is not a feature)
+                   sep:str|None=None,      # CSV separator (default: detected)
+                   na_values:list|None=None, # extra strings meaning missing
+                   trusted=(),             # types to rebuild from a risk file this user's robustdiff did not sign
+                   model_trusted=(),       # types the skops file of `model` may rebuild beyond the allow-list (`robustdiff._trust`)
+                   log=print,              # where the notes go
+                  )->RiskModel:
+    "Calibrate a model of yours on labelled rows and write the risk model that scores with it: what `robustdiff calibrate` runs."
+    from robustdiff.tables import read_table
+    from robustdiff.portfolio import load_model
+    p, out, data = _risk_path(Path(model_path).expanduser()), Path(out).expanduser(), Path(data).expanduser()
+    if not data.is_file(): raise FileNotFoundError(f"no such file: {str(data)!r}")
+    if out.resolve() in (p.resolve(), data.resolve()): raise ValueError(f"--out {str(out)!r} is an input file: choose another name")
+    if out.is_dir(): raise ValueError(f"--out {str(out)!r} is a folder: give the name of the risk model file to write")
+    rm = load_risk(p, trusted)
+    given, est = load_model(model, model_trusted)
+    X = read_table(data, sep, None, na_values)
+    X.columns = [str(c) for c in X.columns]
+    if target is None:
+        extra = [c for c in X.columns if c not in rm.features]
+        if len(extra) != 1:
+            raise ValueError(f"{str(data)!r}: give the label column with --target ({'no column' if not extra else ', '.join(map(repr, extra[:6]))} "
+                             f"beside the {len(rm.features)} features)")
+        target = extra[0]
+    if target not in X.columns: raise ValueError(f"--target {target!r} is not a column of {str(data)!r}")
+    new = rm.calibrate(est, X.drop(columns=[target]), X[target], name=name or given)
+    new.save(out)
+    log(f"note: {new.notes[-1]}")
+    log(f"wrote {out}: score new rows with `robustdiff score {out} new.csv --out scored.csv --model {name or given}`")
+    return new

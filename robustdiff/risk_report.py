@@ -13,7 +13,7 @@ from .conformal import _bin_delta, _min_rows, _thresholds
 from .responses import ModelOutputError, PROBA_TOL
 
 # %% auto #0
-__all__ = ['coverage_chart', 'reliability_chart', 'rejection_chart', 'report_stage']
+__all__ = ['coverage_chart', 'reliability_chart', 'rejection_chart', 'class_coverage_chart', 'report_stage']
 
 # %% ../nbs/62_risk_report.ipynb #35f0af4b
 def _halves(n:int, random_state)->np.ndarray:
@@ -100,6 +100,56 @@ def rejection_chart(err:pd.DataFrame)->alt.Chart:
         tooltip=['model', 'ranking', 'rejected', alt.Tooltip('accuracy:Q', format='.3f'), alt.Tooltip('auroc:Q', format='.3f')]
     ).properties(width=130, height=110).facet(facet=alt.Facet('model:N', title=None), columns=5)
 
+# %% ../nbs/62_risk_report.ipynb #c1a55c02
+def _class_crossfit(rm:RiskModel, alpha:float=0.1)->pd.DataFrame:
+    "Coverage per class of the sets `predict_risk` makes (class-conditional where `rm.classwise` turns them on), cross-fitted on the two halves of the out-of-fold rows, bins as deployed; an empty set's fallback class is not counted (a lower bound)."
+    from robustdiff.conformal import conformal_cells, unpromised_classes, _cell_sets
+    half = _halves(len(rm.cal_bins), rm.random_state)
+    delta, simultaneous, _ = _check_setting(rm)
+    rows = []
+    for m in rm.models:
+        lab = (getattr(rm, 'cal_labels', None) or {}).get(m)
+        if lab is None: continue
+        lab, s, cls = np.asarray(lab), 1 - np.asarray(rm.cal_p_true[m]), np.asarray(rm.classes[m])
+        covered, no, on = np.zeros(len(s), bool), set(), False
+        for h in (0, 1):
+            fit, ev = half == h, half != h
+            cells = conformal_cells(rm.cal_bins[fit], lab[fit], n_classes=len(cls), alpha=alpha, delta=delta, simultaneous=simultaneous,
+                                    classwise=getattr(rm, 'classwise', 'auto'), bins=np.arange(rm.n_bins))
+            St = np.full((int(ev.sum()), len(cls)), np.inf); St[np.arange(len(St)), lab[ev]] = s[ev]   # only the true class's score is known
+            covered[ev] = _cell_sets(cells, s[fit], rm.cal_bins[fit], lab[fit], St, rm.cal_bins[ev], alpha)[np.arange(len(St)), lab[ev]]
+            no |= set(unpromised_classes(cells)); on |= bool(cells.attrs['classwise'])
+        for c in range(len(cls)):
+            k = lab == c
+            v = float(covered[k].mean()) if k.any() else np.nan
+            rows.append(dict(model=m, **{'class': str(cls[c])}, n=int(k.sum()), coverage=v, se=float(np.sqrt(v * (1 - v) / max(k.sum(), 1))),
+                             classwise=on, promised=c not in no))
+    return pd.DataFrame(rows, columns=['model', 'class', 'n', 'coverage', 'se', 'classwise', 'promised'])
+
+def class_coverage_chart(cc:pd.DataFrame, alpha:float=0.1)->alt.Chart:
+    "Coverage per class (± 2 SE), one panel per model, filled where the class's coverage is promised, with the 1 − α line."
+    d = cc.assign(lo=cc.coverage - 2 * cc.se, hi=(cc.coverage + 2 * cc.se).clip(upper=1),
+                  promise=np.where(cc.promised, 'promised', 'not promised'))
+    base = alt.Chart().encode(x=alt.X('class:N', title='true class'))
+    pts = base.mark_point(filled=True).encode(y=alt.Y('coverage:Q', scale=alt.Scale(zero=False), title='coverage'),
+                                              shape=alt.Shape('promise:N', title='coverage of the class'),
+                                              tooltip=['model', 'class', 'n', 'promise', alt.Tooltip('coverage:Q', format='.3f')])
+    rule = alt.Chart(pd.DataFrame({'y': [1 - alpha]})).mark_rule(strokeDash=[4, 4], color='grey').encode(y='y:Q')
+    return alt.layer(base.mark_rule().encode(y='lo:Q', y2='hi:Q'), pts, rule, data=d).properties(width=130, height=110).facet(
+        facet=alt.Facet('model:N', title=None), columns=5)
+
+def _class_note(cc:pd.DataFrame, alpha:float)->str:
+    "One sentence on the per-class check: the lowest class, and the classes whose coverage cannot be promised."
+    if not len(cc): return ''
+    w = cc.assign(short=cc.coverage - (1 - alpha - 2 * cc.se)).nsmallest(1, 'short').iloc[0]
+    from robustdiff.conformal import IMBALANCED
+    no = cc[~cc.promised & (cc.n / cc.groupby('model').n.transform('sum') < IMBALANCED / cc['class'].nunique())]   # an unpromised minority class
+    return (f"Coverage by class (cross-fitted as above; an empty set's fallback not counted): the lowest is {w.coverage:.3f} "
+            f"({w.model}, class {w['class']}, {w.n} rows, SE {w.se:.3f})" +
+            (f"; WARNING: coverage of {', '.join(sorted({f'class {c}' for c in no['class']}))} cannot be promised for "
+             f"{', '.join(sorted(set(no.model)))} (sets by difficulty bin only: `predict_risk(classwise=True)` gives each class its own threshold)"
+             if len(no) else '') + '.')
+
 # %% ../nbs/62_risk_report.ipynb #c6448672
 def _delta_text(rm:RiskModel)->str:
     "What the model's sets promise over the calibration draw, in words (empty with δ off)."
@@ -162,6 +212,8 @@ def report_stage(ctx, st):
     st.tables['risk_models'] = summ.merge(auc.reset_index(), on='model', how='left')
     st.tables['risk_coverage'], st.tables['risk_reliability'], st.tables['risk_errors'] = cov, rel, err
     st.charts['risk_coverage'] = coverage_chart(cov, rm.alpha)
+    cc = _class_crossfit(rm, rm.alpha)
+    if len(cc): st.tables['risk_coverage_class'], st.charts['risk_coverage_class'] = cc, class_coverage_chart(cc, rm.alpha)
     st.charts['risk_reliability'] = reliability_chart(rel)
     st.charts['risk_errors'] = rejection_chart(err)
     ctx.extra.setdefault('files', {})[RISK_FILE] = rm.save
@@ -175,4 +227,5 @@ def report_stage(ctx, st):
         "`p_correct` is the IRT curve at the predicted difficulty, refitted on out-of-fold rows (points on the diagonal: "
         "calibrated); `risk` ranks the predictions most likely to be wrong from the model's confidence and the predicted "
         "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
+        *([_class_note(cc, rm.alpha)] if len(cc) else []),
         f"Score new rows from a shell: `robustdiff score OUT new.csv --out scored.csv` (the model file is `{RISK_FILE}`)."]
