@@ -95,7 +95,7 @@ def _as_days(col:pd.Series)->pd.Series:
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
           'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion',
-          'simultaneous', 'calibration', 'cal_own', 'deployed', 'cal_bins_by_model', 'cal_labels', 'classwise')
+          'simultaneous', 'calibration', 'cal_own', 'deployed', 'cal_bins_by_model', 'cal_labels', 'classwise', 'batch_calibration')
 
 @dataclass
 class RiskModel:
@@ -136,6 +136,7 @@ class RiskModel:
     deployed:dict|None = None   # model → what is deployed and what calibrates it: 'fold' (the report's first-fold fit), 'all' (refitted on every row; the report's out-of-fold rows calibrate it), 'split' (your model, on your labelled rows), 'oof' (your model, on the report's out-of-fold rows of the same model); None or absent: 'fold'
     cal_bins_by_model:dict|None = None  # model → predicted bin of each of its own calibration rows ('split' models; the others use `cal_bins`)
     cal_labels:dict|None = None  # model → true-class index (columns of `classes[model]`) of each calibration row (None: files from before it)
+    batch_calibration:dict|None = None  # model → the batch estimate's second opinion (`_fit_batch_calibration` on its calibration rows; None: files from before it, refitted from the out-of-fold rows kept in memory)
     classwise:object = 'auto'   # class-conditional sets: True, False or 'auto' (on for an imbalanced target, `conformal.conformal_sets`)
 
     @property
@@ -330,6 +331,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
                      cal_labels=cal_labels)
     fold = np.empty(len(X), np.int64)
     for f, (_, te) in enumerate(folds): fold[te] = f
+    rm.batch_calibration = {m: _fit_batch_calibration(opm[m], oc[m], cal_bins, n_bins) for m in specs}   # saved: a loaded file keeps the second opinion
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first, fold=fold)    # for the report's cross-fitted checks (not saved)
     return _set_calibration(rm, calibration, delta, simultaneous)
 
@@ -710,7 +712,8 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
                 coef_risk=coef_r, coef_flip=_logistic(F, flipped >= 0.5), p_flip=_per_bin(flipped, bins, self.n_bins),
                 cal_check=np.column_stack([nk, np.bincount(bins, correct, self.n_bins) / np.maximum(nk, 1), np.bincount(bins, q, self.n_bins) / np.maximum(nk, 1)]),
                 confusion=_confusion(pred, cls[y_idx], cls), train_accuracy=float(correct.mean()),
-                train_confidence=float(np.nanmean(p_max)) if np.isfinite(p_max).any() else np.nan)
+                train_confidence=float(np.nanmean(p_max)) if np.isfinite(p_max).any() else np.nan,
+                p_max=p_max, correct=correct)   # the batch calibration's inputs
 
 def _oof_calibration(self:RiskModel, model, name:str, same_as:str|None, cls:np.ndarray)->tuple:
     "Without calibration rows: the report's out-of-fold calibrations of the same learner (`same_as`, or the only model), the classes reordered as `model`'s."
@@ -765,12 +768,15 @@ def calibrate(self:RiskModel,
         note = (f"Model {name!r} (yours, a {_final_type(model).__name__}): no calibration rows given, so its conformal sets, p_correct, risk, "
                 f"flips and batch estimate are those of {src!r}, the same learner fitted on each of the report's folds and scored on the "
                 f"{len(self.cal_bins)} rows each fold held out (cross-conformal-like): approximate for your fit, which may have seen those rows.")
+    bc = dict(getattr(self, 'batch_calibration', None) or {})
+    if kind == 'split': bc[name] = _fit_batch_calibration(d['p_max'], d['correct'], d['cal_bins'], self.n_bins)
+    elif self._batch_cal(src) is not None: bc[name] = self._batch_cal(src)
     per = dict(getattr(self, 'cal_bins_by_model', None) or {})
     if kind == 'split': per[name] = d['cal_bins']
     add = lambda field, v: {**(getattr(self, field) or {}), name: v}
     return replace(self, models={**self.models, name: model}, classes={**self.classes, name: cls},
                    deployed={**(getattr(self, 'deployed', None) or {m: 'fold' for m in self.models}), name: kind},
-                   cal_bins_by_model=per, cal_labels=add('cal_labels', d['cal_labels']),
+                   cal_bins_by_model=per, batch_calibration=bc, cal_labels=add('cal_labels', d['cal_labels']),
                    **{k: add(k, d[k]) for k in ('cal_p_true', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'train_accuracy',
                                                  'train_confidence', 'cal_check', 'confusion')},
                    notes=list(self.notes) + [note])

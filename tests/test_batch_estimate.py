@@ -128,3 +128,30 @@ def test_bad_scored_tables_refused(rm, tmp_path):
     with pytest.raises(FileNotFoundError, match='no such scored table'): rm.estimate_accuracy(tmp_path/'none.csv')
     (tmp_path/'x.csv').write_text('a,b\n1,2\n')
     with pytest.raises(ValueError, match="scored table 'x.csv' lacks"): rm.estimate_accuracy(tmp_path/'x.csv')
+
+
+def test_second_opinion_survives_save_and_load(tmp_path):
+    "The batch calibration is saved with the risk model: a loaded file gives the same estimates, second opinion included; a model you calibrate gets its own."
+    from robustdiff.risk import load_risk
+    rep = build_report(from_frame(_frame(), 'y', name='blobs'), models='quick', respondents='models', stages='difficulty,risk', progress=False)
+    rm = rep.extra['risk_model']
+    assert set(rm.batch_calibration) == set(rm.models)
+    new = _frame(500, seed=1).iloc[300:]
+    X = new.drop(columns='y')
+    before = rm.estimate_accuracy(X).table
+    rm.save(tmp_path/'m.rdrisk')
+    loaded = load_risk(tmp_path/'m.rdrisk')
+    assert not hasattr(loaded, '_oof')
+    after = loaded.estimate_accuracy(X).table
+    assert after.estimated_confidence.notna().all()
+    pd.testing.assert_frame_equal(after, before)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    train, cal = _frame(600, seed=2).iloc[:300], _frame(600, seed=2).iloc[300:]
+    pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ['colour']), remainder='passthrough'), LogisticRegression())
+    pipe.fit(train.drop(columns='y'), train.y)
+    mine = loaded.calibrate(pipe, cal.drop(columns='y'), cal.y, name='mine')
+    assert 'mine' in mine.batch_calibration and 'mine' not in loaded.batch_calibration
+    assert mine.estimate_accuracy(X, models='mine').table.estimated_confidence.notna().all()
