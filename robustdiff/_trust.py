@@ -9,9 +9,9 @@ from pathlib import Path
 from .data import _fix, DataWarning
 
 # %% auto #0
-__all__ = ['NUMPY_TYPES', 'INTERNAL_CLASSES', 'SAFE_FUNCTIONS', 'TrustWarning', 'trusted_type', 'file_types', 'trusted_names',
-           'refusal_fix', 'check_types', 'cwd_importable', 'check_memory', 'config_dir', 'signing_key', 'sign',
-           'signed']
+__all__ = ['NUMPY_TYPES', 'INTERNAL_CLASSES', 'SAFE_FUNCTIONS', 'DTYPE_TYPES', 'TrustWarning', 'trusted_type', 'file_types',
+           'trusted_names', 'refusal_fix', 'check_types', 'cwd_importable', 'check_memory', 'config_dir', 'signing_key',
+           'sign', 'signed']
 
 # %% ../nbs/01a_trust.ipynb #c9bc1648
 class TrustWarning(DataWarning):
@@ -52,6 +52,11 @@ SAFE_FUNCTIONS = {
     'sklearn.feature_selection._mutual_info.mutual_info_regression': "SelectKBest's score: nearest-neighbour mutual information of arrays",
 }
 
+_DTYPE = "a dtype a column selector matches (`make_column_selector(dtype_include=...)`): a type, called at most on one value"
+DTYPE_TYPES = {**{f'builtins.{t}': _DTYPE for t in ('object', 'str', 'int', 'float', 'bool')},
+               **{f'numpy.{t}': _DTYPE for t in ('number', 'integer', 'signedinteger', 'unsignedinteger', 'floating', 'generic',
+                                                 'datetime64', 'timedelta64')}}
+
 # %% ../nbs/01a_trust.ipynb #7e993eeb
 _HOME = ('sklearn', 'robustdiff')                             # the only packages a name is ever imported from
 _MRO_OK = ('sklearn', 'robustdiff', 'numpy', 'builtins', 'abc')
@@ -74,7 +79,7 @@ def _own_name(obj)->str: return f"{getattr(obj, '__module__', None)}.{getattr(ob
 
 def trusted_type(name:str)->bool:
     "Whether a skops file may rebuild `name`: an estimator class or listed internal class of scikit-learn or robustdiff, a listed NumPy type or a vetted function."
-    if name in NUMPY_TYPES or name == 'functools.partial': return True
+    if name in NUMPY_TYPES or name in DTYPE_TYPES or name == 'functools.partial': return True
     obj = _resolve(name)
     if obj is None or _own_name(obj) != name: return False    # not found, or a re-export of another module's object
     if name in SAFE_FUNCTIONS: return inspect.isfunction(obj)

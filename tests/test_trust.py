@@ -444,3 +444,20 @@ def test_without_a_writable_configuration_folder_the_file_is_written_unsigned_wi
     assert 'hmac' not in json.loads(p.read_bytes().split(b'\n', 2)[1])
     from robustdiff.risk_io import read_risk_file
     assert read_risk_file(p)['model'].predict(X).shape == (40,)          # read under the allow-list
+
+
+def test_a_pipeline_selecting_columns_by_dtype_loads_without_flags(tmp_path):
+    "make_column_selector(dtype_include=object) / np.number, as scikit-learn's examples write it: the dtypes are trusted, nothing else is added."
+    from sklearn.compose import ColumnTransformer, make_column_selector
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+    X = pd.DataFrame({'a': ['x', 'y', 'x', 'y'] * 10, 'b': np.arange(40.0), 'c': np.arange(40) % 3})
+    y = np.arange(40) % 2
+    pipe = Pipeline([('ct', ColumnTransformer([('cat', OrdinalEncoder(), make_column_selector(dtype_include=object)),
+                                               ('num', StandardScaler(), make_column_selector(dtype_include=np.number))])),
+                     ('hgb', HistGradientBoostingClassifier(max_iter=5))]).fit(X, y)
+    sio.dump(pipe, tmp_path/'p.skops')
+    assert {'builtins.object', 'numpy.number'} <= set(sio.get_untrusted_types(file=tmp_path/'p.skops'))
+    name, est = load_model(f'mine={tmp_path/"p.skops"}')
+    np.testing.assert_array_equal(est.predict(X), pipe.predict(X))
+    assert not _trust.trusted_type('builtins.eval') and not _trust.trusted_type('builtins.open')
