@@ -1179,8 +1179,11 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     _write_scored(r, dest)
     t = est.table
     for row in t.itertuples():
+        seen = ('accuracy on its calibration rows' if rm._kind(row.model) == 'split' else 'out-of-fold accuracy in training')
         log(f"{row.model}: expected accuracy of these {row.n} rows {row.estimated:.3f} ({row.lo:.3f} to {row.hi:.3f}), "
-            f"out-of-fold accuracy in training {row.train_accuracy:.3f}")
+            f"{seen} {row.train_accuracy:.3f}")
+        for n in est.notes:                     # the second opinion: why this model's estimate may not hold (the alarm), or that it is missing
+            if n.startswith(f"{row.model}: "): log(('ALARM: ' if getattr(row, 'alarm', False) else 'note: ') + n)
         if 'metric_estimated' in t and pd.notna(row.metric_estimated):
             log(f"{row.model}: expected {metric_name(row.metric)} (the report's metric) {row.metric_estimated:.3f} "
                 f"({row.metric_lo:.3f} to {row.metric_hi:.3f})")
