@@ -420,9 +420,9 @@ def _schedule(ctx:_Ctx)->float:
         tl = ctx.timeline = _plan_run(ctx, plans, refit, len(resp) if resp is not None else 0)
     for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}, tl): ctx.log(line)   # what is coming, before it starts
     if tl is not None:
-        tl.watch({**plans, **({'refit': refit} if refit is not None else {})}, ctx)
-        tl.t0 = time.perf_counter(); tl.mark(ctx.stages, tl.t0)
-        if not plans: tl.end_fits(ctx.stages, tl.t0)
+        tl.watch({**plans, **({'refit': refit} if refit is not None else {})})
+        tl.t0 = time.perf_counter(); tl.mark(tl.t0)
+        if not plans: tl.end_fits(tl.t0)
         tl.start(ctx)
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
@@ -438,12 +438,13 @@ def _schedule(ctx:_Ctx)->float:
         start = _start_refits
         _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
-        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
+        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits",
+                   postfix=tl.fits_words if tl is not None else None)   # the bar's time left: the planner's, from its per-task costs
         done = True
     finally:
         _PASS_INPUTS.clear()
         if tl is not None:                 # the fits are over; a failed schedule leaves the plan without meaning: no more ETA
-            if done: tl.end_fits(ctx.stages)
+            if done: tl.end_fits()
             else: tl.stop()
         if start is not None and done:     # `_finish_refits` stops the workers after the refits
             start(); ctx._beside = True
@@ -473,109 +474,181 @@ def _about(seconds:float)->str:
     if s < 5400: return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
 
+_OVERRUN = 1.25   # a batch past its planned time is expected to take this × the time it has run so far
+
 @dataclass
 class _Timeline:
-    "The run's plan in wall seconds on this machine (`pieces`: the schedule's fits, then each stage and the page) and how much of it is done; see above."
-    pieces:dict                    # name → planned wall seconds, in run order ('fits', the stages, 'page')
-    batches:list                   # the schedule's batches [(planned CPU-s, plan name, spec numbers)], in submission order
+    "The run's plan in wall seconds on this machine (`pieces`: the schedule's fits, then each stage and the page) and the evidence of the run so far; see above."
+    pieces:dict                    # name → planned wall seconds, in run order ('fits', the stages, 'page'): the plan line
+    batches:list                   # the schedule's batches [(planned seconds on this machine, plan name, spec numbers)], in submission order
     cores:int = 1
     fit_factor:dict = field(default_factory=dict)   # plan name → measured ÷ prior of its timed tasks (absent: not timed)
     stage_factor:float = 1.0       # this machine's speed on the stages' kind of work ÷ the reference's
     timed:str = ''                 # what the calibration timed, in words
     t0:float = 0.0                 # perf_counter at the start of the schedule
-    done:set = field(default_factory=set)   # (plan name, spec number) stored so far
+    keys:list|None = None          # per batch, what its rate is measured on: its model's name (the one pass), else its plan's
+    stage_plan:dict = field(default_factory=dict)   # stage → planned seconds of the stage alone, 'page' last (default: `pieces` but the fits)
+    background:list = field(default_factory=list)   # the refits beside the stages [(planned seconds, plan name, spec numbers, key)]
+    measures:float = 0.0           # planned seconds of the hardness measures beside the stages
+    done:set = field(default_factory=set)           # (plan name, spec number) stored so far
+    seconds:dict = field(default_factory=dict)      # (plan name, spec number) → the worker's seconds of that task
+    started:dict = field(default_factory=dict)      # batch number → when it started (the first time it was seen running)
+    ended:dict = field(default_factory=dict)        # batch number → when its last result was stored
     fits_over:bool = False
-    boundary:tuple = (0.0, 0.0)    # (elapsed, planned fit seconds done) at the last finished task of the schedule
-    rate:float = 1.0               # elapsed ÷ planned done there (shrunk toward 1: `weight`)
-    started:dict = field(default_factory=dict)   # batch number → when it was first seen running
-    t_fits:float|None = None       # perf_counter at the end of the schedule
-    sboundary:tuple = (0.0, 0.0)   # (seconds since then, planned stage seconds done) at the last finished stage
+    stage_started:dict = field(default_factory=dict)   # stage → perf_counter at its start
+    stage_seconds:dict = field(default_factory=dict)   # stage → its seconds, once done
     _stop:object = None
+
+    def __post_init__(self):
+        if not self.stage_plan: self.stage_plan = {k: v for k, v in self.pieces.items() if k != 'fits'}
+        if self.keys is None: self.keys = [p for _, p, _ in self.batches]
+        self._lock = threading.RLock()   # the schedule, the refits' thread and the ETA thread all touch it
 
     @property
     def total(self)->float: return sum(self.pieces.values())
 
+    @property
+    def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds of evidence the plan's own rate (1) counts as
+
+    def _finished(self, i:int)->bool: return all((self.batches[i][1], k) in self.done for k in self.batches[i][2])
+
+    def _running(self, now:float)->dict:
+        "Batch number → seconds it has run, for the first `cores` unfinished batches in submission order (the workers take them in that order)."
+        out = {}
+        for i in range(len(self.batches)):
+            if len(out) >= self.cores: break
+            if not self._finished(i): out[i] = max(now - self.started.setdefault(i, now), 0.0)
+        return out
+
+    def _actual(self, i:int)->float:
+        "Seconds batch `i` took: its tasks' own times in the worker, else the wall time between its start and its end."
+        c, p, ks = self.batches[i]
+        if all((p, k) in self.seconds for k in ks): return sum(self.seconds[(p, k)] for k in ks)
+        return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
+
+    def rates(self, now:float)->tuple:
+        "({key: measured ÷ planned}, the overall ratio) of the batches done and of those running (a running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows the slowness before it ends), shrunk toward the plan by `weight` planned seconds (a key toward the overall ratio)."
+        A, P = {}, {}
+        def add(key, a, p): A[key] = A.get(key, 0.0) + a; P[key] = P.get(key, 0.0) + p
+        for i, (c, p, ks) in enumerate(self.batches):
+            if self._finished(i): add(self.keys[i], self._actual(i), c)
+        if not self.fits_over:
+            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e))
+        for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
+            if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
+        w = self.weight
+        g = (sum(A.values()) + w) / (sum(P.values()) + w)
+        return {k: (A[k] + w * g) / (P[k] + w) for k in A}, g
+
+    def fits_left(self, now:float|None=None)->float:
+        "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."
+        import heapq
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            if self.fits_over: return 0.0
+            rates, g = self.rates(now)
+            run = self._running(now)
+            free = [max(self.batches[i][0] * rates.get(self.keys[i], g), _OVERRUN * e) - e for i, e in run.items()]
+            free += [0.0] * max(0, self.cores - len(free))
+            heapq.heapify(free)
+            for i, (c, p, ks) in enumerate(self.batches):
+                if i not in run and not self._finished(i): heapq.heappush(free, heapq.heappop(free) + c * rates.get(self.keys[i], g))
+            return max(free)
+
+    def stage_rate(self)->float:
+        "Measured ÷ planned seconds of the stages done (those that may wait for the work beside them excluded: ELA, the verdict, the hardness measures), shrunk toward the plan by `weight`."
+        done = [s for s in self.stage_seconds if s in self.stage_plan and s not in ('ela', 'verdict', 'hardness')]
+        w = self.weight
+        return (sum(self.stage_seconds[s] for s in done) + w) / (sum(self.stage_plan[s] for s in done) + w)
+
+    def stages_left(self, now:float|None=None)->float:
+        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page."
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            r, (rates, g) = self.stage_rate(), self.rates(now)
+            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds]
+            S = 0.0
+            for s in left:
+                v = self.stage_plan[s] * r
+                S += max(v - (now - self.stage_started[s]), 0.1 * v) if s in self.stage_started else v
+            bg = sum(c * rates.get(key, g) for c, p, ks, key in self.background if not all((p, k) in self.done for k in ks))
+            if 'hardness' in left: bg += self.measures * r
+            wall = max(S, (S + bg) / self.cores, bg / max(1, self.cores - 1) if bg else 0.0)   # the stages on one core, everything on all
+            return wall + self.stage_plan.get('page', 0.0) * r
+
+    def eta(self, now:float|None=None)->float:
+        "Seconds left: the schedule's fits (`fits_left`), then the stages and the page (`stages_left`)."
+        now = time.perf_counter() if now is None else now
+        return self.fits_left(now) + self.stages_left(now)
+
     def fits_done(self, now:float)->float:
-        "Planned seconds of the schedule done by `now`: the finished batches, and of those running (the next `cores` in submission order) the time they have run at the rate measured so far (at most 80 % of each)."
+        "Planned seconds of the schedule done by `now`: the finished batches and, of those running, the time they have run (at most their plan)."
         W = self.pieces.get('fits', 0.0)
         C = sum(c for c, _, _ in self.batches)
         if self.fits_over or C <= 0: return W
-        finished = running = 0.0
-        slots = self.cores
-        for i, (c, p, ks) in enumerate(self.batches):
-            if all((p, k) in self.done for k in ks): finished += c
-            elif slots > 0:
-                slots -= 1
-                running += min(0.8 * c, (now - self.started.setdefault(i, now)) / self.rate)
-        return W * min(1.0, (finished + running) / C)
+        with self._lock:
+            done = sum(c for i, (c, _, _) in enumerate(self.batches) if self._finished(i))
+            done += sum(min(self.batches[i][0], e) for i, e in self._running(now).items())
+        return W * min(1.0, done / C)
 
-    def planned_done(self, stages_done, now:float)->float:
-        "Planned seconds of the work done by `now`: the schedule's share and every finished stage (`stages_done`: their names)."
-        return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in set(stages_done) and k not in ('fits', 'page'))
+    def planned_done(self, now:float)->float:
+        "Planned seconds of the work done by `now`: the schedule's share and every finished stage."
+        return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in self.stage_seconds)
 
-    def mark(self, stages_done, now:float|None=None):
-        "Record a boundary: a task of the schedule or a stage just finished (and the rate measured up to it)."
+    def mark(self, now:float|None=None):
+        "A task of the schedule was stored: the batches it ends and those that start in its place."
         now = time.perf_counter() if now is None else now
-        if not self.fits_over:
-            self.boundary = (now - self.t0, self.fits_done(now))
-            self.rate = (self.boundary[0] + self.weight) / (self.boundary[1] + self.weight)
-        else:
-            if self.t_fits is None: self.t_fits = now
-            done = self.planned_done(stages_done, now) - self.pieces.get('fits', 0.0)
-            self.sboundary = (now - self.t_fits, done)
+        with self._lock:
+            for i in list(self.started):
+                if i not in self.ended and self._finished(i): self.ended[i] = now
+            if not self.fits_over: self._running(now)
 
-    def end_fits(self, stages_done, now:float|None=None):
-        "The schedule is over: from here the stages' own rate counts."
-        now = time.perf_counter() if now is None else now
-        self.fits_over, self.t_fits = True, now
-        self.mark(stages_done, now)
+    def end_fits(self, now:float|None=None):
+        "The schedule is over: from here the stages and the work beside them."
+        with self._lock: self.mark(now); self.fits_over = True
 
-    @property
-    def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds the plan's own rate counts as
+    def stage_start(self, name:str, now:float|None=None):
+        "The report's loop starts stage `name`."
+        with self._lock: self.stage_started[name] = time.perf_counter() if now is None else now
 
-    def eta(self, now:float|None=None)->float:
-        "Seconds left: each kind of work left (the schedule's fits, then the stages and the page) at the rate measured on it up to its last boundary (`robustdiff.costs.remaining_seconds`; the stages at the planned rate until one is done), less the time since that boundary."
-        now = time.perf_counter() if now is None else now
-        W = self.pieces.get('fits', 0.0)
-        rest = self.total - W
-        if not self.fits_over:
-            elapsed, done = self.boundary
-            full = remaining_seconds(max(W - done, 0.0), done, elapsed, weight=self.weight)
-            return max(full - (now - self.t0 - elapsed), 0.1 * full) + rest
-        elapsed, done = self.sboundary
-        full = remaining_seconds(max(rest - done, 0.0), done, elapsed, weight=self.weight)
-        return max(full - (now - self.t_fits - elapsed), 0.1 * full)
+    def stage_end(self, name:str, seconds:float):
+        "The report's loop finished stage `name` in `seconds`."
+        with self._lock: self.stage_seconds[name] = float(seconds)
 
-    def watch(self, plans:dict, ctx):
-        "Mark a boundary each time a task of `plans` (name → `_Plan`) is stored."
+    def watch(self, plans:dict):
+        "Record each task of `plans` (name → `_Plan`) as it is stored, with its worker's seconds (`attrs['seconds']`)."
         for name, p in plans.items():
             def wrap(store, name=name):
                 def stored(k, out):
+                    s = out.attrs.get('seconds') if isinstance(out, pd.DataFrame) else None
                     store(k, out)
-                    self.done.add((name, k)); self.mark(ctx.stages)
+                    with self._lock:
+                        self.done.add((name, k))
+                        if s is not None: self.seconds[(name, k)] = float(s)
+                    self.mark()
                 return stored
             p.store = wrap(p.store)
 
     def start(self, ctx, every:float|None=None):
-        "A daemon thread that marks each finished stage and logs the ETA every `every` seconds (default `_ETA_EVERY`), until `stop`."
+        "A daemon thread that logs the ETA every `every` seconds (default `_ETA_EVERY`), until `stop`."
         every = _ETA_EVERY if every is None else every
         stop = self._stop = threading.Event()
         def run():
-            seen, last = len(ctx.stages), time.perf_counter()
-            while not stop.wait(0.5):
-                if len(ctx.stages) != seen: seen = len(ctx.stages); self.mark(ctx.stages)
-                if time.perf_counter() - last >= every:
-                    last = time.perf_counter()
-                    try: ctx.log(self.eta_line(ctx.stages))
-                    except Exception: return
+            while not stop.wait(every):
+                try: ctx.log(self.eta_line())
+                except Exception: return
         threading.Thread(target=run, daemon=True, name='robustdiff-eta').start()
 
     def stop(self):
         if self._stop is not None: self._stop.set()
 
-    def eta_line(self, stages_done, now:float|None=None)->str:
+    def fits_words(self)->str:
+        "The fits' time left, for the progress bar of the schedule."
+        return f"about {_about(self.fits_left())} left"
+
+    def eta_line(self, now:float|None=None)->str:
         now = time.perf_counter() if now is None else now
-        done = self.planned_done(stages_done, now)
+        done = self.planned_done(now)
         return (f"eta: about {_about(self.eta(now))} left ({_about(now - self.t0)} in, {min(done / max(self.total, 1e-9), 1):.0%} "
                 f"of the planned work done; planned {_about(self.total)})")
 
@@ -590,7 +663,9 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     from joblib import effective_n_jobs
     c, f = ctx.cfg, fit_factor or {}
     cores = max(1, effective_n_jobs(c.get('n_jobs', 1)))
-    batches = sorted(((cost * f.get(name, 1.0), name, ks) for name, p in plans.items() for cost, ks in p.todo()), key=lambda t: -t[0])
+    key = lambda name, p, ks: p.specs[ks[0]][0] if name in ('pass', 'refit') else name   # a one-pass batch: its model
+    batches = sorted(((cost * f.get(name, 1.0), name, ks, key(name, p, ks)) for name, p in plans.items() for cost, ks in p.todo()),
+                     key=lambda t: -t[0])
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
@@ -598,12 +673,15 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
                       noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
     page = own.pop('page')
     S = stage_factor * sum(own.values())
-    bg = (f.get('pass', 1.0) * sum(cost for cost, _ in refit.todo()) if refit is not None else 0.0) + \
-         (stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0)
+    background = [(cost * f.get('pass', 1.0), 'refit', ks, key('refit', refit, ks)) for cost, ks in refit.todo()] if refit is not None else []
+    measures = stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0
+    bg = sum(b[0] for b in background) + measures
     wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
     k = wall / S if S > 0 else 0.0
     pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
-    return _Timeline(pieces, batches, cores, dict(f), stage_factor, timed)
+    return _Timeline(pieces, [b[:3] for b in batches], cores, dict(f), stage_factor, timed, keys=[b[3] for b in batches],
+                     stage_plan={**{s: stage_factor * v for s, v in own.items()}, 'page': stage_factor * page},
+                     background=background, measures=measures)
 
 def _warm_up(p, k:int)->float:
     "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
