@@ -3,6 +3,7 @@ them, on tables of different shapes.
 
     python benchmarks/plan_vs_actual.py                 # every case below (~60 min on 2 shared cores)
     python benchmarks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
+    python benchmarks/plan_vs_actual.py --cases mc50k_quick --out benchmarks/results/plan_vs_actual_mc50k.json   # exact names
     python benchmarks/plan_vs_actual.py --summary-only             # the table of benchmarks/results/plan_vs_actual.json
 
 Each case runs `robustdiff report SRC --models M --n-jobs 2 --out DIR --force` in a subprocess (not niced: the ETA must
@@ -128,6 +129,7 @@ def table(runs:dict)->str:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--only', nargs='*', default=None)
+    ap.add_argument('--cases', nargs='*', default=None, help='exact case names, run in this order')
     ap.add_argument('--out', default=str(RESULTS/'plan_vs_actual.json'))
     ap.add_argument('--summary-only', action='store_true')
     a = ap.parse_args()
@@ -137,7 +139,8 @@ def main():
         TMP.mkdir(parents=True, exist_ok=True)
         cpu = next((l.split(':', 1)[1].strip() for l in subprocess.run(['lscpu'], capture_output=True, text=True).stdout.splitlines()
                     if l.startswith('Model name')), platform.processor())
-        for name in CASES:
+        for name in (a.cases or CASES):
+            if name not in CASES: raise SystemExit(f"no case {name!r}: one of {', '.join(CASES)}")
             if a.only and not any(name.startswith(o) for o in a.only): continue
             print(f"{name} ...", flush=True)
             r = run_case(name)
