@@ -77,6 +77,7 @@ def run_case(name:str)->dict:
     cmd = [str(Path(sys.executable).parent/'robustdiff'), 'report', *args, '--models', models, '--n-jobs', '2',
            '--out', str(out_dir), '--force']
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), **(HIDDEN if hidden else {})}
+    commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()   # the code it runs
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=str(ROOT))
@@ -98,7 +99,6 @@ def run_case(name:str)->dict:
     actual = time.perf_counter() - t0
     (TMP/f'{name}.log').write_text('\n'.join(f'{t:8.1f} {s}' for t, s in segments))
     r = parse(segments)
-    commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()
     res = dict(case=name, command='robustdiff ' + ' '.join(cmd[1:]), commit=commit, models=models, hidden=HIDDEN if hidden else None, rc=rc,
                actual_s=round(actual, 1), load_start=round(load0, 2), load_end=round(os.getloadavg()[0], 2),
                load_at_lines=loads, **r, date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
