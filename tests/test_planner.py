@@ -247,3 +247,14 @@ def test_the_fits_bar_shows_the_planners_time_left(capsys):
     _run_plans([_plan_folds(fn, ds, {'tree': DecisionTreeClassifier()}, 3, 1, 0, None, None)], 1, None, True, 'bar',
                postfix=lambda: 1 / 0)                               # a failing postfix never stops the schedule
     assert '3/3 fits' in capsys.readouterr().err
+
+def test_each_task_returns_its_worker_seconds():
+    from robustdiff.responses import _run_batch
+    import pandas as pd
+    p = _plan_folds(lambda ctx: pd.DataFrame({'n': [len(ctx.test)]}), 'sklearn:iris', {'cart': DecisionTreeClassifier()}, 3, 1, 0, None, None)
+    _, [(k, out)] = _run_batch('t', p.fn, p.dataset, p.entropy, [(0,) + tuple(p.specs[0])])
+    assert out.attrs['seconds'] > 0
+    tl = _Timeline({'fits': 1.0, 'page': 1.0}, [(1.0, 'pass', [0])], cores=1, t0=0.0)
+    tl.watch({'pass': p})
+    p.store(k, out)
+    assert ('pass', 0) in tl.done and tl.seconds[('pass', 0)] > 0 and 'seconds' not in p.results[0].attrs
