@@ -490,6 +490,7 @@ class _Timeline:
     stage_plan:dict = field(default_factory=dict)   # stage → planned seconds of the stage alone, 'page' last (default: `pieces` but the fits)
     background:list = field(default_factory=list)   # the refits beside the stages [(planned seconds, plan name, spec numbers, key)]
     measures:float = 0.0           # planned seconds of the hardness measures beside the stages
+    evidence:dict = field(default_factory=dict)     # key → (seconds, planned seconds) of tasks timed before the schedule (`_calibrate`)
     done:set = field(default_factory=set)           # (plan name, spec number) stored so far
     seconds:dict = field(default_factory=dict)      # (plan name, spec number) → the worker's seconds of that task
     started:dict = field(default_factory=dict)      # batch number → when it started (the first time it was seen running)
@@ -534,6 +535,7 @@ class _Timeline:
             if self._finished(i): add(self.keys[i], self._actual(i), c)
         if not self.fits_over:
             for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e))
+        for key, (a, p) in self.evidence.items(): add(key, a, p)   # the models timed in the first seconds
         for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
             if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
         w = self.weight
@@ -695,25 +697,30 @@ def _warm_up(p, k:int)->float:
     except Exception: return 1.0  # (60 rows may miss a class: the timing then includes the imports)
     return max(1.0, (time.perf_counter() - t) / max(one_pass_cost(est, len(tr), len(te), **_pass_shape(p.fn)), 1e-3))
 
+_CALIBRATE_MODELS = 2      # one-pass tasks of this many models (the costliest that fit the budget) are timed, each whole
+
 def _time_plan(p, budget:float)->tuple:
-    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers); (None, 0, []) if none fits."
+    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers, {spec number: (seconds, planned)}); (None, 0, [], {}) if none fits. A one pass times the costliest tasks of up to `_CALIBRATE_MODELS` models, so one model's prior does not stand for all."
     shape = _pass_shape(p.fn)
     cost = {k: one_pass_cost(p.specs[k][1], len(p.specs[k][4]), len(p.specs[k][5]), **shape)
             for k in range(len(p.specs)) if p.results[k] is None and p.specs[k][2:4] == (0, 0)}
-    if not cost: return None, 0.0, []
+    if not cost: return None, 0.0, [], {}
     guess = _warm_up(p, min(cost, key=cost.get))   # the budget in planned seconds at this machine's speed (a high guess)
     chosen, total = [], 0.0
     for k in sorted((k for k in cost if cost[k] * guess <= budget), key=lambda k: -cost[k]):
         if (total + cost[k]) * guess <= budget: chosen.append(k); total += cost[k]
-        if p.batch == 1: break                    # a one-pass task: the costliest that fits
-    if not chosen: return None, 0.0, []
-    if chosen[0] != min(cost, key=cost.get): _warm_up(p, chosen[0])
-    t = time.perf_counter()
+        if p.batch == 1 and len(chosen) >= _CALIBRATE_MODELS: break   # one-pass tasks: one per model (a fold each)
+    if not chosen: return None, 0.0, [], {}
+    for k in chosen[:_CALIBRATE_MODELS] if p.batch == 1 else chosen[:1]:
+        if k != min(cost, key=cost.get): _warm_up(p, k)     # each model's imports and first calls out of its timing
+    each, t = {}, time.perf_counter()
     for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
         fn, args, kw = p.task('calibration', g)
+        t1 = time.perf_counter()
         for j, out in fn(*args, **kw)[1]: p.store(j, out)
+        if len(g) == 1: each[g[0]] = (time.perf_counter() - t1, cost[g[0]])
     spent = time.perf_counter() - t
-    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen
+    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen, each
 
 def _time_sample(p, budget:float)->tuple:
     "The cheapest model of plan `p` on a subsample of its first fold small enough for `budget` (kept aside): (measured ÷ planned, seconds, share of the fold, model)."
@@ -738,20 +745,21 @@ def _time_sample(p, budget:float)->tuple:
     return float(np.clip(spent / max(planned, 1e-3), 0.2, 30.0)), spent, share, name
 
 def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
-    "Time tasks of the schedule here, before it starts, within `budget` seconds shared by its plans: ({plan name: measured ÷ planned}, words). Tasks of the first fold that fit run whole (`_time_plan`); a one pass none of whose tasks fits, its cheapest model on a subsample (`_time_sample`)."
-    if budget < 0.1: return {}, ''
+    "Time tasks of the schedule here, before it starts, within `budget` seconds shared by its plans: ({plan name: measured ÷ planned}, words, {model: (seconds, planned seconds)} of the one-pass tasks timed whole). Tasks of the first fold that fit run whole (`_time_plan`); a one pass none of whose tasks fits, its cheapest model on a subsample (`_time_sample`)."
+    if budget < 0.1: return {}, '', {}
     timed = [n for n in ('pass', 'respondents') if n in plans]
-    factors, words, spent = {}, [], 0.0
+    factors, words, spent, evidence = {}, [], 0.0, {}
     for name in timed:
         p = plans[name]
-        f, s, ks = _time_plan(p, budget / len(timed))
+        f, s, ks, each = _time_plan(p, budget / len(timed))
         if f is None and name == 'pass':
             f, s, share, model = _time_sample(p, budget / len(timed))
             if f is not None: words.append(f"one fold of {model}" if share >= 1 else f"{model} on {share:.0%} of a fold")
         elif f is not None:
-            words.append(f"one fold of {p.specs[ks[0]][0]}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
+            words.append(f"one fold of {' and '.join(p.specs[k][0] for k in ks)}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
+            if name == 'pass': evidence = {p.specs[k][0]: v for k, v in each.items()}
         if f is not None: factors[name] = f; spent += s
-    return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else '')
+    return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else ''), evidence
 
 def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     "The calibrated plan of the run (`_timeline`): the stages' probe and the schedule's timed tasks (`_calibrate`) within a small share of the planned run."
@@ -759,11 +767,14 @@ def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     budget = min(_CALIBRATE_MAX_S, _CALIBRATE_SHARE * first.total)
     if budget < 0.1: return first
     stage_factor = float(np.clip(probe_seconds() / _PROBE_REF, 0.2, 10.0))   # the stages' kind of work, timed
-    factors, timed = _calibrate(ctx, plans, budget)
+    factors, timed, evidence = _calibrate(ctx, plans, budget)
     fx = ' and '.join(f"{'the models' if k == 'pass' else 'the respondents'} {v:.2g}×" for k, v in factors.items())
     timed = (f"{timed}: fits take {fx} and the stages {stage_factor:.2g}× the reference machine's time" if timed else
              f"the stages timed here: {stage_factor:.2g}× the reference machine's time")
-    return _timeline(ctx, plans, refit, n_respondents, factors, stage_factor, timed)
+    tl = _timeline(ctx, plans, refit, n_respondents, factors, stage_factor, timed)
+    f = factors.get('pass', 1.0)     # each timed model against the plan's factor: how far its own prior is off
+    tl.evidence = {m: (sec, planned * f) for m, (sec, planned) in evidence.items()}
+    return tl
 
 
 # %% ../nbs/89_run.ipynb #b36a0002

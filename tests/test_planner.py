@@ -143,10 +143,11 @@ def test_calibration_factors_are_applied():
     np.testing.assert_allclose(two.pieces['fits'], 2 * one.pieces['fits'])
     for s in ('accuracy', 'scc', 'verdict', 'page'): np.testing.assert_allclose(two.pieces[s], 3 * one.pieces[s])
     todo = len(plans['pass'].todo())
-    factors, words = _calibrate(ctx, plans, budget=5.0)   # a whole task of the first fold fits the budget: its result is kept
+    factors, words, each = _calibrate(ctx, plans, budget=5.0)   # whole tasks of the first fold fit the budget: their results are kept
     assert set(factors) == {'pass'} and 0.2 <= factors['pass'] <= 30 and words.startswith('timed here on one fold of ')
-    assert len(plans['pass'].todo()) == todo - 1
-    assert _calibrate(ctx, plans, budget=0.05) == ({}, '')   # too short a run: not timed
+    assert 1 <= len(each) <= 2 and all(m in words for m in each) and all(s > 0 and c > 0 for s, c in each.values())
+    assert len(plans['pass'].todo()) == todo - len(each)                       # one task per model timed, not run again
+    assert _calibrate(ctx, plans, budget=0.05) == ({}, '', {})   # too short a run: not timed
 
 def test_plan_sentence_in_user_words():
     ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
@@ -258,3 +259,9 @@ def test_each_task_returns_its_worker_seconds():
     tl.watch({'pass': p})
     p.store(k, out)
     assert ('pass', 0) in tl.done and tl.seconds[('pass', 0)] > 0 and 'seconds' not in p.results[0].attrs
+
+def test_models_timed_in_the_first_seconds_are_evidence_of_their_rates():
+    tl = _tl([10, 10, 10], cores=1, keys=['svm', 'nb', 'svm'], evidence={'svm': (30.0, 10.0), 'nb': (5.0, 10.0)}); tl.mark(0.0)
+    rates, g = tl.rates(0.0)
+    assert rates['svm'] > g > rates['nb'], rates
+    np.testing.assert_allclose(tl.fits_left(0.0), 20 * rates['svm'] + 10 * rates['nb'])
