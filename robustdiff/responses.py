@@ -330,8 +330,8 @@ def _tty(stream)->bool:
     try: return bool(stream.isatty())
     except Exception: return False
 
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None):
-    "Run the tasks of several plans in one parallel schedule, the costliest first; `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own."
+def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None):
+    "Run the tasks of several plans in one parallel schedule, the costliest first; `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
     batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
     total = sum(len(p.specs) for p in plans)
     done = total - sum(len(ks) for _, _, ks in batches)
@@ -343,6 +343,7 @@ def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Cal
     with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
         if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+        if on_start is not None: on_start()   # (the workers' start-up is not the first tasks' time)
         for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
             cost, i, _ = batches[j]
             for k, out in outs: plans[i].store(k, out)

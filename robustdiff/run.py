@@ -439,7 +439,7 @@ def _schedule(ctx:_Ctx)->float:
         _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
         _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits",
-                   postfix=tl.fits_words if tl is not None else None)   # the bar's time left: the planner's, from its per-task costs
+                   postfix=tl.fits_words if tl is not None else None, on_start=tl.workers_ready if tl is not None else None)   # the bar's time left: the planner's, from its per-task costs
         done = True
     finally:
         _PASS_INPUTS.clear()
@@ -604,6 +604,13 @@ class _Timeline:
             for i in list(self.started):
                 if i not in self.ended and self._finished(i): self.ended[i] = now
             if not self.fits_over: self._running(now)
+
+    def workers_ready(self, now:float|None=None):
+        "The workers are up: the first batches start now (their start-up, seconds on a loaded machine, is not their time)."
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            self.started = {i: now for i in self.started if not self._finished(i)} | {i: t for i, t in self.started.items() if self._finished(i)}
+            self.mark(now)
 
     def end_fits(self, now:float|None=None):
         "The schedule is over: from here the stages and the work beside them."

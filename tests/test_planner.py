@@ -265,3 +265,12 @@ def test_models_timed_in_the_first_seconds_are_evidence_of_their_rates():
     rates, g = tl.rates(0.0)
     assert rates['svm'] > g > rates['nb'], rates
     np.testing.assert_allclose(tl.fits_left(0.0), 20 * rates['svm'] + 10 * rates['nb'])
+
+def test_the_workers_start_up_is_not_the_first_tasks_time():
+    tl = _tl([30] * 4, keys=['knn'] * 4); tl.mark(0.0)
+    before = tl.fits_left(60.0)                        # the first two seem to have run 60 s of their 30
+    tl.workers_ready(30.0)                             # the workers were up at 30 s: they have run 30 s, on plan
+    rates, g = tl.rates(60.0)
+    np.testing.assert_allclose(rates['knn'], 1.0)
+    np.testing.assert_allclose(tl.fits_left(60.0), max(30, 1.25 * 30) - 30 + 30)
+    assert tl.fits_left(60.0) < before
