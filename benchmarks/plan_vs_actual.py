@@ -5,6 +5,7 @@ them, on tables of different shapes.
     python benchmarks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
     python benchmarks/plan_vs_actual.py --cases mc50k_quick --out benchmarks/results/plan_vs_actual_mc50k.json   # exact names
     python benchmarks/plan_vs_actual.py --summary-only             # the table of benchmarks/results/plan_vs_actual.json
+    python benchmarks/plan_vs_actual.py --summary-only --merge benchmarks/results/plan_vs_actual_mc50k.json   # drivers run side by side
 
 Each case runs `robustdiff report SRC --models M --n-jobs 2 --out DIR --force` in a subprocess (not niced: the ETA must
 hold under whatever load the shared machine has; the load is recorded) and reads its
@@ -115,15 +116,17 @@ def run_case(name:str)->dict:
     return res
 
 def table(runs:dict)->str:
-    rows = ['| case | rows × models | plan (s) | ETA after 1 min → total (s) | actual (s) | plan err | ETA err (total / left) | load 1-min (start, ETA, end) |',
-            '|---|---|---|---|---|---|---|---|']
+    rows = ['| case | commit | rows × models | plan (s) | ETA after 1 min → total (s) | actual (s) | plan err | ETA err (total / left) | load 1-min (start, ETA, end; max) |',
+            '|---|---|---|---|---|---|---|---|---|']
     for name, r in runs.items():
         e = r.get('eta_after_1min') or {}
-        rows.append(f"| {name} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
+        top = max([r['load_start'], r['load_end'], *(l for _, l in r.get('load_at_lines', []))])
+        rows.append(f"| {name} | {r.get('commit', '?')} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
                     f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | "
                     f"{r.get('plan_error', float('nan')):+.0%} | "
                     + (f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '–') +
-                    f" | {r['load_start']}, {e.get('load', '–')}, {r['load_end']} |")
+                    f" | {r['load_start']:.1f}, {e['load']:.1f}, {r['load_end']:.1f}; {top:.1f} |" if e.get('load') is not None else
+                    f" | {r['load_start']:.1f}, –, {r['load_end']:.1f}; {top:.1f} |")
     return '\n'.join(rows)
 
 def main():
@@ -132,9 +135,15 @@ def main():
     ap.add_argument('--cases', nargs='*', default=None, help='exact case names, run in this order')
     ap.add_argument('--out', default=str(RESULTS/'plan_vs_actual.json'))
     ap.add_argument('--summary-only', action='store_true')
+    ap.add_argument('--merge', nargs='*', default=None, help="other result files (of drivers run side by side): their runs join --out's, and the files are removed")
     a = ap.parse_args()
     old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
     runs = old.get('runs', {})
+    if a.merge:
+        for f in a.merge:
+            runs.update(json.loads(Path(f).read_text()).get('runs', {}))
+        Path(a.out).write_text(json.dumps(dict(old, runs=runs), indent=1))
+        for f in a.merge: Path(f).unlink()
     if not a.summary_only:
         TMP.mkdir(parents=True, exist_ok=True)
         cpu = next((l.split(':', 1)[1].strip() for l in subprocess.run(['lscpu'], capture_output=True, text=True).stdout.splitlines()
