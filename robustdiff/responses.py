@@ -330,9 +330,14 @@ def _tty(stream)->bool:
     try: return bool(stream.isatty())
     except Exception: return False
 
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None):
-    "Run the tasks of several plans in one parallel schedule, the costliest first; `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
-    batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+def _costliest_first(plans:list)->list:
+    "The batches of `plans` [(planned cost, plan number, spec numbers)], the costliest first: the order `_run_plans` submits them in by default."
+    return sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+
+def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None,
+               order:Callable|None=None):
+    "Run the tasks of several plans in one parallel schedule, in the order `order(plans)` gives (default `_costliest_first`); `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
+    batches = (order or _costliest_first)(plans)
     total = sum(len(p.specs) for p in plans)
     done = total - sum(len(ks) for _, _, ks in batches)
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()

@@ -439,7 +439,8 @@ def _schedule(ctx:_Ctx)->float:
         _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
         _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits",
-                   postfix=tl.fits_words if tl is not None else None, on_start=tl.workers_ready if tl is not None else None)   # the bar's time left: the planner's, from its per-task costs
+                   postfix=tl.fits_words if tl is not None else None, on_start=tl.workers_ready if tl is not None else None,
+                   order=_first_folds_first)   # the bar's time left: the planner's, from its per-task costs
         done = True
     finally:
         _PASS_INPUTS.clear()
@@ -666,6 +667,14 @@ def _stage_names(ctx:_Ctx, beside:bool)->list:
     late = ('ela', 'verdict') if beside else ()
     return [n for n in ctx.names if n not in late] + [n for n in ctx.names if n in late]
 
+def _first_folds_first(plans:list)->list:
+    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then every other batch, the costliest first. The first minute then times many models, not the five folds of one: the ETA's evidence of each model's rate."
+    from robustdiff.responses import _costliest_first
+    batches = _costliest_first(plans)
+    first = [b for b in batches if plans[b[1]].batch == 1 and plans[b[1]].specs[b[2][0]][2:4] == (0, 0) and not isinstance(plans[b[1]], _RefitPlan)]
+    seen = {id(b) for b in first}
+    return first + [b for b in batches if id(b) not in seen]
+
 def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:dict|None=None, stage_factor:float=1.0,
               timed:str='')->_Timeline:
     "The plan in wall seconds (see above): the schedule's fits on the cores (each plan's prior × its factor in `fit_factor`, plan name → measured ÷ planned), then the stages and the background work (the refits, the hardness measures) sharing the cores, then the page."
@@ -673,8 +682,8 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     c, f = ctx.cfg, fit_factor or {}
     cores = max(1, effective_n_jobs(c.get('n_jobs', 1)))
     key = lambda name, p, ks: p.specs[ks[0]][0] if name in ('pass', 'refit') else name   # a one-pass batch: its model
-    batches = sorted(((cost * f.get(name, 1.0), name, ks, key(name, p, ks)) for name, p in plans.items() for cost, ks in p.todo()),
-                     key=lambda t: -t[0])
+    pn = list(plans)                 # the batches in the order `_schedule` submits them (`_first_folds_first`)
+    batches = [(cost * f.get(pn[i], 1.0), pn[i], ks, key(pn[i], plans[pn[i]], ks)) for cost, i, ks in _first_folds_first(list(plans.values()))]
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)

@@ -274,3 +274,18 @@ def test_the_workers_start_up_is_not_the_first_tasks_time():
     np.testing.assert_allclose(rates['knn'], 1.0)
     np.testing.assert_allclose(tl.fits_left(60.0), max(30, 1.25 * 30) - 30 + 30)
     assert tl.fits_left(60.0) < before
+
+def test_the_first_fold_of_every_model_goes_first_and_the_timeline_knows_the_order():
+    from robustdiff.run import _first_folds_first
+    from robustdiff.responses import _costliest_first
+    ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
+    order = _first_folds_first(list(plans.values()))
+    p = plans['pass']
+    models = {s[0] for s in p.specs}
+    head = order[:len(models)]
+    assert {p.specs[ks[0]][0] for _, _, ks in head} == models and all(p.specs[ks[0]][2:4] == (0, 0) for _, _, ks in head)
+    assert [c for c, _, _ in head] == sorted((c for c, _, _ in head), reverse=True)        # the costliest first among them
+    assert sorted(map(str, order)) == sorted(map(str, _costliest_first(list(plans.values()))))   # the same batches
+    tl = _timeline(ctx, plans)
+    assert [ks for _, _, ks in tl.batches] == [ks for _, _, ks in order]                    # the ETA's order is the schedule's
+    assert tl.keys[:len(models)] == [p.specs[ks[0]][0] for _, _, ks in head]
