@@ -529,19 +529,20 @@ class _Timeline:
         return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
 
     def rates(self, now:float)->tuple:
-        "({key: measured ÷ planned}, the overall ratio) of the batches done and of those running (a running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows the slowness before it ends), shrunk toward the plan by `weight` planned seconds (a key toward the overall ratio)."
-        A, P = {}, {}
-        def add(key, a, p): A[key] = A.get(key, 0.0) + a; P[key] = P.get(key, 0.0) + p
+        "({key: measured ÷ planned}, the overall ratio): the overall ratio from the batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward the overall ratio. A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
+        A, P, a_run, p_run = {}, {}, {}, {}
+        def add(key, a, p, acc=(A, P)): acc[0][key] = acc[0].get(key, 0.0) + a; acc[1][key] = acc[1].get(key, 0.0) + p
         for i, (c, p, ks) in enumerate(self.batches):
             if self._finished(i): add(self.keys[i], self._actual(i), c)
-        if not self.fits_over:
-            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e))
         for key, (a, p) in self.evidence.items(): add(key, a, p)   # the models timed in the first seconds
         for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
             if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
+        if not self.fits_over:
+            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e), (a_run, p_run))
         w = self.weight
         g = (sum(A.values()) + w) / (sum(P.values()) + w)
-        return {k: (A[k] + w * g) / (P[k] + w) for k in A}, g
+        keys = set(A) | set(a_run)
+        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * g) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w) for k in keys}, g
 
     def fits_left(self, now:float|None=None)->float:
         "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."

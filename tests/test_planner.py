@@ -185,7 +185,8 @@ def test_a_task_past_its_plan_raises_the_eta_before_it_ends():
     np.testing.assert_allclose(on_plan, tl.total - 20)           # on time so far: the plan less the time spent
     rates, g = tl.rates(60.0)
     w = tl.weight
-    np.testing.assert_allclose(g, (120 + w) / (60 + w))          # 2 × 60 s run against 2 × 30 planned
+    np.testing.assert_allclose(g, 1.0)                            # nothing done: the overall ratio is the plan's ...
+    np.testing.assert_allclose(rates['knn'], (120 + w) / (60 + w))   # ... the model's: 2 × 60 s run against 2 × 30 planned
     late = tl.fits_left(60.0)
     # each running one: 1.25 × the time it has run, less that time; the two queued at the model's rate
     np.testing.assert_allclose(late, max(30 * rates['knn'], 1.25 * 60) - 60 + 30 * rates['knn'])
@@ -289,3 +290,9 @@ def test_the_first_fold_of_every_model_goes_first_and_the_timeline_knows_the_ord
     tl = _timeline(ctx, plans)
     assert [ks for _, _, ks in tl.batches] == [ks for _, _, ks in order]                    # the ETA's order is the schedule's
     assert tl.keys[:len(models)] == [p.specs[ks[0]][0] for _, _, ks in head]
+
+def test_one_slow_model_running_is_no_evidence_about_the_others():
+    tl = _tl([30, 30, 10, 10], keys=['svm', 'svm2', 'nb', 'nb']); tl.mark(0.0)
+    rates, g = tl.rates(60.0)                          # both svms past their plan, nothing done
+    np.testing.assert_allclose(g, 1.0)
+    assert rates['svm'] > 1.5 and rates.get('nb', g) == g
