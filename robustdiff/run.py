@@ -529,7 +529,7 @@ class _Timeline:
         return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
 
     def rates(self, now:float)->tuple:
-        "({key: measured ÷ planned}, the overall ratio): the overall ratio from the batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward the overall ratio. A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
+        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models). A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
         A, P, a_run, p_run = {}, {}, {}, {}
         def add(key, a, p, acc=(A, P)): acc[0][key] = acc[0].get(key, 0.0) + a; acc[1][key] = acc[1].get(key, 0.0) + p
         for i, (c, p, ks) in enumerate(self.batches):
@@ -541,8 +541,14 @@ class _Timeline:
             for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e), (a_run, p_run))
         w = self.weight
         g = (sum(A.values()) + w) / (sum(P.values()) + w)
-        keys = set(A) | set(a_run)
-        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * g) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w) for k in keys}, g
+        plan_of = {}                 # a key's plan: its rate with no evidence of its own is its plan's (the respondents' is not the models')
+        for i, (_, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p)
+        GA, GP = {}, {}
+        for k in A: q = plan_of.get(k, 'pass'); GA[q] = GA.get(q, 0.0) + A[k]; GP[q] = GP.get(q, 0.0) + P[k]
+        base = {q: (GA[q] + w) / (GP[q] + w) for q in GA}
+        keys = set(plan_of) | set(A) | set(a_run) | {key for *_, key in self.background}
+        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * base.get(plan_of.get(k, 'pass'), 1.0)) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w)
+                for k in keys}, g
 
     def fits_left(self, now:float|None=None)->float:
         "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."

@@ -86,7 +86,7 @@ def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
     rep = build_report('sklearn:breast_cancer', models='quick', stages='data,accuracy', max_rows=150, n_jobs=1)
     err = capsys.readouterr().err
     import re
-    assert re.search(r'plan: about [\d.]+ (s|min) on this machine \(1 core\): (19|20) fits in (19|20) tasks', err) and 'developers' not in err   # (one may be timed before)
+    assert re.search(r'plan: about [\d.]+ (s|min) on this machine \(1 core\): (18|19|20) fits in (18|19|20) tasks', err) and 'developers' not in err   # (up to two may be timed before)
     assert rep.table('data_summary').instances.iloc[0] == 150
     with pytest.raises(ValueError, match='max_rows'): build_report('sklearn:breast_cancer', models='quick', max_rows=3)
 
@@ -296,3 +296,13 @@ def test_one_slow_model_running_is_no_evidence_about_the_others():
     rates, g = tl.rates(60.0)                          # both svms past their plan, nothing done
     np.testing.assert_allclose(g, 1.0)
     assert rates['svm'] > 1.5 and rates.get('nb', g) == g
+
+def test_a_plan_without_evidence_keeps_its_calibrated_rate():
+    # the models' first folds ran 4× their plan; the respondents' batches have not started: they stay at their plan
+    tl = _Timeline({'fits': 60.0, 'page': 10.0}, [(10.0, 'pass', [0]), (10.0, 'pass', [1]), (20.0, 'respondents', [0])],
+                   cores=1, t0=0.0, keys=['svm', 'rf', 'respondents']); tl.mark(0.0)
+    _finish(tl, 0, 40.0, 40.0); _finish(tl, 1, 40.0, 80.0)
+    rates, g = tl.rates(80.0)
+    assert g > 2 and rates['svm'] > 2 and rates['rf'] > 2
+    np.testing.assert_allclose(rates['respondents'], 1.0)
+    np.testing.assert_allclose(tl.fits_left(80.0), 20.0)
