@@ -1,11 +1,14 @@
 """The report's plan and ETA against the actual time (issue 45, part 2): whole `robustdiff report` runs, as a user runs
 them, on tables of different shapes.
 
-    nice -n 10 python benchmarks/plan_vs_actual.py                 # every case below (~40 min on 2 shared cores)
-    nice -n 10 python benchmarks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
+    python benchmarks/plan_vs_actual.py                 # every case below (~60 min on 2 shared cores)
+    python benchmarks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
+    python benchmarks/plan_vs_actual.py --cases mc50k_quick --out benchmarks/results/plan_vs_actual_mc50k.json   # exact names
     python benchmarks/plan_vs_actual.py --summary-only             # the table of benchmarks/results/plan_vs_actual.json
+    python benchmarks/plan_vs_actual.py --summary-only --merge benchmarks/results/plan_vs_actual_mc50k.json   # drivers run side by side
 
-Each case runs `robustdiff report SRC --models M --n-jobs 2 --out DIR --force` in a subprocess (niced) and reads its
+Each case runs `robustdiff report SRC --models M --n-jobs 2 --out DIR --force` in a subprocess (not niced: the ETA must
+hold under whatever load the shared machine has; the load is recorded) and reads its
 log as it comes, time-stamping every line (the progress bars' '\\r' segments too) from the start of the process:
 - the plan line ("plan: about 4.1 min on this machine (2 cores): ...") and when it came;
 - every ETA line ("eta: about 2.5 min left (...)"), the first one at least 60 s into the run is "the ETA after the
@@ -43,6 +46,9 @@ CASES = {   # name: (source arguments, models, hidden vector features); the smal
     'mfeat_fourier_default': (lambda: ['pmlb:mfeat_fourier'], 'fabra18', False),
     'letter_quick': (lambda: ['pmlb:letter'], 'quick', False),
     'mc50k_quick': (_mc50k, 'quick', False),
+    'mfeat_fourier_default_hidden': (lambda: ['pmlb:mfeat_fourier'], 'fabra18', True),
+    'letter_quick_hidden': (lambda: ['pmlb:letter'], 'quick', True),
+    'mc50k_quick_hidden': (_mc50k, 'quick', True),
 }
 
 _UNIT = {'s': 1.0, 'min': 60.0, 'h': 3600.0}
@@ -69,9 +75,10 @@ def run_case(name:str)->dict:
     src, models, hidden = CASES[name]
     args = src()
     out_dir = TMP/name
-    cmd = ['nice', '-n', '10', str(Path(sys.executable).parent/'robustdiff'), 'report', *args, '--models', models, '--n-jobs', '2',
+    cmd = [str(Path(sys.executable).parent/'robustdiff'), 'report', *args, '--models', models, '--n-jobs', '2',
            '--out', str(out_dir), '--force']
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), **(HIDDEN if hidden else {})}
+    commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()   # the code it runs
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=str(ROOT))
@@ -93,8 +100,7 @@ def run_case(name:str)->dict:
     actual = time.perf_counter() - t0
     (TMP/f'{name}.log').write_text('\n'.join(f'{t:8.1f} {s}' for t, s in segments))
     r = parse(segments)
-    commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()
-    res = dict(case=name, command='robustdiff ' + ' '.join(cmd[4:]), commit=commit, models=models, hidden=HIDDEN if hidden else None, rc=rc,
+    res = dict(case=name, command='robustdiff ' + ' '.join(cmd[1:]), commit=commit, models=models, hidden=HIDDEN if hidden else None, rc=rc,
                actual_s=round(actual, 1), load_start=round(load0, 2), load_end=round(os.getloadavg()[0], 2),
                load_at_lines=loads, **r, date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
     if r['plan']:
@@ -110,30 +116,40 @@ def run_case(name:str)->dict:
     return res
 
 def table(runs:dict)->str:
-    rows = ['| case | rows × models | plan (s) | ETA after 1 min → total (s) | actual (s) | plan err | ETA err (total / left) | load 1-min (start, ETA, end) |',
-            '|---|---|---|---|---|---|---|---|']
+    rows = ['| case | commit | rows × models | plan (s) | ETA after 1 min → total (s) | actual (s) | plan err | ETA err (total / left) | load 1-min (start, ETA, end; max) |',
+            '|---|---|---|---|---|---|---|---|---|']
     for name, r in runs.items():
         e = r.get('eta_after_1min') or {}
-        rows.append(f"| {name} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
+        top = max([r['load_start'], r['load_end'], *(l for _, l in r.get('load_at_lines', []))])
+        rows.append(f"| {name} | {r.get('commit', '?')} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
                     f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | "
                     f"{r.get('plan_error', float('nan')):+.0%} | "
                     + (f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '–') +
-                    f" | {r['load_start']}, {e.get('load', '–')}, {r['load_end']} |")
+                    f" | {r['load_start']:.1f}, {e['load']:.1f}, {r['load_end']:.1f}; {top:.1f} |" if e.get('load') is not None else
+                    f" | {r['load_start']:.1f}, –, {r['load_end']:.1f}; {top:.1f} |")
     return '\n'.join(rows)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--only', nargs='*', default=None)
+    ap.add_argument('--cases', nargs='*', default=None, help='exact case names, run in this order')
     ap.add_argument('--out', default=str(RESULTS/'plan_vs_actual.json'))
     ap.add_argument('--summary-only', action='store_true')
+    ap.add_argument('--merge', nargs='*', default=None, help="other result files (of drivers run side by side): their runs join --out's, and the files are removed")
     a = ap.parse_args()
     old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
     runs = old.get('runs', {})
+    if a.merge:
+        for f in a.merge:
+            runs.update(json.loads(Path(f).read_text()).get('runs', {}))
+        Path(a.out).write_text(json.dumps(dict(old, runs=runs), indent=1))
+        for f in a.merge: Path(f).unlink()
     if not a.summary_only:
         TMP.mkdir(parents=True, exist_ok=True)
         cpu = next((l.split(':', 1)[1].strip() for l in subprocess.run(['lscpu'], capture_output=True, text=True).stdout.splitlines()
                     if l.startswith('Model name')), platform.processor())
-        for name in CASES:
+        for name in (a.cases or CASES):
+            if name not in CASES: raise SystemExit(f"no case {name!r}: one of {', '.join(CASES)}")
             if a.only and not any(name.startswith(o) for o in a.only): continue
             print(f"{name} ...", flush=True)
             r = run_case(name)
@@ -142,7 +158,7 @@ def main():
             runs[name] = r
             print(f"  plan {r.get('plan_total_s')} s, ETA after 1 min {r.get('eta_after_1min')}, actual {r['actual_s']} s, rc {r['rc']}", flush=True)
             Path(a.out).write_text(json.dumps(dict(old, cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],   # other keys kept
-                                                   command='nice -n 10 python benchmarks/plan_vs_actual.py ' + ' '.join(sys.argv[1:]),
+                                                   command='python benchmarks/plan_vs_actual.py ' + ' '.join(sys.argv[1:]),
                                                    runs=runs), indent=1))
     print(table(runs))
 

@@ -743,8 +743,10 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
             for name in _stage_order(ctx, STAGES):     # ELA and the verdict last while the label-noise refits run beside the others
                 i, on = STAGES.index(name), name in names
                 if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
+                if on and ctx.timeline is not None: ctx.timeline.stage_start(name)   # the ETA: the stage running, then done
                 st = _run_stage(ctx, name, on, log)
                 ctx.stages[name] = st
+                if on and ctx.timeline is not None: ctx.timeline.stage_end(name, st.seconds)
                 if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
         finally: _finish_refits(ctx)
         ctx.stages = {n: ctx.stages[n] for n in STAGES}   # in `STAGES` order

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import os, sys
+import os, sys, time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +189,7 @@ def _fold_labels(dataset, rows, shared:dict|None, key:str)->np.ndarray:
     return shared[key].copy()
 
 def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, shared:dict|None=None, fit:bool=True):
+    t0 = time.perf_counter()               # the task's own seconds in the worker (`attrs['seconds']`): the planner's evidence
     pipe = model_pipeline(est, dataset)    # the package's prep for a bundled or `needs_prep` model; yours as given
     # one BLAS/OpenMP thread everywhere: bit-identical results whatever n_jobs and backend; scikit-learn's "more than
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
@@ -220,6 +221,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     out = new
     out.insert(0, 'fold', fold); out.insert(0, 'repeat', repeat); out.insert(0, 'model', name)
     if caught.rows: out.attrs['fit_warnings'] = caught.rows
+    out.attrs['seconds'] = time.perf_counter() - t0
     return idx, out
 
 # %% ../nbs/02_responses.ipynb #wd4d5e6f
@@ -275,6 +277,7 @@ class _Plan:
     def store(self, k:int, out:pd.DataFrame):
         "Keep a task's result (and cache it); its fit warnings go to the caller's tally (`collected`)."
         tally(out.attrs.pop('fit_warnings', None))
+        out.attrs.pop('seconds', None)             # the worker's time of the task: read by a watcher (`robustdiff.run._Timeline.watch`), never cached
         self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
         try: _cache_write(self.files[k][0], self.files[k][1], out)
@@ -327,24 +330,36 @@ def _tty(stream)->bool:
     try: return bool(stream.isatty())
     except Exception: return False
 
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str):
-    "Run the tasks of several plans in one parallel schedule, the costliest first."
-    batches = sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+def _costliest_first(plans:list)->list:
+    "The batches of `plans` [(planned cost, plan number, spec numbers)], the costliest first: the order `_run_plans` submits them in by default."
+    return sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+
+def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None,
+               order:Callable|None=None):
+    "Run the tasks of several plans in one parallel schedule, in the order `order(plans)` gives (default `_costliest_first`); `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
+    batches = (order or _costliest_first)(plans)
     total = sum(len(p.specs) for p in plans)
     done = total - sum(len(ks) for _, _, ks in batches)
     ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
     bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
-               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]', postfix=f'{done}/{total} fits',
+               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}' + ('{postfix}]' if postfix else '<{remaining}{postfix}]'),
+               postfix=f'{done}/{total} fits',
                position=None if _tty(sys.stderr) else 0)   # a log file cannot move the cursor: no "\x1b[A" when two bars run at once
     with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
         if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
             list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+        if on_start is not None: on_start()   # (the workers' start-up is not the first tasks' time)
         for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
             cost, i, _ = batches[j]
             for k, out in outs: plans[i].store(k, out)
             done += len(outs)
-            bar.set_postfix_str(f'{done}/{total} fits', refresh=False)
+            bar.set_postfix_str(f'{done}/{total} fits' + (_postfix_words(postfix) if postfix else ''), refresh=False)
             bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)
+
+def _postfix_words(postfix:Callable)->str:
+    "', ' + `postfix()`, or '' if it fails (the bar never stops the schedule)."
+    try: return ', ' + str(postfix())
+    except Exception: return ''
 
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)

@@ -420,9 +420,9 @@ def _schedule(ctx:_Ctx)->float:
         tl = ctx.timeline = _plan_run(ctx, plans, refit, len(resp) if resp is not None else 0)
     for line in _plan_lines(ctx, {**plans, **({'refit': refit} if refit is not None else {})}, tl): ctx.log(line)   # what is coming, before it starts
     if tl is not None:
-        tl.watch({**plans, **({'refit': refit} if refit is not None else {})}, ctx)
-        tl.t0 = time.perf_counter(); tl.mark(ctx.stages, tl.t0)
-        if not plans: tl.end_fits(ctx.stages, tl.t0)
+        tl.watch({**plans, **({'refit': refit} if refit is not None else {})})
+        tl.t0 = time.perf_counter(); tl.mark(tl.t0)
+        if not plans: tl.end_fits(tl.t0)
         tl.start(ctx)
     if not plans:
         if side is not None: ctx.extra['measures'] = _in_background(side)
@@ -438,12 +438,14 @@ def _schedule(ctx:_Ctx)->float:
         start = _start_refits
         _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
     try:
-        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits")
+        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits",
+                   postfix=tl.fits_words if tl is not None else None, on_start=tl.workers_ready if tl is not None else None,
+                   order=_first_folds_first)   # the bar's time left: the planner's, from its per-task costs
         done = True
     finally:
         _PASS_INPUTS.clear()
         if tl is not None:                 # the fits are over; a failed schedule leaves the plan without meaning: no more ETA
-            if done: tl.end_fits(ctx.stages)
+            if done: tl.end_fits()
             else: tl.stop()
         if start is not None and done:     # `_finish_refits` stops the workers after the refits
             start(); ctx._beside = True
@@ -473,109 +475,197 @@ def _about(seconds:float)->str:
     if s < 5400: return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
 
+_OVERRUN = 1.25   # a batch past its planned time is expected to take this × the time it has run so far
+
 @dataclass
 class _Timeline:
-    "The run's plan in wall seconds on this machine (`pieces`: the schedule's fits, then each stage and the page) and how much of it is done; see above."
-    pieces:dict                    # name → planned wall seconds, in run order ('fits', the stages, 'page')
-    batches:list                   # the schedule's batches [(planned CPU-s, plan name, spec numbers)], in submission order
+    "The run's plan in wall seconds on this machine (`pieces`: the schedule's fits, then each stage and the page) and the evidence of the run so far; see above."
+    pieces:dict                    # name → planned wall seconds, in run order ('fits', the stages, 'page'): the plan line
+    batches:list                   # the schedule's batches [(planned seconds on this machine, plan name, spec numbers)], in submission order
     cores:int = 1
     fit_factor:dict = field(default_factory=dict)   # plan name → measured ÷ prior of its timed tasks (absent: not timed)
     stage_factor:float = 1.0       # this machine's speed on the stages' kind of work ÷ the reference's
     timed:str = ''                 # what the calibration timed, in words
     t0:float = 0.0                 # perf_counter at the start of the schedule
-    done:set = field(default_factory=set)   # (plan name, spec number) stored so far
+    keys:list|None = None          # per batch, what its rate is measured on: its model's name (the one pass), else its plan's
+    stage_plan:dict = field(default_factory=dict)   # stage → planned seconds of the stage alone, 'page' last (default: `pieces` but the fits)
+    background:list = field(default_factory=list)   # the refits beside the stages [(planned seconds, plan name, spec numbers, key)]
+    measures:float = 0.0           # planned seconds of the hardness measures beside the stages
+    evidence:dict = field(default_factory=dict)     # key → (seconds, planned seconds) of tasks timed before the schedule (`_calibrate`)
+    done:set = field(default_factory=set)           # (plan name, spec number) stored so far
+    seconds:dict = field(default_factory=dict)      # (plan name, spec number) → the worker's seconds of that task
+    started:dict = field(default_factory=dict)      # batch number → when it started (the first time it was seen running)
+    ended:dict = field(default_factory=dict)        # batch number → when its last result was stored
     fits_over:bool = False
-    boundary:tuple = (0.0, 0.0)    # (elapsed, planned fit seconds done) at the last finished task of the schedule
-    rate:float = 1.0               # elapsed ÷ planned done there (shrunk toward 1: `weight`)
-    started:dict = field(default_factory=dict)   # batch number → when it was first seen running
-    t_fits:float|None = None       # perf_counter at the end of the schedule
-    sboundary:tuple = (0.0, 0.0)   # (seconds since then, planned stage seconds done) at the last finished stage
+    stage_started:dict = field(default_factory=dict)   # stage → perf_counter at its start
+    stage_seconds:dict = field(default_factory=dict)   # stage → its seconds, once done
     _stop:object = None
+
+    def __post_init__(self):
+        if not self.stage_plan: self.stage_plan = {k: v for k, v in self.pieces.items() if k != 'fits'}
+        if self.keys is None: self.keys = [p for _, p, _ in self.batches]
+        self._lock = threading.RLock()   # the schedule, the refits' thread and the ETA thread all touch it
 
     @property
     def total(self)->float: return sum(self.pieces.values())
 
+    @property
+    def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds of evidence the plan's own rate (1) counts as
+
+    def _finished(self, i:int)->bool: return all((self.batches[i][1], k) in self.done for k in self.batches[i][2])
+
+    def _running(self, now:float)->dict:
+        "Batch number → seconds it has run, for the first `cores` unfinished batches in submission order (the workers take them in that order)."
+        out = {}
+        for i in range(len(self.batches)):
+            if len(out) >= self.cores: break
+            if not self._finished(i): out[i] = max(now - self.started.setdefault(i, now), 0.0)
+        return out
+
+    def _actual(self, i:int)->float:
+        "Seconds batch `i` took: its tasks' own times in the worker, else the wall time between its start and its end."
+        c, p, ks = self.batches[i]
+        if all((p, k) in self.seconds for k in ks): return sum(self.seconds[(p, k)] for k in ks)
+        return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
+
+    def rates(self, now:float)->tuple:
+        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models). A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
+        A, P, a_run, p_run = {}, {}, {}, {}
+        def add(key, a, p, acc=(A, P)): acc[0][key] = acc[0].get(key, 0.0) + a; acc[1][key] = acc[1].get(key, 0.0) + p
+        for i, (c, p, ks) in enumerate(self.batches):
+            if self._finished(i): add(self.keys[i], self._actual(i), c)
+        for key, (a, p) in self.evidence.items(): add(key, a, p)   # the models timed in the first seconds
+        for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
+            if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
+        if not self.fits_over:
+            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e), (a_run, p_run))
+        w = self.weight
+        g = (sum(A.values()) + w) / (sum(P.values()) + w)
+        plan_of = {}                 # a key's plan: its rate with no evidence of its own is its plan's (the respondents' is not the models')
+        for i, (_, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p)
+        GA, GP = {}, {}
+        for k in A: q = plan_of.get(k, 'pass'); GA[q] = GA.get(q, 0.0) + A[k]; GP[q] = GP.get(q, 0.0) + P[k]
+        base = {q: (GA[q] + w) / (GP[q] + w) for q in GA}
+        keys = set(plan_of) | set(A) | set(a_run) | {key for *_, key in self.background}
+        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * base.get(plan_of.get(k, 'pass'), 1.0)) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w)
+                for k in keys}, g
+
+    def fits_left(self, now:float|None=None)->float:
+        "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."
+        import heapq
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            if self.fits_over: return 0.0
+            rates, g = self.rates(now)
+            run = self._running(now)
+            free = [max(self.batches[i][0] * rates.get(self.keys[i], g), _OVERRUN * e) - e for i, e in run.items()]
+            free += [0.0] * max(0, self.cores - len(free))
+            heapq.heapify(free)
+            for i, (c, p, ks) in enumerate(self.batches):
+                if i not in run and not self._finished(i): heapq.heappush(free, heapq.heappop(free) + c * rates.get(self.keys[i], g))
+            return max(free)
+
+    def stage_rate(self)->float:
+        "Measured ÷ planned seconds of the stages done (those that may wait for the work beside them excluded: ELA, the verdict, the hardness measures), shrunk toward the plan by `weight`."
+        done = [s for s in self.stage_seconds if s in self.stage_plan and s not in ('ela', 'verdict', 'hardness')]
+        w = self.weight
+        return (sum(self.stage_seconds[s] for s in done) + w) / (sum(self.stage_plan[s] for s in done) + w)
+
+    def stages_left(self, now:float|None=None)->float:
+        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page."
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            r, (rates, g) = self.stage_rate(), self.rates(now)
+            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds]
+            S = 0.0
+            for s in left:
+                v = self.stage_plan[s] * r
+                S += max(v - (now - self.stage_started[s]), 0.1 * v) if s in self.stage_started else v
+            bg = sum(c * rates.get(key, g) for c, p, ks, key in self.background if not all((p, k) in self.done for k in ks))
+            if 'hardness' in left: bg += self.measures * r
+            wall = max(S, (S + bg) / self.cores, bg / max(1, self.cores - 1) if bg else 0.0)   # the stages on one core, everything on all
+            return wall + self.stage_plan.get('page', 0.0) * r
+
+    def eta(self, now:float|None=None)->float:
+        "Seconds left: the schedule's fits (`fits_left`), then the stages and the page (`stages_left`)."
+        now = time.perf_counter() if now is None else now
+        return self.fits_left(now) + self.stages_left(now)
+
     def fits_done(self, now:float)->float:
-        "Planned seconds of the schedule done by `now`: the finished batches, and of those running (the next `cores` in submission order) the time they have run at the rate measured so far (at most 80 % of each)."
+        "Planned seconds of the schedule done by `now`: the finished batches and, of those running, the time they have run (at most their plan)."
         W = self.pieces.get('fits', 0.0)
         C = sum(c for c, _, _ in self.batches)
         if self.fits_over or C <= 0: return W
-        finished = running = 0.0
-        slots = self.cores
-        for i, (c, p, ks) in enumerate(self.batches):
-            if all((p, k) in self.done for k in ks): finished += c
-            elif slots > 0:
-                slots -= 1
-                running += min(0.8 * c, (now - self.started.setdefault(i, now)) / self.rate)
-        return W * min(1.0, (finished + running) / C)
+        with self._lock:
+            done = sum(c for i, (c, _, _) in enumerate(self.batches) if self._finished(i))
+            done += sum(min(self.batches[i][0], e) for i, e in self._running(now).items())
+        return W * min(1.0, done / C)
 
-    def planned_done(self, stages_done, now:float)->float:
-        "Planned seconds of the work done by `now`: the schedule's share and every finished stage (`stages_done`: their names)."
-        return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in set(stages_done) and k not in ('fits', 'page'))
+    def planned_done(self, now:float)->float:
+        "Planned seconds of the work done by `now`: the schedule's share and every finished stage."
+        return self.fits_done(now) + sum(v for k, v in self.pieces.items() if k in self.stage_seconds)
 
-    def mark(self, stages_done, now:float|None=None):
-        "Record a boundary: a task of the schedule or a stage just finished (and the rate measured up to it)."
+    def mark(self, now:float|None=None):
+        "A task of the schedule was stored: the batches it ends and those that start in its place."
         now = time.perf_counter() if now is None else now
-        if not self.fits_over:
-            self.boundary = (now - self.t0, self.fits_done(now))
-            self.rate = (self.boundary[0] + self.weight) / (self.boundary[1] + self.weight)
-        else:
-            if self.t_fits is None: self.t_fits = now
-            done = self.planned_done(stages_done, now) - self.pieces.get('fits', 0.0)
-            self.sboundary = (now - self.t_fits, done)
+        with self._lock:
+            for i in list(self.started):
+                if i not in self.ended and self._finished(i): self.ended[i] = now
+            if not self.fits_over: self._running(now)
 
-    def end_fits(self, stages_done, now:float|None=None):
-        "The schedule is over: from here the stages' own rate counts."
+    def workers_ready(self, now:float|None=None):
+        "The workers are up: the first batches start now (their start-up, seconds on a loaded machine, is not their time)."
         now = time.perf_counter() if now is None else now
-        self.fits_over, self.t_fits = True, now
-        self.mark(stages_done, now)
+        with self._lock:
+            self.started = {i: now for i in self.started if not self._finished(i)} | {i: t for i, t in self.started.items() if self._finished(i)}
+            self.mark(now)
 
-    @property
-    def weight(self)->float: return min(10.0, 0.03 * self.total)   # planned seconds the plan's own rate counts as
+    def end_fits(self, now:float|None=None):
+        "The schedule is over: from here the stages and the work beside them."
+        with self._lock: self.mark(now); self.fits_over = True
 
-    def eta(self, now:float|None=None)->float:
-        "Seconds left: each kind of work left (the schedule's fits, then the stages and the page) at the rate measured on it up to its last boundary (`robustdiff.costs.remaining_seconds`; the stages at the planned rate until one is done), less the time since that boundary."
-        now = time.perf_counter() if now is None else now
-        W = self.pieces.get('fits', 0.0)
-        rest = self.total - W
-        if not self.fits_over:
-            elapsed, done = self.boundary
-            full = remaining_seconds(max(W - done, 0.0), done, elapsed, weight=self.weight)
-            return max(full - (now - self.t0 - elapsed), 0.1 * full) + rest
-        elapsed, done = self.sboundary
-        full = remaining_seconds(max(rest - done, 0.0), done, elapsed, weight=self.weight)
-        return max(full - (now - self.t_fits - elapsed), 0.1 * full)
+    def stage_start(self, name:str, now:float|None=None):
+        "The report's loop starts stage `name`."
+        with self._lock: self.stage_started[name] = time.perf_counter() if now is None else now
 
-    def watch(self, plans:dict, ctx):
-        "Mark a boundary each time a task of `plans` (name → `_Plan`) is stored."
+    def stage_end(self, name:str, seconds:float):
+        "The report's loop finished stage `name` in `seconds`."
+        with self._lock: self.stage_seconds[name] = float(seconds)
+
+    def watch(self, plans:dict):
+        "Record each task of `plans` (name → `_Plan`) as it is stored, with its worker's seconds (`attrs['seconds']`)."
         for name, p in plans.items():
             def wrap(store, name=name):
                 def stored(k, out):
+                    s = out.attrs.get('seconds') if isinstance(out, pd.DataFrame) else None
                     store(k, out)
-                    self.done.add((name, k)); self.mark(ctx.stages)
+                    with self._lock:
+                        self.done.add((name, k))
+                        if s is not None: self.seconds[(name, k)] = float(s)
+                    self.mark()
                 return stored
             p.store = wrap(p.store)
 
     def start(self, ctx, every:float|None=None):
-        "A daemon thread that marks each finished stage and logs the ETA every `every` seconds (default `_ETA_EVERY`), until `stop`."
+        "A daemon thread that logs the ETA every `every` seconds (default `_ETA_EVERY`), until `stop`."
         every = _ETA_EVERY if every is None else every
         stop = self._stop = threading.Event()
         def run():
-            seen, last = len(ctx.stages), time.perf_counter()
-            while not stop.wait(0.5):
-                if len(ctx.stages) != seen: seen = len(ctx.stages); self.mark(ctx.stages)
-                if time.perf_counter() - last >= every:
-                    last = time.perf_counter()
-                    try: ctx.log(self.eta_line(ctx.stages))
-                    except Exception: return
+            while not stop.wait(every):
+                try: ctx.log(self.eta_line())
+                except Exception: return
         threading.Thread(target=run, daemon=True, name='robustdiff-eta').start()
 
     def stop(self):
         if self._stop is not None: self._stop.set()
 
-    def eta_line(self, stages_done, now:float|None=None)->str:
+    def fits_words(self)->str:
+        "The fits' time left, for the progress bar of the schedule."
+        return f"about {_about(self.fits_left())} left"
+
+    def eta_line(self, now:float|None=None)->str:
         now = time.perf_counter() if now is None else now
-        done = self.planned_done(stages_done, now)
+        done = self.planned_done(now)
         return (f"eta: about {_about(self.eta(now))} left ({_about(now - self.t0)} in, {min(done / max(self.total, 1e-9), 1):.0%} "
                 f"of the planned work done; planned {_about(self.total)})")
 
@@ -584,13 +674,23 @@ def _stage_names(ctx:_Ctx, beside:bool)->list:
     late = ('ela', 'verdict') if beside else ()
     return [n for n in ctx.names if n not in late] + [n for n in ctx.names if n in late]
 
+def _first_folds_first(plans:list)->list:
+    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then every other batch, the costliest first. The first minute then times many models, not the five folds of one: the ETA's evidence of each model's rate."
+    from robustdiff.responses import _costliest_first
+    batches = _costliest_first(plans)
+    first = [b for b in batches if plans[b[1]].batch == 1 and plans[b[1]].specs[b[2][0]][2:4] == (0, 0) and not isinstance(plans[b[1]], _RefitPlan)]
+    seen = {id(b) for b in first}
+    return first + [b for b in batches if id(b) not in seen]
+
 def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:dict|None=None, stage_factor:float=1.0,
               timed:str='')->_Timeline:
     "The plan in wall seconds (see above): the schedule's fits on the cores (each plan's prior × its factor in `fit_factor`, plan name → measured ÷ planned), then the stages and the background work (the refits, the hardness measures) sharing the cores, then the page."
     from joblib import effective_n_jobs
     c, f = ctx.cfg, fit_factor or {}
     cores = max(1, effective_n_jobs(c.get('n_jobs', 1)))
-    batches = sorted(((cost * f.get(name, 1.0), name, ks) for name, p in plans.items() for cost, ks in p.todo()), key=lambda t: -t[0])
+    key = lambda name, p, ks: p.specs[ks[0]][0] if name in ('pass', 'refit') else name   # a one-pass batch: its model
+    pn = list(plans)                 # the batches in the order `_schedule` submits them (`_first_folds_first`)
+    batches = [(cost * f.get(pn[i], 1.0), pn[i], ks, key(pn[i], plans[pn[i]], ks)) for cost, i, ks in _first_folds_first(list(plans.values()))]
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
@@ -598,12 +698,15 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
                       noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
     page = own.pop('page')
     S = stage_factor * sum(own.values())
-    bg = (f.get('pass', 1.0) * sum(cost for cost, _ in refit.todo()) if refit is not None else 0.0) + \
-         (stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0)
+    background = [(cost * f.get('pass', 1.0), 'refit', ks, key('refit', refit, ks)) for cost, ks in refit.todo()] if refit is not None else []
+    measures = stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0
+    bg = sum(b[0] for b in background) + measures
     wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
     k = wall / S if S > 0 else 0.0
     pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
-    return _Timeline(pieces, batches, cores, dict(f), stage_factor, timed)
+    return _Timeline(pieces, [b[:3] for b in batches], cores, dict(f), stage_factor, timed, keys=[b[3] for b in batches],
+                     stage_plan={**{s: stage_factor * v for s, v in own.items()}, 'page': stage_factor * page},
+                     background=background, measures=measures)
 
 def _warm_up(p, k:int)->float:
     "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
@@ -617,25 +720,30 @@ def _warm_up(p, k:int)->float:
     except Exception: return 1.0  # (60 rows may miss a class: the timing then includes the imports)
     return max(1.0, (time.perf_counter() - t) / max(one_pass_cost(est, len(tr), len(te), **_pass_shape(p.fn)), 1e-3))
 
+_CALIBRATE_MODELS = 2      # one-pass tasks of this many models (the costliest that fit the budget) are timed, each whole
+
 def _time_plan(p, budget:float)->tuple:
-    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers); (None, 0, []) if none fits."
+    "Run tasks of the first fold of plan `p` here, whole, within about `budget` seconds (at the speed a small first fit suggests; their results are kept: nothing is computed twice): (measured ÷ planned, seconds, spec numbers, {spec number: (seconds, planned)}); (None, 0, [], {}) if none fits. A one pass times the costliest tasks of up to `_CALIBRATE_MODELS` models, so one model's prior does not stand for all."
     shape = _pass_shape(p.fn)
     cost = {k: one_pass_cost(p.specs[k][1], len(p.specs[k][4]), len(p.specs[k][5]), **shape)
             for k in range(len(p.specs)) if p.results[k] is None and p.specs[k][2:4] == (0, 0)}
-    if not cost: return None, 0.0, []
+    if not cost: return None, 0.0, [], {}
     guess = _warm_up(p, min(cost, key=cost.get))   # the budget in planned seconds at this machine's speed (a high guess)
     chosen, total = [], 0.0
     for k in sorted((k for k in cost if cost[k] * guess <= budget), key=lambda k: -cost[k]):
         if (total + cost[k]) * guess <= budget: chosen.append(k); total += cost[k]
-        if p.batch == 1: break                    # a one-pass task: the costliest that fits
-    if not chosen: return None, 0.0, []
-    if chosen[0] != min(cost, key=cost.get): _warm_up(p, chosen[0])
-    t = time.perf_counter()
+        if p.batch == 1 and len(chosen) >= _CALIBRATE_MODELS: break   # one-pass tasks: one per model (a fold each)
+    if not chosen: return None, 0.0, [], {}
+    for k in chosen[:_CALIBRATE_MODELS] if p.batch == 1 else chosen[:1]:
+        if k != min(cost, key=cost.get): _warm_up(p, k)     # each model's imports and first calls out of its timing
+    each, t = {}, time.perf_counter()
     for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
         fn, args, kw = p.task('calibration', g)
+        t1 = time.perf_counter()
         for j, out in fn(*args, **kw)[1]: p.store(j, out)
+        if len(g) == 1: each[g[0]] = (time.perf_counter() - t1, cost[g[0]])
     spent = time.perf_counter() - t
-    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen
+    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen, each
 
 def _time_sample(p, budget:float)->tuple:
     "The cheapest model of plan `p` on a subsample of its first fold small enough for `budget` (kept aside): (measured ÷ planned, seconds, share of the fold, model)."
@@ -660,20 +768,21 @@ def _time_sample(p, budget:float)->tuple:
     return float(np.clip(spent / max(planned, 1e-3), 0.2, 30.0)), spent, share, name
 
 def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
-    "Time tasks of the schedule here, before it starts, within `budget` seconds shared by its plans: ({plan name: measured ÷ planned}, words). Tasks of the first fold that fit run whole (`_time_plan`); a one pass none of whose tasks fits, its cheapest model on a subsample (`_time_sample`)."
-    if budget < 0.1: return {}, ''
+    "Time tasks of the schedule here, before it starts, within `budget` seconds shared by its plans: ({plan name: measured ÷ planned}, words, {model: (seconds, planned seconds)} of the one-pass tasks timed whole). Tasks of the first fold that fit run whole (`_time_plan`); a one pass none of whose tasks fits, its cheapest model on a subsample (`_time_sample`)."
+    if budget < 0.1: return {}, '', {}
     timed = [n for n in ('pass', 'respondents') if n in plans]
-    factors, words, spent = {}, [], 0.0
+    factors, words, spent, evidence = {}, [], 0.0, {}
     for name in timed:
         p = plans[name]
-        f, s, ks = _time_plan(p, budget / len(timed))
+        f, s, ks, each = _time_plan(p, budget / len(timed))
         if f is None and name == 'pass':
             f, s, share, model = _time_sample(p, budget / len(timed))
             if f is not None: words.append(f"one fold of {model}" if share >= 1 else f"{model} on {share:.0%} of a fold")
         elif f is not None:
-            words.append(f"one fold of {p.specs[ks[0]][0]}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
+            words.append(f"one fold of {' and '.join(p.specs[k][0] for k in ks)}" if name == 'pass' else f"{len(ks)} respondent{'s' * (len(ks) > 1)}")
+            if name == 'pass': evidence = {p.specs[k][0]: v for k, v in each.items()}
         if f is not None: factors[name] = f; spent += s
-    return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else '')
+    return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else ''), evidence
 
 def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     "The calibrated plan of the run (`_timeline`): the stages' probe and the schedule's timed tasks (`_calibrate`) within a small share of the planned run."
@@ -681,11 +790,14 @@ def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     budget = min(_CALIBRATE_MAX_S, _CALIBRATE_SHARE * first.total)
     if budget < 0.1: return first
     stage_factor = float(np.clip(probe_seconds() / _PROBE_REF, 0.2, 10.0))   # the stages' kind of work, timed
-    factors, timed = _calibrate(ctx, plans, budget)
+    factors, timed, evidence = _calibrate(ctx, plans, budget)
     fx = ' and '.join(f"{'the models' if k == 'pass' else 'the respondents'} {v:.2g}×" for k, v in factors.items())
     timed = (f"{timed}: fits take {fx} and the stages {stage_factor:.2g}× the reference machine's time" if timed else
              f"the stages timed here: {stage_factor:.2g}× the reference machine's time")
-    return _timeline(ctx, plans, refit, n_respondents, factors, stage_factor, timed)
+    tl = _timeline(ctx, plans, refit, n_respondents, factors, stage_factor, timed)
+    f = factors.get('pass', 1.0)     # each timed model against the plan's factor: how far its own prior is off
+    tl.evidence = {m: (sec, planned * f) for m, (sec, planned) in evidence.items()}
+    return tl
 
 
 # %% ../nbs/89_run.ipynb #b36a0002
