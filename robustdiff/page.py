@@ -328,6 +328,9 @@ _RISK_SAYS = {
     'risk_errors': "Error prediction: the accuracy of the predictions kept when the riskiest share is set aside, ranked by risk, "
                    "by the model's own confidence, and by the predicted difficulty alone; a higher curve finds the wrong "
                    "predictions sooner (AUROC in table risk_models).",
+    'risk_coverage_class': "Coverage by true class: the share of each class's rows whose class is inside the prediction set (bars ± 2 SE, "
+                           "cross-fitted as above). A class marked promised has enough calibration rows for its own threshold "
+                           "(class-conditional sets); one that is not may fall below the dashed line 1 − α.",
 }
 
 def _risk_section(st, e, seen)->str:

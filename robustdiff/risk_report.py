@@ -72,7 +72,7 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
 def coverage_chart(cov:pd.DataFrame, alpha:float=0.1)->alt.Chart:
     "Per-bin coverage of the Mondrian and marginal conformal sets (± 2 SE), one panel per model, with the 1 − α line."
     d = cov.assign(lo=cov.coverage - 2 * cov.se, hi=(cov.coverage + 2 * cov.se).clip(upper=1))
-    base = alt.Chart().encode(x=alt.X('bin:O', title='predicted-difficulty bin (0 = easiest)'),
+    base = alt.Chart().encode(x=alt.X('bin:O', title='bin (0 = easiest)'),
                               color=alt.Color('method:N', title='conformal sets'), xOffset='method:N')
     pts = base.mark_point(filled=True).encode(y=alt.Y('coverage:Q', scale=alt.Scale(zero=False), title='coverage'),
                                               tooltip=['model', 'bin', 'method', 'n', alt.Tooltip('coverage:Q', format='.3f')])
