@@ -56,7 +56,7 @@ def main():
     ap.add_argument('--cache', default='/tmp/robustdiff_ela_cache')
     ap.add_argument('--out', default=str(ROOT/'nbs'/'results'/'slh16'))
     a = ap.parse_args()
-    from robustdiff.data import load_keel
+    from robustdiff.datasets import load_keel
     from robustdiff.ela import ela_predictions, ela_table
     from robustdiff.portfolio import get_models
     names = QUICK if a.quick else (a.datasets or SLH16_KEEL)

@@ -37,7 +37,7 @@ def make_csv(path:Path=CSV, n:int=1_000_000, seed:int=0):
 
 def _intake_child(path:str):
     "Run in a fresh process: RSS after imports, time and peak RSS of from_file, the data's in-memory size."
-    from robustdiff.data import from_file, read_table
+    from robustdiff.tables import from_file, read_table
     import robustdiff.report  # noqa: F401  (everything the CLI imports)
     def rss_now():
         with open('/proc/self/status') as f:
@@ -90,7 +90,7 @@ def _big_report(n:int=100_000, seed:int=0):
 
 
 def part_render(out_dir=Path('/tmp/robustdiff_bench_render')):
-    from robustdiff.report import render_html
+    from robustdiff.page import render_html
     rep = _big_report()
     t0 = time.perf_counter(); page = render_html(rep); secs = time.perf_counter() - t0
     out_dir.mkdir(parents=True, exist_ok=True)

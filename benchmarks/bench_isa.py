@@ -20,7 +20,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 
 def breast_cancer(n_jobs:int)->dict:
-    from robustdiff.data import load_sklearn
+    from robustdiff.datasets import load_sklearn
     from robustdiff.isa import instance_space
     ds = load_sklearn('breast_cancer')
     load_before = os.getloadavg()

@@ -21,7 +21,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 from sklearn.naive_bayes import GaussianNB
-from robustdiff.data import load_pmlb
+from robustdiff.datasets import load_pmlb
 from robustdiff.portfolio import make_pipeline
 from robustdiff.estimators import GaussianNBFloor
 from robustdiff.responses import cv_splits

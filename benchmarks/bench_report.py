@@ -32,7 +32,8 @@ import psutil
 side, tree, data, rows, models, respondents, n_jobs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6], int(sys.argv[7])
 import robustdiff
 assert robustdiff.__file__.startswith(tree), (robustdiff.__file__, tree)
-from robustdiff.data import load_dataset, from_frame
+from robustdiff.data import from_frame
+from robustdiff.datasets import load_dataset
 ds = load_dataset(data)
 if rows and rows < ds.n_instances:
     from sklearn.model_selection import train_test_split

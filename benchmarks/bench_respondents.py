@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT/'benchmarks'))
 from fb24_study import PMLB16
 
 def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     from robustdiff.irt import fit_irt
     from robustdiff.responses import response_matrix
     from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability, with_reliability
@@ -63,7 +63,7 @@ def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
 
 def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
     "Finite share, split-half reliability and rank agreement with the largest population (Spearman of the 1PL\n    difficulties) for growing populations (prefixes of one ladder: the first n respondents)."
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     from robustdiff.responses import response_matrix
     from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability
     from robustdiff.irt import fit_irt
@@ -88,7 +88,7 @@ def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
 
 def cost(n, dataset='waveform_40'):
     "CPU and wall seconds of fitting (and predicting) fabra18 and the population on the same 5 folds, n_jobs=1."
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     from robustdiff.responses import map_folds
     from robustdiff.respondents import get_respondents, _respond_fold
     ds = load_pmlb(dataset)
@@ -111,7 +111,7 @@ def _speed_data(name:str):
         from diamonds_like import diamonds_like
         from robustdiff.data import from_frame
         return from_frame(diamonds_like(), 'cut', name='diamonds_like')
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     return load_pmlb(name)
 
 def speed_worker(name:str, out:str):

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from sklearn.model_selection import cross_val_predict
 from threadpoolctl import threadpool_limits
-from robustdiff.data import load_dataset
+from robustdiff.datasets import load_dataset
 from robustdiff.portfolio import get_models, make_pipeline
 from robustdiff.responses import cv_predictions, cv_splits, map_folds, response_matrix, accuracy_table
 

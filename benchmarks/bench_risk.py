@@ -34,8 +34,9 @@ from sklearn.model_selection import train_test_split
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from robustdiff.data import load_dataset, data_dir
-from robustdiff.risk import fit_risk, conformal_sets, _auroc
+from robustdiff.datasets import load_dataset, data_dir
+from robustdiff.risk import fit_risk, _auroc
+from robustdiff.conformal import conformal_sets
 from robustdiff.responses import predict_labels_proba
 from robustdiff.perturb import FB24Noise
 from robustdiff.respondents import get_respondents

@@ -44,7 +44,7 @@ def main():
     a = ap.parse_args()
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.model_selection import train_test_split
-    from robustdiff.data import load_sklearn
+    from robustdiff.datasets import load_sklearn
     from robustdiff.robustness import robustness_test
     ds = load_sklearn('breast_cancer')
     Xtr, Xte, ytr, yte = train_test_split(ds.X, ds.y, test_size=0.3, stratify=ds.y, random_state=0)

@@ -53,7 +53,7 @@ def main():
     ap.add_argument('--nu', type=float, default=0.2)
     ap.add_argument('--respondents', default='ladder', help="'ladder' (default population) or 'models'")
     a = ap.parse_args()
-    from robustdiff.data import load_dataset
+    from robustdiff.datasets import load_dataset
     from robustdiff.responses import map_folds, response_matrix
     from robustdiff.irt import fit_irt
     from robustdiff.scc import clean_predictions, difficulty_bins, scc_curves, LAMBDAS, noisy_predictions

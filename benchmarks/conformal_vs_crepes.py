@@ -38,7 +38,7 @@ from sklearn.neighbors import NearestNeighbors
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from robustdiff.data import load_dataset, data_dir
+from robustdiff.datasets import load_dataset, data_dir
 from robustdiff.conformal import conformal_sets, conformal_cells
 
 RESULTS = ROOT/'benchmarks'/'results'

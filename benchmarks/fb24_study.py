@@ -49,7 +49,7 @@ SYNTHETIC = ['moons', 'circles', 'linearly_separable']
 NUS = (0.1, 0.2, 0.5, 1.0)                   # ν = 0.2 is the paper's; the others feed the notebook's ν widget
 
 def load(name, n_synthetic):
-    from robustdiff.data import load_pmlb, make_synthetic
+    from robustdiff.datasets import load_pmlb, make_synthetic
     if name in SYNTHETIC: return make_synthetic(name, n_samples=n_synthetic, random_state=0)
     return load_pmlb(name)
 

@@ -165,7 +165,7 @@ def main():
 def _shape(name:str)->tuple:
     "(rows, classes) of a case's table."
     sys.path.insert(0, str(ROOT))
-    from robustdiff.data import load_dataset
+    from robustdiff.datasets import load_dataset
     src = CASES[name][0]()
     if src[0].startswith('pmlb:'):
         ds = load_dataset(src[0])

@@ -39,7 +39,7 @@ def main():
     from thread_settings import thread_settings, show_threads
     threads = thread_settings(1); show_threads(threads)
     from sklearn.base import clone
-    from robustdiff.data import load_dataset
+    from robustdiff.datasets import load_dataset
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import FoldContext, _fold_seed, cv_splits, _run_batch
     from robustdiff.respondents import _respond_fold, get_respondents

@@ -79,7 +79,8 @@ def main():
     ap.add_argument('--fold-cost', type=int, default=0)
     a = ap.parse_args()
     warnings.simplefilter('ignore')
-    from robustdiff.data import from_file, from_frame
+    from robustdiff.data import from_frame
+    from robustdiff.tables import from_file
     caps = [int(c) for c in a.caps.split(',')]
     if a.fold_cost:
         res = fold_cost(from_file(a.csv, target=a.target), a.fold_cost, caps[0]); name = 'respondents_max_rows_fold.json'

@@ -19,7 +19,8 @@ from sklearn.model_selection import train_test_split
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from robustdiff.data import load_dataset, from_frame
+from robustdiff.data import from_frame
+from robustdiff.datasets import load_dataset
 from robustdiff.risk import fit_risk
 
 OUT = ROOT/'benchmarks'/'results'/'risk_deployed.json'

@@ -20,8 +20,9 @@ from sklearn.model_selection import train_test_split
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
 from bench_risk import _split, _respondents
-from robustdiff.data import load_dataset
-from robustdiff.risk import fit_risk, _bin_of, conformal_sets
+from robustdiff.datasets import load_dataset
+from robustdiff.risk import fit_risk, _bin_of
+from robustdiff.conformal import conformal_sets
 from robustdiff.responses import predict_labels_proba
 
 

@@ -22,7 +22,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
 from bench_risk import _split_positions
-from robustdiff.data import load_dataset
+from robustdiff.datasets import load_dataset
 
 MODELS = {'3-NN': lambda: make_pipeline(StandardScaler(), KNeighborsClassifier(3)),
           'logistic': lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))}

@@ -80,7 +80,7 @@ def weka_check(datasets, n_repeats, f, jar='/usr/share/java/weka.jar'):
 
 def _weka_sets(datasets, n_repeats, f, jar, rows, done, tmp):
     import numpy as np
-    from robustdiff.data import load_keel
+    from robustdiff.datasets import load_keel
     from robustdiff.responses import cv_splits
     from robustdiff.ela import class_noise
     from robustdiff.estimators import PukSVC
@@ -114,7 +114,7 @@ def _weka_sets(datasets, n_repeats, f, jar, rows, done, tmp):
 def smo_fixtures(cases=(('iris', 0.1), ('wdbc', 0.1), ('monk-2', 0.0)), jar='/usr/share/java/weka.jar'):
     import gzip, json
     import numpy as np
-    from robustdiff.data import load_keel
+    from robustdiff.datasets import load_keel
     from robustdiff.responses import cv_splits
     from robustdiff.ela import class_noise
     for name, noise in cases:
@@ -140,7 +140,7 @@ SEED_SETS = ['iris', 'hayes-roth', 'wine', 'sonar', 'heart', 'ionosphere', 'monk
 
 def seeds(datasets, n_seeds, n_jobs, cache, f):
     "The Table 3 run (ela2, 10 % noise, 5 × 5 CV) again with other seeds (folds and noisy labels): how far the draw moves A₀, A₁₀."
-    from robustdiff.data import load_keel
+    from robustdiff.datasets import load_keel
     from robustdiff.ela import ela_predictions, ela_table
     rows = pd.read_csv(f) if f.exists() else pd.DataFrame(columns=['dataset', 'seed'])
     for name in datasets:
@@ -155,7 +155,7 @@ def seeds(datasets, n_seeds, n_jobs, cache, f):
 
 def svm_full(datasets, n_repeats, f):
     import numpy as np
-    from robustdiff.data import load_keel
+    from robustdiff.datasets import load_keel
     from robustdiff.responses import cv_splits
     from robustdiff.ela import class_noise
     from robustdiff.estimators import PukSVC
@@ -189,7 +189,7 @@ def main():
     ap.add_argument('--cache', default=None, help="per-fold cache (default: /tmp/robustdiff_slh16_cache; for 'difficulty' benchmarks/results/tmp/fb24_cache)")
     ap.add_argument('--out', default=str(ROOT/'nbs'/'results'/'slh16'))
     a = ap.parse_args()
-    from robustdiff.data import load_pmlb, load_keel
+    from robustdiff.datasets import load_pmlb, load_keel
     from robustdiff.ela import ela_predictions, ela_table
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     if a.cache is None: a.cache = str(ROOT/'benchmarks'/'results'/'tmp'/'fb24_cache') if a.what == 'difficulty' else '/tmp/robustdiff_slh16_cache'

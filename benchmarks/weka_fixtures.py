@@ -51,7 +51,7 @@ def load(name):
     base = name.removesuffix('_noise10')
     if src == 'compas': X, y, nominal = load_compas()
     else:
-        from robustdiff.data import load_pmlb, _pmlb_types
+        from robustdiff.datasets import load_pmlb, _pmlb_types
         folder = ROOT/'data'/'pmlb'   # nominal: PMLB's 'discrete' (<= 20 levels) and 'binary' features
         types = _pmlb_types(folder/f'{base}.metadata.yaml')
         df = pd.read_csv(folder/f'{base}.tsv.gz', sep='\t')

@@ -9,20 +9,12 @@ import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
-from .intervals import (LEVEL, N_BOOT, ILL_CONDITIONED, bootstrap_weights, fold_shrinkage, fold_bootstrap_weights,
-    percentile_interval, feature_noise_intervals, ela_intervals, hardest, perturbation_predictions, compare_to_rest, compare_pairs,
-    verdict_weights, draw_weights, _check_level, _strata, _interval_calls, _feature_noise_reps, _noise_table, _accuracy_reps, _ela_reps,
-    _perturbation_reps, _draws)
-# the intervals lived in this module before `robustdiff.intervals`: their names stay importable from here
-_all_ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights', 'percentile_interval',
-         'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions', 'compare_to_rest', 'compare_pairs',
-         'verdict_weights']
+from .intervals import (LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest,
+    compare_to_rest, compare_pairs, verdict_weights, _check_level, _strata, _interval_calls, _feature_noise_reps, _noise_table,
+    _accuracy_reps, _ela_reps, _perturbation_reps, _draws)
 
 # %% auto #0
-__all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart', 'LEVEL',
-           'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
-           'percentile_interval', 'feature_noise_intervals', 'ela_intervals', 'hardest', 'perturbation_predictions',
-           'compare_to_rest', 'compare_pairs', 'verdict_weights']
+__all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart']
 
 # %% ../nbs/92_answer.ipynb #f6280260
 def _num(x, d:int=2)->str:

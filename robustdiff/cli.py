@@ -11,7 +11,7 @@ import pandas as pd
 from .report import build_report, STAGES
 from .leaks import LeakWarning
 from .metrics import METRICS
-from .report import NOISE_DRAWS
+from .run import NOISE_DRAWS
 from .responses import ModelFitError
 from .data import _CLI, DataWarning
 

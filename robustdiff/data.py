@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import contextvars, csv, difflib, io, importlib, math, numbers, re, shlex, uuid, warnings
+import contextvars, csv, difflib, io, math, numbers, re, shlex, uuid, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
@@ -425,16 +425,3 @@ def from_frame(df:pd.DataFrame,        # features and target
     if nominal is None: nominal = _nominal_from_dtypes(X)
     return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
                    tuple(read_notes + notes + more))
-
-# %% ../nbs/00_data.ipynb #e08ddf2e
-_MOVED = {'robustdiff.tables': ('is_table_path', 'read_table', 'from_file', 'from_csv'),
-          'robustdiff.datasets': ('load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel',
-                                  'load_openml', 'load_dataset')}
-
-def __getattr__(name):
-    "The readers' and loaders' names (and their private helpers), from the modules they moved to."
-    if name.startswith('__'): raise AttributeError(name)      # the import system asks for `__path__` and the like
-    for mod in _MOVED:
-        m = importlib.import_module(mod)
-        if name in _MOVED[mod] or (name.startswith('_') and name in vars(m)): return getattr(m, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,8 +20,7 @@ from .datasets import load_dataset
 
 # %% auto #0
 __all__ = ['MEASURES', 'PRESETS', 'hardness_measures', 'dense_reference', 'hardness_correlations', 'correlation_chart',
-           'measures_chart', 'ih_difficulty_chart', 'RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample',
-           'good_threshold', 'InstanceHardness', 'instance_hardness']
+           'measures_chart', 'ih_difficulty_chart']
 
 # %% ../nbs/40_hardness.ipynb #251de20c
 MEASURES = ('kDN', 'DCP', 'TD_P', 'TD_U', 'CL', 'CLD', 'F1', 'N1', 'N2', 'LSC', 'LSR', 'Usefulness', 'Harmfulness')
@@ -606,11 +605,6 @@ def dense_reference(dataset, measures=None, preset='paper', k=None, metric=None,
     res = pd.DataFrame({m: np.asarray(out[m], float) for m in measures})
     res.index.name = 'instance'
     return res
-
-# %% ../nbs/40_hardness.ipynb #09e28427
-# IH and the pool's resampling live in `robustdiff.ih`; their names stay importable from here
-from .ih import RESAMPLING, imbalance_ratio, smote, random_undersample, good_threshold, InstanceHardness, instance_hardness
-_all_ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness', 'instance_hardness']
 
 # %% ../nbs/40_hardness.ipynb #ab7df522
 def hardness_correlations(table:pd.DataFrame,    # one row per instance: measures (and IH) as columns

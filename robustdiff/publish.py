@@ -469,7 +469,7 @@ def save_report(rep,               # a `robustdiff.report.Report`
                 protect=(),        # paths never to replace (the input data)
                )->Path:            # the folder
     "Write the tables (CSV), `report.html` and `summary.json` of `rep` to `out` as one atomic publication."
-    from robustdiff.report import render_html
+    from robustdiff.page import render_html
     writers, names = {}, []
     for name, t in rep.tables.items():
         fn = f'{name}.csv.gz' if t.size > 200_000 else f'{name}.csv'

@@ -30,7 +30,7 @@ from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _sched
                             _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
 
 # %% auto #0
-__all__ = ['STAGES', 'MAX_NOISE_DRAWS', 'Stage', 'Report', 'build_report', 'check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']
+__all__ = ['STAGES', 'MAX_NOISE_DRAWS', 'Stage', 'Report', 'build_report']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
 STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict', 'risk')
@@ -90,8 +90,6 @@ class Report:
         return f"Report({self.dataset!r}, {self.seconds:.1f} s, {st})"
 
 # %% ../nbs/90_report.ipynb #acee0474
-_all_ = ['check_out_dir', 'connect_scheduler', 'NOISE_DRAWS']   # defined in robustdiff.publish and robustdiff.run, re-exported here
-
 def _parse_stages(stages)->tuple:
     if stages is None: return STAGES
     if isinstance(stages, str): stages = [s.strip() for s in stages.split(',') if s.strip()]
@@ -826,9 +824,6 @@ def _load(dataset, target, csv_kws, task:str='auto')->Dataset:
             raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                              f" (try --sep, --na-values, or save it as UTF-8)") from e
     return load_dataset(dataset)
-
-# %% ../nbs/90_report.ipynb #9b23e263
-from .page import render_html
 
 # %% ../nbs/90_report.ipynb #0b311772
 Report.save = save_report   # robustdiff.publish: every file at once, only robustdiff's own files replaced

@@ -23,14 +23,13 @@ from .portfolio import get_models, model_pipeline, _wants_prep
 from .estimators import _quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
-from .cache import (CacheWarning, _token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
+from .cache import (_token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
                               _cache_failed, _cache_usable)   # the result cache (02c_cache)
-_all_ = ['CacheWarning']
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
            'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names',
-           'read_responses', 'CacheWarning']
+           'read_responses']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):

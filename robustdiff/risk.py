@@ -14,15 +14,13 @@ from scipy.stats import norm
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
 from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
-from .risk_io import RiskFileError, RISK_FORMAT, write_risk_file, read_risk_file   # the file format (61_risk_io)
-from .conformal import (mondrian_p_values, conformal_sets, _check_delta, _check_simultaneous, _bin_delta, _min_rows,
+from .risk_io import RiskFileError, write_risk_file, read_risk_file   # the file format (61_risk_io)
+from .conformal import (conformal_sets, _check_delta, _check_simultaneous, _bin_delta, _min_rows,
                                   _rank)   # the sets (59_conformal)
-_all_ = ['RiskFileError', 'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
 
 # %% auto #0
 __all__ = ['ONE_MODEL_RESPONDENTS', 'RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'fit_risk', 'calibrate',
-           'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file', 'RiskFileError',
-           'RISK_FORMAT', 'mondrian_p_values', 'conformal_sets']
+           'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file']
 
 # %% ../nbs/60_risk.ipynb #3c5fe5d7
 def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:

@@ -276,7 +276,7 @@ class _Ctx:
         return self.extra['perturbation_predictions']
 
     def weights(self, instances)->np.ndarray:
-        "The verdict's resamples (`robustdiff.answer.verdict_weights`, drawn once per report), as columns for `instances`."
+        "The verdict's resamples (`robustdiff.intervals.verdict_weights`, drawn once per report), as columns for `instances`."
         if 'weights' not in self.extra:
             from robustdiff.intervals import verdict_weights
             clean = self.clean()

@@ -17,9 +17,11 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from robustdiff.answer import (verdict, bootstrap_weights, fold_bootstrap_weights, fold_shrinkage, verdict_weights,
-                               percentile_interval, compare_to_rest, BASELINE, perturbation_predictions)
-from robustdiff.data import Dataset, make_synthetic
+from robustdiff.answer import verdict, BASELINE
+from robustdiff.intervals import (bootstrap_weights, fold_bootstrap_weights, fold_shrinkage, verdict_weights,
+                                  percentile_interval, compare_to_rest, perturbation_predictions)
+from robustdiff.data import Dataset
+from robustdiff.datasets import make_synthetic
 from robustdiff.ela import ela_predictions
 from robustdiff.irt import fit_irt
 from robustdiff.perturb import Perturbation

@@ -7,7 +7,9 @@ import numpy as np, pandas as pd, pytest
 from hypothesis import given, example, settings, HealthCheck, strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
-from robustdiff.data import Dataset, from_frame, from_csv, load_sklearn, load_dataset
+from robustdiff.data import Dataset, from_frame
+from robustdiff.tables import from_csv
+from robustdiff.datasets import load_sklearn, load_dataset
 from robustdiff.responses import cv_predictions, map_folds, cv_splits, response_matrix
 
 RNG = np.random.default_rng(0)

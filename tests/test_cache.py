@@ -3,9 +3,11 @@ import functools, hashlib, importlib, json, os, pickle, signal, subprocess, sys,
 import numpy as np, pandas as pd, pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
-from robustdiff.data import load_sklearn, Dataset
+from robustdiff.data import Dataset
+from robustdiff.datasets import load_sklearn
 from robustdiff import responses, cache as result_cache
-from robustdiff.responses import map_folds, cv_predictions, CacheWarning
+from robustdiff.responses import map_folds, cv_predictions
+from robustdiff.cache import CacheWarning
 
 CALLS = []   # a module global (not a closure variable, which would be part of the key)
 

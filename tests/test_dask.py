@@ -2,7 +2,7 @@
 import numpy as np, pandas as pd, pytest
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.naive_bayes import GaussianNB
-from robustdiff.data import make_synthetic
+from robustdiff.datasets import make_synthetic
 from robustdiff.scc import noisy_predictions, robustness_by_difficulty
 
 distributed = pytest.importorskip('distributed')

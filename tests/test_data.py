@@ -1,7 +1,8 @@
 "Every loader of robustdiff.data, and the bad input it must refuse with a clear message."
 import numpy as np, pandas as pd, pytest
-from robustdiff.data import (Dataset, from_frame, from_csv, load_sklearn, make_synthetic, load_pmlb, load_keel,
-                             load_dataset, data_dir, keel_names)
+from robustdiff.data import Dataset, from_frame
+from robustdiff.tables import from_csv
+from robustdiff.datasets import load_sklearn, make_synthetic, load_pmlb, load_keel, load_dataset, data_dir, keel_names
 
 @pytest.mark.parametrize('name,shape', [('iris', (150, 4, 3)), ('wine', (178, 13, 3)),
                                         ('breast_cancer', (569, 30, 2)), ('digits', (1797, 64, 10))])

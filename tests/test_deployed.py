@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.base import clone
 
-from robustdiff.data import load_dataset
+from robustdiff.datasets import load_dataset
 from robustdiff.risk import fit_risk, load_risk, RiskModel
 from robustdiff.cli import main
 

@@ -5,7 +5,8 @@ from scipy.stats import chisquare
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.neighbors import KNeighborsClassifier
-from robustdiff.data import make_synthetic, from_frame
+from robustdiff.data import from_frame
+from robustdiff.datasets import make_synthetic
 from robustdiff.responses import FoldContext, _fold_seed
 from robustdiff.ela import (rla, ela, bra, class_noise, ela_predictions, ela_table, ela_experiment, ela_by_difficulty,
                             winners, best_counts, rank_agreement, measure_surface_chart, ela_noise_chart, best_chart,

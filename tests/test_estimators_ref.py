@@ -60,7 +60,7 @@ class SimpleDS:
 
 
 def cases():
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     return {'waveform_40': lambda: _sub(load_pmlb('waveform_40'), 2000), 'yeast': lambda: load_pmlb('yeast'),
             'nursery': lambda: _sub(load_pmlb('nursery'), 2500), 'mixed': lambda: _mixed(), 'mixed6k': lambda: _mixed(6000, seed=1)}
 

@@ -9,7 +9,9 @@ import contextlib, io, re, shutil, sys
 from pathlib import Path
 from unittest import mock
 import numpy as np, pandas as pd, pytest
-from robustdiff.data import Dataset, from_frame, from_file, from_csv, read_table, check_task, load_dataset
+from robustdiff.data import Dataset, from_frame, check_task
+from robustdiff.tables import from_file, from_csv, read_table
+from robustdiff.datasets import load_dataset
 from robustdiff.responses import map_folds
 
 ROOT = Path(__file__).resolve().parent
@@ -339,7 +341,7 @@ def test_one_pass_report_runs_on_a_table_with_gaps(tmp_path):
 
 def test_header_shorter_than_rows_is_an_error(tmp_path):
     "A header with fewer names than the rows have fields (scikit-learn's wine_data.csv: 5 names over 14 fields) made pandas turn the first fields into the row index silently; now one line says so."
-    from robustdiff.data import from_file
+    from robustdiff.tables import from_file
     p = tmp_path / 'short_header.csv'
     rows = '\n'.join(f"{i % 7}.5,{i % 3},{i % 5},{i % 2}" for i in range(40))
     p.write_text('n,k,class\n' + rows + '\n')

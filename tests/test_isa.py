@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from robustdiff.data import make_synthetic, from_frame, load_sklearn
+from robustdiff.data import from_frame
+from robustdiff.datasets import make_synthetic, load_sklearn
 from robustdiff.isa import (select_features, instant_runoff, pilot, rotation_matrix, instance_space, InstanceSpace,
                             _mrmr_rank, _discretise, _mutual_info)
 from robustdiff.footprints import footprints, footprint_edges

@@ -18,7 +18,7 @@ CHROMIUM = shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/ch
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed (apt-get install chromium); CI installs it')
 
 CELLS = [
-    "import altair as alt\nalt.renderers.enable('svg')\nfrom robustdiff.data import make_synthetic\n"
+    "import altair as alt\nalt.renderers.enable('svg')\nfrom robustdiff.datasets import make_synthetic\n"
     "from robustdiff.isa import instance_space\nfrom robustdiff.explore import explore\n"
     "ds = make_synthetic('moons', 150, noise=0.35, random_state=0)\n"
     "space = instance_space(ds, models='quick', n_features=6, random_state=0)\n"

@@ -14,7 +14,8 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from robustdiff.data import from_frame, make_synthetic
+from robustdiff.data import from_frame
+from robustdiff.datasets import make_synthetic
 from robustdiff.report import build_report, _Ctx, _top_in_groups
 from robustdiff.scc import noisy_predictions, clean_predictions, scc_curves
 from robustdiff.ela import ela_experiment
@@ -261,7 +262,8 @@ def test_batched_fits_share_the_prep_step_and_change_nothing(monkeypatch):
     from sklearn.compose import ColumnTransformer
     from robustdiff.responses import map_folds
     from robustdiff.respondents import _respond_fold, get_respondents
-    from robustdiff.data import load_dataset, from_frame
+    from robustdiff.data import from_frame
+    from robustdiff.datasets import load_dataset
     df = load_dataset('sklearn:wine').X.copy(); rng = np.random.default_rng(0)
     df['colour'] = rng.choice(['red', 'white', 'rose'], len(df))
     df.iloc[rng.integers(0, len(df), 30), 0] = np.nan

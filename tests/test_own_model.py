@@ -18,7 +18,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from robustdiff.cli import main
-from robustdiff.data import from_file
+from robustdiff.tables import from_file
 from robustdiff.portfolio import make_pipeline, needs_prep
 from robustdiff.report import build_report
 from robustdiff.responses import ModelFitError

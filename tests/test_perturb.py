@@ -4,7 +4,7 @@ import numpy as np, pandas as pd, pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.base import clone
 from robustdiff.perturb import FB24Noise, Perturbation, perturb_masks, perturb_counts, mix, group_ranks
-from robustdiff.data import load_pmlb, make_synthetic
+from robustdiff.datasets import load_pmlb, make_synthetic
 
 def _frame(n, seed=0):
     rng = np.random.default_rng(seed)

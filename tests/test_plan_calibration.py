@@ -33,7 +33,7 @@ def test_the_default_one_pass_predicts_18_blocks_and_refits():
     assert _pass_shape(fn) == dict(blocks=2, refit=False)      # accuracy alone: one feature-noise copy, no PiML copies, no ELA
 
 def test_plan_of_waveform_40_default_report_within_1_5x_of_measured():
-    from robustdiff.data import load_pmlb
+    from robustdiff.datasets import load_pmlb
     floor = json.loads((RESULTS/'floor_waveform_40_quiet_final.json').read_text())
     cpu = floor['cpu']
     ds = load_pmlb('waveform_40')

@@ -9,7 +9,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
-from robustdiff.data import load_sklearn, make_synthetic
+from robustdiff.datasets import load_sklearn, make_synthetic
 from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models, make_pipeline
 from robustdiff.responses import _plan_folds, map_folds
 from robustdiff.costs import _COST_PRIOR, _COST_PER_FIT, _cost_prior, _fit_prior, _cost_classes
@@ -92,7 +92,7 @@ def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
 
 def test_quadratic_stage_named_with_its_estimate():
     from robustdiff.report import _Ctx, _plan_lines
-    from robustdiff.data import make_synthetic
+    from robustdiff.datasets import make_synthetic
     big = make_synthetic('moons', n_samples=60_000)
     lines = []
     ctx = _Ctx(big, dict(n_jobs=1), {}, names=('hardness',), log=lines.append)

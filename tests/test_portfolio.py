@@ -16,7 +16,7 @@ from robustdiff.estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier
                                    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier,
                                    RuleEnsembleClassifier, PukKernel, GaussianNBFloor)
 from robustdiff.ripper import RipperClassifier
-from robustdiff.data import load_pmlb
+from robustdiff.datasets import load_pmlb
 from robustdiff.responses import cv_predictions
 
 from robustdiff.c45 import C45Classifier

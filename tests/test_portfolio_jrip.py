@@ -12,7 +12,8 @@ from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import GaussianNB
 
-from robustdiff.data import from_frame, load_pmlb
+from robustdiff.data import from_frame
+from robustdiff.datasets import load_pmlb
 from robustdiff.portfolio import make_pipeline, get_models
 from robustdiff.ripper import RipperClassifier, _ripper_fit
 

@@ -8,8 +8,11 @@ import contextlib, errno, hashlib, io, json, os, pathlib, signal, subprocess, sy
 import numpy as np, pandas as pd, pytest
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.cli import main
-from robustdiff.data import Dataset, load_sklearn, from_csv
-from robustdiff.responses import map_folds, cv_predictions, CacheWarning
+from robustdiff.data import Dataset
+from robustdiff.datasets import load_sklearn
+from robustdiff.tables import from_csv
+from robustdiff.responses import map_folds, cv_predictions
+from robustdiff.cache import CacheWarning
 from robustdiff import responses, cache as result_cache
 import robustdiff.report as report
 from robustdiff.report import Report, Stage

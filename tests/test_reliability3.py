@@ -4,7 +4,8 @@ code before the fix (the case list of the issue is the record of the old behavio
 import contextlib, io, json, os, pathlib, random, signal, socket, subprocess, sys, textwrap, threading, time, warnings
 import numpy as np, pandas as pd, pytest
 from robustdiff.cli import main
-from robustdiff.data import from_file, from_frame, DataWarning
+from robustdiff.data import from_frame, DataWarning
+from robustdiff.tables import from_file
 from robustdiff.report import Report, Stage
 from robustdiff import publish
 

@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robustdiff.data import make_synthetic
-from robustdiff.report import build_report, check_out_dir, connect_scheduler, STAGES
+from robustdiff.datasets import make_synthetic
+from robustdiff.report import build_report, STAGES
+from robustdiff.publish import check_out_dir
+from robustdiff.run import connect_scheduler
 from robustdiff.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

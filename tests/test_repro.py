@@ -7,7 +7,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from robustdiff.data import Dataset
-from robustdiff.hardness import instance_hardness
+from robustdiff.ih import instance_hardness
 from robustdiff.responses import cv_splits, _fold_seed
 
 

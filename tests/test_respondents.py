@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier
-from robustdiff.data import make_synthetic, load_sklearn
+from robustdiff.datasets import make_synthetic, load_sklearn
 from robustdiff.irt import fit_irt, simulate_responses
 from robustdiff.portfolio import get_models
 from robustdiff.responses import response_matrix

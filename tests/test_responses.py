@@ -1,6 +1,7 @@
 "Cross-validated predictions and response matrices: determinism across n_jobs, caching, bad input."
 import numpy as np, pandas as pd, pytest
-from robustdiff.data import load_sklearn, Dataset, make_synthetic
+from robustdiff.data import Dataset
+from robustdiff.datasets import load_sklearn, make_synthetic
 from robustdiff.responses import cv_predictions, response_matrix, map_folds, cv_splits, read_responses, accuracy_table
 
 @pytest.fixture(scope='module')

@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from robustdiff.perturb import Perturbation
 from robustdiff.robustness import (RawNoise, QuantileNoise, CategoricalResample, robustness_test, robustness_compare,
                                    feature_sensitivity, robustness_chart, sensitivity_chart, _quantile_shift, _rng)
-from robustdiff.data import load_sklearn, make_synthetic
+from robustdiff.datasets import load_sklearn, make_synthetic
 
 # ---------- fixtures ----------
 @pytest.fixture(scope='module')

@@ -7,7 +7,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
-from robustdiff.data import make_synthetic, load_pmlb, load_sklearn, Dataset
+from robustdiff.data import Dataset
+from robustdiff.datasets import make_synthetic, load_pmlb, load_sklearn
 from robustdiff.responses import map_folds, response_matrix
 from robustdiff.perturb import FB24Noise, perturb_masks
 from robustdiff.scc import (cohen_kappa, kappa_by_group, difficulty_bins, noisy_predictions, clean_predictions,

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 from sklearn.metrics import silhouette_score
 from robustdiff.taxonomy import (profiles, cluster_models, cluster_quality, prototypes, kappa_losses, loss_summary,
                                  complexity_groups, model_distances, dendrogram_chart, loss_scatter_chart, quality_table_chart)
-from robustdiff.data import make_synthetic, load_sklearn
+from robustdiff.datasets import make_synthetic, load_sklearn
 
 def _curves(seed=0, n_ds=3, models='abcdefg', K=5, lams=(0, .1, .2, .3, .4, .5)):
     rng = np.random.default_rng(seed)

@@ -23,7 +23,8 @@ REPS = 10          # repetitions of the label-noise study (the paper's)
 N_JOBS = 2         # joblib workers for cv_predictions (--n-jobs N)
 
 def compas(with_race:bool):
-    from robustdiff.data import data_dir, from_frame
+    from robustdiff.data import from_frame
+    from robustdiff.datasets import data_dir
     df = pd.read_csv(data_dir('compas') / 'compas-scores-two-years.csv.gz')
     df = df[(df.days_b_screening_arrest.between(-30, 30)) & (df.is_recid != -1) & (df.c_charge_degree != 'O')
             & (df.score_text != 'N/A') & df.race.isin(['African-American', 'Caucasian'])]
