@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
-from .intervals import (LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest,
-    compare_to_rest, compare_pairs, verdict_weights, _check_level, _strata, _interval_calls, _feature_noise_reps, _noise_table,
-    _accuracy_reps, _ela_reps, _perturbation_reps, _draws)
+from .intervals import (LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals,
+    hardest, compare_to_rest, compare_pairs, verdict_weights, _check_level, _strata, _interval_calls, _feature_noise_reps,
+    _noise_table, _accuracy_reps, _ela_reps, _perturbation_reps, _draws)
 
 # %% auto #0
 __all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart']

@@ -11,8 +11,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import Dataset
 from robustdiff.datasets import make_synthetic
-from robustdiff.hardness import (MEASURES, PRESETS, hardness_measures, dense_reference, hardness_correlations, _distance_space,
-                                 _cdist, _mst_prim, _mst_boruvka, _neighbour_stats, _n1_from_edges, _codes)
+from robustdiff.hardness import (MEASURES, PRESETS, hardness_measures, dense_reference, hardness_correlations,
+                                 _distance_space, _cdist, _mst_prim, _mst_boruvka, _neighbour_stats, _n1_from_edges, _codes)
 from robustdiff.ih import instance_hardness, InstanceHardness, good_threshold
 
 
