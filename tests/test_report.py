@@ -110,7 +110,7 @@ def test_a_failing_stage_does_not_stop_the_report(tiny, monkeypatch):
     rep = build_report(tiny, stages='accuracy,ela,verdict', **QUICK)
     assert rep.stages['ela'].status == 'failed' and 'boom' in rep.stages['ela'].message
     assert rep.stages['verdict'].status == 'ok' and not {'rla', 'break_labels'} & set(rep.verdict.measure)
-    assert 'RuntimeError: boom' in __import__('robustdiff.report', fromlist=['render_html']).render_html(rep)
+    assert 'RuntimeError: boom' in __import__('robustdiff.page', fromlist=['render_html']).render_html(rep)
 
 
 # ------------------------------------------------------------------ bad input, before any work
