@@ -31,11 +31,12 @@ def breast_cancer(n_jobs:int)->dict:
     total = time.perf_counter() - t0
     # the stages again, separately (measures, pool; then the ISA part on the cached inputs)
     from robustdiff import hardness as H
+    from robustdiff.ih import instance_hardness
     t0 = time.perf_counter(); M = H.hardness_measures(ds); t_meas = time.perf_counter() - t0
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        ih = H.instance_hardness(ds, models='pyhard7', n_jobs=n_jobs)
+        ih = instance_hardness(ds, models='pyhard7', n_jobs=n_jobs)
     t_pool = time.perf_counter() - t0
     t0 = time.perf_counter(); instance_space(ds, measures=M, hardness=ih); t_isa = time.perf_counter() - t0
     return {'dataset': 'breast_cancer', 'n': ds.n_instances, 'models': 'pyhard7', 'n_jobs': n_jobs,

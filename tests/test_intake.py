@@ -320,7 +320,7 @@ def test_stage_with_an_undrawable_chart_is_warn(monkeypatch):
     assert st.status == 'warn' and 'chart raw could not be drawn: MaxRowsError' in st.message, st
     assert 'raw' not in st.charts and 'classes' in st.charts
     assert rep.stages['accuracy'].status == 'ok'
-    assert '<span class="status warn">warn' in R.render_html(rep)
+    assert '<span class="status warn">warn' in __import__('robustdiff.page', fromlist=['render_html']).render_html(rep)
 
 
 def test_one_pass_report_runs_on_a_table_with_gaps(tmp_path):
