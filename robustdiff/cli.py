@@ -154,6 +154,21 @@ def _delta(text:str|None):
     if not 0 < d < 1: raise ValueError(f"--delta must be a number in (0, 1) or 'off', got {text!r}")
     return d
 
+def _guarded(run, out)->int:
+    "Run a command's work with each warning on one line: 0 done, 130 interrupted (`out` not written), 2 a user error, 1 anything else (ROBUSTDIFF_DEBUG=1: the traceback)."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning   # one line each
+            run()
+    except KeyboardInterrupt:
+        print(f"robustdiff: interrupted; {out} was not written", file=sys.stderr); return 130
+    except _USER_ERRORS as e:
+        print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+    except Exception as e:
+        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
+        print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
+    return 0
+
 def _score(a)->int:
     "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else, 130 interrupted."
     import signal
@@ -162,21 +177,12 @@ def _score(a)->int:
     try: old = signal.signal(signal.SIGTERM, _term)
     except ValueError: old = None                              # not the main thread
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning   # one line each
-            score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values), log=lambda m: print(m, file=sys.stderr),
-                       delta=_delta(a.delta), simultaneous=False if a.per_bin else None, calibration=a.calibration,
-                       trusted=[t for ts in (a.trust or []) for t in _split(ts)])
-    except KeyboardInterrupt:
-        print(f"robustdiff: interrupted; {a.out} was not written", file=sys.stderr); return 130
-    except _USER_ERRORS as e:
-        print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
-    except Exception as e:
-        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
-        print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
+        return _guarded(lambda: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values),
+                                           log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta),
+                                           simultaneous=False if a.per_bin else None, calibration=a.calibration,
+                                           trusted=[t for ts in (a.trust or []) for t in _split(ts)]), a.out)
     finally:
         if old is not None: signal.signal(signal.SIGTERM, old)
-    return 0
 
 def _calibrate_parser(sub):
     "The `calibrate` subcommand's arguments."
@@ -199,19 +205,9 @@ def _calibrate_parser(sub):
 def _calibrate(a)->int:
     "`robustdiff calibrate`: 0 done, 2 a user error (missing column, unknown label, too few rows, refused file), 1 anything else."
     from robustdiff.risk import calibrate_file
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning
-            calibrate_file(a.report, a.model, a.data, a.out, name=a.name, target=a.target, sep=a.sep, na_values=_split(a.na_values),
-                           model_trusted=[t for ts in (a.trust or []) for t in _split(ts)], log=lambda m: print(m, file=sys.stderr))
-    except KeyboardInterrupt:
-        print(f"robustdiff: interrupted; {a.out} was not written", file=sys.stderr); return 130
-    except _USER_ERRORS as e:
-        print(f"robustdiff: error: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
-    except Exception as e:
-        if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
-        print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
-    return 0
+    return _guarded(lambda: calibrate_file(a.report, a.model, a.data, a.out, name=a.name, target=a.target, sep=a.sep,
+                                           na_values=_split(a.na_values), model_trusted=[t for ts in (a.trust or []) for t in _split(ts)],
+                                           log=lambda m: print(m, file=sys.stderr)), a.out)
 
 # %% ../nbs/91_cli.ipynb #989f7a1f
 def main(argv:list|None=None, # command-line arguments (default: sys.argv[1:])
