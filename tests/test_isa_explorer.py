@@ -88,6 +88,16 @@ def _summary(page):
     return int(m.group(1)), int(m.group(2))
 
 
+def _settled(page, quiet=2.0, timeout=60.0):
+    "The selected count once it has not changed for `quiet` seconds (each key press is a round trip to the kernel)."
+    t0 = time.time(); last, since = _summary(page)[0], time.time()
+    while time.time() - t0 < timeout:
+        time.sleep(0.25); now = _summary(page)[0]
+        if now != last: last, since = now, time.time()
+        elif time.time() - since >= quiet: return last
+    raise AssertionError(f'the selection kept changing for {timeout:.0f} s')
+
+
 def test_explorer_in_jupyterlab(lab, tmp_path):
     from playwright.sync_api import sync_playwright
     url, token = lab
@@ -116,8 +126,7 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         handle.focus()
         for _ in range(80): page.keyboard.press('ArrowRight')
         page.wait_for_function("() => !/\\b150 of 150 instances/.test(document.body.innerText)", timeout=60_000)
-        time.sleep(1.5)                                            # let the chart re-render
-        n_sel, _ = _summary(page)
+        n_sel = _settled(page)                                     # the key presses reach the kernel one by one
         assert 0 < n_sel < 150
         page.screenshot(path=str(shots / 'isa_explorer_after.png'), full_page=True)
 
