@@ -1,0 +1,93 @@
+"""The package's import graph, read from the source: no cycle, no private name across module lines, one address per name."""
+import ast
+from pathlib import Path
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / 'robustdiff'
+MODULES = {p.stem: p for p in sorted(PKG.glob('*.py')) if p.stem not in ('__init__', '_modidx')}
+
+
+def _imports(path:Path)->list:
+    "(module imported from, names) for every `from robustdiff… import …` / `from . import …` in the file, nested ones too."
+    out = []
+    for n in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if not isinstance(n, ast.ImportFrom): continue
+        if n.level == 0 and not (n.module or '').startswith('robustdiff'): continue
+        mod = (n.module or '').split('.')[-1] if n.module and n.module != 'robustdiff' else None
+        if mod is None:                                   # `from . import x` / `from robustdiff import x`: x is a module
+            out += [(a.name, []) for a in n.names if a.name in MODULES]
+        elif mod in MODULES: out.append((mod, [a.name for a in n.names]))
+    return out
+
+
+def _graph()->dict:
+    return {m: {o for o, _ in _imports(p) if o != m} for m, p in MODULES.items()}
+
+
+def _cycle(g:dict):
+    "One cycle of `g` as a list of modules, or None (depth-first search with colours)."
+    colour, stack = dict.fromkeys(g, 0), []
+    def visit(u):
+        colour[u] = 1; stack.append(u)
+        for v in sorted(g[u]):
+            if colour[v] == 1: return stack[stack.index(v):] + [v]
+            if colour[v] == 0 and (c := visit(v)): return c
+        colour[u] = 2; stack.pop(); return None
+    for u in sorted(g):
+        if colour[u] == 0 and (c := visit(u)): return c
+    return None
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    assert _cycle({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': set()}) == ['a', 'b', 'c', 'a']
+    assert _cycle({'a': {'b'}, 'b': set()}) is None
+
+
+def test_no_import_cycle():
+    assert len(MODULES) > 30
+    c = _cycle(_graph())
+    assert c is None, 'import cycle: ' + ' → '.join(c)
+
+
+def test_no_private_name_crosses_a_module_line():
+    "A module imports another public module's public names only; shared helpers live in private modules (`_x.py`)."
+    bad = [f"{m} imports {o}.{n}" for m, p in MODULES.items() for o, names in _imports(p)
+           if o != m and not o.startswith('_') for n in names if n.startswith('_') and not n.startswith('__')]
+    assert not bad, f"{len(bad)} private names cross module lines: " + '; '.join(bad[:20])
+
+
+def _defined(tree)->set:
+    out = set()
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): out.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                out |= {x.id for x in ast.walk(t) if isinstance(x, ast.Name)}
+    return out
+
+
+def _all(tree)->list:
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == '__all__' for t in n.targets):
+            return [ast.literal_eval(e) for e in n.value.elts]
+    return []
+
+
+@pytest.mark.parametrize('mod', sorted(MODULES))
+def test_all_names_are_defined_where_exported(mod):
+    "Every name in a module's `__all__` is defined in that module (one address per name), and no module `__getattr__`."
+    tree = ast.parse(MODULES[mod].read_text(encoding='utf-8'))
+    defined = _defined(tree)
+    assert '__getattr__' not in defined, f"{mod} has a module-level __getattr__"
+    missing = [n for n in _all(tree) if n not in defined]
+    assert not missing, f"{mod}.__all__ names defined elsewhere: {missing}"
+
+
+def test_a_name_has_one_public_address():
+    "No public name is in the `__all__` of two modules."
+    seen = {}
+    for m, p in MODULES.items():
+        if m.startswith('_'): continue
+        for n in _all(ast.parse(p.read_text(encoding='utf-8'))): seen.setdefault(n, []).append(m)
+    twice = {n: ms for n, ms in seen.items() if len(ms) > 1}
+    assert not twice, f"names exported by two modules: {twice}"
