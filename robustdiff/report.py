@@ -9,9 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .data import Dataset, check_task, from_frame
-from .datasets import load_dataset
-from .tables import is_table_path
+from .data import check_task
 from .charts import chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models, _wants_prep
@@ -25,6 +23,8 @@ from .respondents import auto_respondents
 from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels,
                             _stage_order, _finish_refits)
 from ._stages import Settings, respondent_models
+from ._report_inputs import (load_input, input_files, as_list, check_model_names, class_order_note,
+                                       as_given_note)
 from . import (data_report, accuracy_report, difficulty_report, scc_report, ela_report, perturbation_report,
                         hardness_report, isa_report, verdict_report, risk_report)
 
@@ -220,8 +220,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or not 1 <= noise_draws <= MAX_NOISE_DRAWS:
         raise ValueError(f"noise_draws must be an int from 1 to {MAX_NOISE_DRAWS}, got {noise_draws!r} (each draw predicts every test row "
                          f"of every model again; beyond a few draws the intervals barely change)")
-    _check_model_names(models)
-    ds = _load(dataset, target, csv_kws, task)
+    check_model_names(models)
+    ds = load_input(dataset, target, csv_kws, task)
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
     check_task(ds.y, task, f'target {target!r}' if target else 'target')
     profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
@@ -236,7 +236,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if 'difficulty' in names: respondent_models(respondents, random_state)
     if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
     if out is not None:
-        out = check_out_dir(out, force, protect=_inputs(dataset))
+        out = check_out_dir(out, force, protect=input_files(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:
@@ -247,8 +247,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
                model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),
-               respondents_reason=why_respondents, class_order=_class_order_note(profile, ds.classes),
-               dropped=[str(c) for c in _as_list((csv_kws or {}).get('drop'))])
+               respondents_reason=why_respondents, class_order=class_order_note(profile, ds.classes),
+               dropped=[str(c) for c in as_list((csv_kws or {}).get('drop'))])
     run = Settings(n_jobs=n_jobs, random_state=int(random_state), backend=backend, progress=progress, cache_dir=cache_dir, n_splits=n_splits)
     ctx = _Ctx(ds, cfg, {}, names=names, run=run)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
@@ -278,7 +278,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)
     if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.fit_warnings]
     acc = ctx.stages.get('accuracy')
-    if acc is not None and acc.status in ('ok', 'warn') and cfg['as_given']: acc.notes.insert(0, _as_given_note(cfg['as_given']))
+    if acc is not None and acc.status in ('ok', 'warn') and cfg['as_given']: acc.notes.insert(0, as_given_note(cfg['as_given']))
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     if not isinstance(models, str): printable['models'] = ', '.join(evaluated)
@@ -287,62 +287,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if ih_pool == 'models': printable['hardness_models'] = None             # IH and the footprints from the evaluated models: no pool fitted
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
     rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra, warnings=leaks.message.tolist())
-    if out is not None: rep.save(out, force=force, protect=_inputs(dataset))
+    if out is not None: rep.save(out, force=force, protect=input_files(dataset))
     return rep
 
 # %% ../nbs/90_report.ipynb #003c9dce
-def _as_given_note(names)->str:
-    "The sentence saying which models were used as given, and what they saw."
-    return (f"Used as given: {', '.join(names)} — fitted on the raw feature columns with their names (nominal columns as text, "
-            f"numbers as float64, missing cells as NaN, date columns as days since 1970-01-01, identifier columns dropped; see "
-            f"the data section), without robustdiff's imputing, scaling or one-hot encoding, which only the bundled portfolio "
-            f"models get; a fitted model was cloned and refitted on every training fold.")
-
-def _inputs(dataset)->list:
-    "The input file, if any: never replaced by the report."
-    return [Path(dataset).expanduser()] if isinstance(dataset, (str, Path)) and Path(dataset).expanduser().is_file() else []
-
 MAX_NOISE_DRAWS = 100   # the most feature-noise draws a report takes
-
-def _as_list(x)->list: return [] if x is None else [x] if isinstance(x, str) else list(x)
-
-def _check_model_names(models)->None:
-    "Refuse a model of yours whose name a portfolio listed beside it already uses, naming the portfolio, before any work."
-    if not isinstance(models, (list, tuple)): return
-    from robustdiff.portfolio import PORTFOLIOS
-    names = {p: list(PORTFOLIOS[p]()) for p in models if isinstance(p, str) and p in PORTFOLIOS}
-    for item in models:
-        if isinstance(item, tuple) and len(item) == 2:
-            for p, ms in names.items():
-                if item[0] in ms:
-                    raise ValueError(f"model name {item[0]!r} is already in the portfolio {p!r} ({', '.join(ms)}): give yours another "
-                                     f"name, e.g. --model my_{item[0]}=… on the command line or ('my_{item[0]}', model) in Python")
-
-def _class_order_note(profile:dict, classes)->str:
-    "One line on how the classes' order is treated (three or more classes)."
-    if profile['n_classes'] < 3: return ''
-    if profile['ordered']:
-        return (f"Class order: the classes look ordered ({' < '.join(map(str, profile['levels']))}), and every metric here treats them "
-                f"as unordered labels: a miss by one level counts as much as a miss by several.")
-    return ("Class order: every metric here treats the classes as unordered labels (a miss by one level counts as much as a miss by "
-            "several); an order is recognised only in whole numbers, an ordered pandas Categorical or graded words such as low < "
-            f"medium < high, so the classes here ({', '.join(map(str, classes))}) are compared as unordered labels whatever order "
-            f"their names mean.")
-
-def _load(dataset, target, csv_kws, task:str='auto')->Dataset:
-    if isinstance(dataset, Dataset): return dataset
-    if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
-        from robustdiff.tables import read_table
-        p = Path(dataset)
-        if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
-        kw = dict(csv_kws or {})
-        import inspect
-        ff = set(inspect.signature(from_frame).parameters) - {'df', 'target', 'task'}
-        rk = {k: kw.pop(k) for k in list(kw) if k not in ff}          # the reader's (sep, encoding, na_values, sheet, …)
-        try:      # `from_file`, with the task passed on to `from_frame` (a continuous target refused, or kept when forced)
-            name = kw.pop('name', None) or p.name.split('.')[0]
-            return from_frame(read_table(p, target=target or 'target', **rk), target or 'target', name=name, task=task, **kw)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-            raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                             f" (try --sep, --na-values, or save it as UTF-8)") from e
-    return load_dataset(dataset)
