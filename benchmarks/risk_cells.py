@@ -21,7 +21,7 @@ sys.path[:0] = [str(ROOT), str(ROOT/'benchmarks')]
 import numpy as np, pandas as pd
 from bench_risk import _split
 from robustdiff.datasets import load_dataset
-from robustdiff.risk import fit_risk
+from robustdiff.risk_fit import fit_risk
 from robustdiff.responses import predict_labels_proba
 from robustdiff.conformal import _thresholds
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from robustdiff.data import from_frame
 from robustdiff.datasets import load_dataset
-from robustdiff.risk import fit_risk
+from robustdiff.risk_fit import fit_risk
 
 OUT = ROOT/'benchmarks'/'results'/'risk_deployed.json'
 

@@ -70,7 +70,7 @@ def prepare(name, df, target, n_ref, a, cache:Path)->dict:
     f = cache/f'{name}_{a.train}.pkl'
     if f.exists(): return pickle.loads(f.read_bytes()) | dict(cached=True)
     from robustdiff.data import from_frame
-    from robustdiff.risk import fit_risk
+    from robustdiff.risk_fit import fit_risk
     from robustdiff.respondents import get_respondents
     from robustdiff.responses import cv_splits, predict_labels_proba
     from robustdiff.portfolio import model_pipeline

@@ -5,36 +5,46 @@
 # %% ../nbs/90_report.ipynb #96599421
 from __future__ import annotations
 import os, sys, time, traceback, warnings
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .charts import alt   # altair, imported on first use
-from .data import Dataset, check_task, from_frame
-from .datasets import load_dataset
-from .tables import is_table_path
-from .charts import histogram, scatter, chart_problems
+from .data import check_task
+from .charts import chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models, _wants_prep
-from .responses import response_matrix, accuracy_table, accuracy_chart, _release_memory, ModelFitError
-from .irt import fit_irt
-from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
-                            _as_perturbations)
+from .responses import _release_memory, ModelFitError
+from .scc import LAMBDAS, _as_perturbations
 from .perturb import _check_lambdas
-from .taxonomy import kappa_losses
-from .publish import check_out_dir, save_report, check_run, _write_csv
+from .publish import check_out_dir, save_report, check_run
 from .leaks import leak_check, LeakWarning
-from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
-from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows,
-                            _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
+from .metrics import target_profile, choose_metric, _check_metric
+from .respondents import auto_respondents
+from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels,
+                            _stage_order, _finish_refits)
+from ._stages import Settings, respondent_models
+from ._report_inputs import (load_input, input_files, as_list, check_model_names, class_order_note,
+                                       as_given_note)
+from . import (data_report, accuracy_report, difficulty_report, scc_report, ela_report, perturbation_report,
+                        hardness_report, isa_report, verdict_report, risk_report)
 
 # %% auto #0
-__all__ = ['STAGES', 'MAX_NOISE_DRAWS', 'Stage', 'Report', 'build_report']
+__all__ = ['STAGE_ROOMS', 'STAGES', 'MAX_NOISE_DRAWS', 'Stage', 'Report', 'build_report']
 
 # %% ../nbs/90_report.ipynb #8014cdd1
-STAGES = ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict', 'risk')
-_NEEDS = {'scc': ('difficulty',), 'isa': ('hardness',), 'verdict': ('accuracy',), 'risk': ('difficulty',)}
+STAGE_ROOMS = dict(             # stage name → its room (NEEDS, PROVIDES, report_stage), in the order the stages run
+    data=data_report,
+    accuracy=accuracy_report,
+    difficulty=difficulty_report,
+    scc=scc_report,
+    ela=ela_report,
+    perturbation=perturbation_report,
+    hardness=hardness_report,
+    isa=isa_report,
+    verdict=verdict_report,
+    risk=risk_report,
+)
+STAGES = tuple(STAGE_ROOMS)     # the stage names of a report
 
 @dataclass
 class Stage:
@@ -85,546 +95,51 @@ class Report:
                     stages={k: dict(status=s.status, seconds=round(s.seconds, 2), message=s.message,
                                     tables=sorted(s.tables)) for k, s in self.stages.items()})
 
+    @property
+    def answer(self)->list:
+        "The headline: at most five sentences, each with its interval (empty if the verdict did not run)."
+        h = self.tables.get('headline')
+        return [] if h is None else h.sentence.tolist()
+
+    def save(self,
+             out,               # the report folder
+             force:bool=False,  # write beside files robustdiff did not write (never over them)
+             protect=(),        # paths never to replace (the input data)
+            )->Path:            # the folder
+        "Write the tables (CSV), `report.html` and `summary.json` as one atomic publication (`robustdiff.publish.save_report`): only robustdiff's own files are replaced."
+        return save_report(self, out, force=force, protect=protect)
+
     def __repr__(self):
         st = ', '.join(f"{k}:{s.status}" for k, s in self.stages.items())
         return f"Report({self.dataset!r}, {self.seconds:.1f} s, {st})"
 
 # %% ../nbs/90_report.ipynb #acee0474
 def _parse_stages(stages)->tuple:
-    if stages is None: return STAGES
+    "The selected stage names in run order (`data` always), or a ValueError naming the unknown ones."
+    known = tuple(STAGE_ROOMS)
+    if stages is None: return known
     if isinstance(stages, str): stages = [s.strip() for s in stages.split(',') if s.strip()]
     stages = list(stages)
-    bad = [s for s in stages if s not in STAGES]
-    if bad: raise ValueError(f"unknown stage(s) {bad}; stages are {', '.join(STAGES)}")
+    bad = [s for s in stages if s not in known]
+    if bad: raise ValueError(f"unknown stage(s) {bad}; stages are {', '.join(known)}")
     if not stages: raise ValueError("no stage selected")
-    return tuple(s for s in STAGES if s in set(stages) | {'data'})
-
-
-# %% ../nbs/90_report.ipynb #d39eac91
-def _stage_data(ctx:_Ctx, st:Stage):
-    ds = ctx.ds
-    st.tables['data_summary'] = pd.DataFrame([dict(dataset=ds.name, instances=ds.n_instances, features=ds.n_features,
-        numeric=len(ds.numeric), nominal=len(ds.nominal), classes=ds.n_classes, complexity=round(ds.complexity, 4),
-        complex=bool(ds.complexity > 0.08), majority_share=round(float(ds.y.value_counts(normalize=True).max()), 4))])
-    cls = ds.y.value_counts().rename_axis('class').reset_index(name='n')
-    cls['class'] = cls['class'].astype(str); cls['share'] = cls.n / cls.n.sum()
-    st.tables['classes'] = cls
-    st.notes.extend(ds.notes)       # what the intake did: imputation, dropped rows or columns, dates
-    if ctx.cfg['progress']:
-        for n in ds.notes: print(f"{ds.name}: {n}", file=sys.stderr, flush=True)
-    st.charts['classes'] = alt.Chart(cls).mark_bar().encode(
-        x=alt.X('n:Q', title='instances'), y=alt.Y('class:N', sort='-x', title='class'),
-        tooltip=['class', 'n', alt.Tooltip('share:Q', format='.1%')]).properties(width=360, height=min(400, 18 * len(cls) + 20),
-        title=f'{ds.name}: class distribution')
-
-# %% ../nbs/90_report.ipynb #4e36c1a4
-def _metric_scores(oof:pd.DataFrame, metric:str)->pd.Series:
-    "Each model's out-of-fold score on `metric`, pooled over folds (index: model)."
-    from robustdiff.intervals import _metric_matrix
-    models = list(dict.fromkeys(oof.model))
-    inst = np.sort(oof.instance.unique())
-    return pd.Series(_metric_matrix(metric, np.ones((1, len(inst))), oof, 'y_pred', models, inst, p_col='p_true')[0], index=models)
-
-def _stage_accuracy(ctx:_Ctx, st:Stage):
-    clean = ctx.clean()
-    oof = ctx.oof()                  # kept for the reader (rep.extra['oof']) and for IH
-    acc = accuracy_table(clean).sort_values('accuracy', ascending=False, ignore_index=True)
-    metric = ctx.cfg.get('metric', 'accuracy')
-    if metric != 'accuracy':         # the chosen metric beside accuracy; models ranked by it
-        acc[metric] = acc.model.map(_metric_scores(oof, metric))
-        acc = acc.sort_values(metric, ascending=False, ignore_index=True, kind='stable')
-    st.tables['accuracy'] = acc
-    st.charts['accuracy'] = accuracy_chart(clean)
-    best = acc.iloc[0]
-    share = ctx.ds.y.value_counts(normalize=True).max()
-    if metric == 'accuracy':
-        st.notes.append(f"Best cross-validated accuracy: {best.model} ({best.accuracy:.3f}); majority class: {share:.3f}.")
-    else:
-        st.notes.append(f"Best cross-validated {metric_name(metric)}: {best.model} ({best[metric]:.3f}; its accuracy {best.accuracy:.3f}); "
-                        f"always predicting the majority class scores {baseline_score(metric, ctx.ds.y):.3f} {metric_name(metric)} "
-                        f"(accuracy {share:.3f}). The chart shows accuracy per fold; the verdict compares {metric_name(metric)}.")
-    # the folds, for anyone who checks a model against scikit-learn's cross_val_predict
-    st.tables['folds'] = oof.drop_duplicates('instance')[['instance', 'repeat', 'fold']].sort_values('instance', ignore_index=True)
-    st.tables['accuracy_folds'] = (oof.groupby(['model', 'repeat', 'fold'], sort=False).correct.agg(n='size', accuracy='mean')
-                                   .reset_index())
-
-# %% ../nbs/90_report.ipynb #ea315259
-from .respondents import auto_respondents
-
-def _stage_difficulty(ctx:_Ctx, st:Stage):
-    from robustdiff.respondents import respondent_predictions, with_reliability, split_half_reliability
-    c = ctx.cfg
-    resp = _respondent_models(c['respondents'], c['random_state'])
-    if resp is None:
-        U = response_matrix(ctx.clean()); who = 'the evaluated models'
-    else:
-        U = ctx.extra.get('response_matrix')                 # from the one schedule, else fitted here
-        if U is None:
-            U = response_matrix(respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'],
-                                                       c['backend'], c['progress'], c['cache_dir']))
-        who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
-        if c.get('respondents_reason'): st.notes.append(c['respondents_reason'])
-    irt = fit_irt(U, '1PL')
-    items = with_reliability(irt)
-    st.tables['difficulty'] = items
-    st.tables['respondent_abilities'] = irt.abilities
-    finite = float((items.status == 'ok').mean())
-    st.notes.append(f"Difficulty from {who}: {finite:.1%} of the instances have a finite difficulty "
-                    f"({(items.status == 'all_right').sum()} answered right by every respondent, "
-                    f"{(items.status == 'all_wrong').sum()} by none).")
-    if U.shape[0] >= 4:
-        rel = split_half_reliability(U, n_repeats=5, random_state=c['random_state'])
-        st.tables['reliability'] = rel
-        st.notes.append(f"Split-half reliability (Spearman between the difficulties fitted on two random halves of the "
-                        f"respondents, 5 splits): median {rel.spearman.median():.3f} (Spearman–Brown corrected to the whole "
-                        f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
-                        f"{items.difficulty_se.median():.2f}.")
-    ok = items[items.status == 'ok']
-    st.charts['difficulty'] = histogram(ok, 'difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
-                                        title='distribution of finite difficulties')
-    if 'difficulty_se' in ok:
-        st.charts['difficulty_se'] = scatter(ok, 'difficulty', 'difficulty_se', x_title='difficulty b', y_title='standard error of b',
-                                             width=300, height=200, title='reliability of each difficulty')
-    # abilities of the evaluated models on the respondents' scale
-    from robustdiff.difficulty_model import estimate_ability
-    clean = ctx.clean()
-    b = items.set_index('instance').difficulty
-    keep = items.loc[items.status == 'ok', 'instance']
-    rows = []
-    for m, g in clean[clean.instance.isin(keep)].groupby('model', sort=False):
-        rows.append(dict(model=m, ability=estimate_ability(g.correct.to_numpy(), b.loc[g.instance].to_numpy())))
-    st.tables['abilities'] = pd.DataFrame(rows)
-
-# %% ../nbs/90_report.ipynb #57e05273
-def _acc_by_bin(curves:pd.DataFrame, # `scc_curves` rows of one dataset and perturbation
-                clean:pd.DataFrame,  # clean out-of-fold predictions (`clean_predictions`)
-                bins:pd.DataFrame,   # `difficulty_bins` output
-               )->pd.DataFrame:      # model, bin, difficulty, n, acc_clean, lam, acc_noisy, kappa_noisy, acc_change
-    "Per model × difficulty bin: clean accuracy, and accuracy and κ at the largest λ, side by side."
-    p = clean.merge(bins[['instance', 'bin']], on='instance', how='inner')
-    acc0 = (p.groupby(['model', 'repeat', 'bin'], sort=False).correct.mean()      # pooled over folds, as `scc_curves`
-             .groupby(['model', 'bin']).mean().rename('acc_clean').reset_index())
-    lam = curves.lam.max()
-    top = curves.loc[np.isclose(curves.lam, lam), ['model', 'bin', 'difficulty', 'n', 'lam', 'acc', 'kappa']]
-    t = top.merge(acc0, on=['model', 'bin'], how='left', validate='one_to_one')
-    t = t.rename(columns={'acc': 'acc_noisy', 'kappa': 'kappa_noisy'})
-    t['acc_change'] = t.acc_noisy - t.acc_clean
-    cols = ['model', 'bin', 'difficulty', 'n', 'acc_clean', 'lam', 'acc_noisy', 'kappa_noisy', 'acc_change']
-    return t[cols].sort_values(['model', 'bin'], ignore_index=True)
-
-def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
-                   bins:pd.DataFrame,  # `difficulty_bins` output
-                   lambdas,            # the curves' λs
-                   W:np.ndarray,       # the verdict's resamples over `bins.instance`
-                   metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
-                   random_state:int=0, # seed of the noise draws' resampling (the verdict's)
-                   keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `_feature_noise_reps` (the verdict reuses them)
-                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
-    "Bootstrap intervals of the κ, accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
-    from robustdiff.intervals import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
-    frames = []
-    for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
-        lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
-        for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, random_state, metric)):
-            if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
-            t = _noise_table(models, reps, facts, lam, LEVEL)
-            part = lambda m, pre, cols=('lo', 'hi'): t[t.measure == m].set_index(['model', 'bin'])[list(cols)].add_prefix(pre)
-            sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
-            br = part('break_rate', 'break_rate', ('value', 'lo', 'hi')).rename(columns={'break_ratevalue': 'break_rate',
-                                                                                      'break_ratelo': 'break_rate_lo', 'break_ratehi': 'break_rate_hi'})
-            frames.append(part('kappa', 'kappa_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
-                          .assign(perturbation=pert, level=lv, lam=float(lam)))
-    return pd.concat(frames, ignore_index=True)
-
-def _stage_scc(ctx:_Ctx, st:Stage):
-    c = ctx.cfg
-    items = ctx.table('difficulty', 'difficulty')
-    bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=c['random_state'])
-    curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
-    metric = c.get('metric', 'accuracy')
-    reps = {}
-    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, c['random_state'], keep=reps)
-    groups, lam = {k[:2] for k in reps}, max(c['lambdas'])
-    if len(groups) == 1:   # one noise: the verdict's figures at the largest λ are these replicates (same rows, bins, W and seed)
-        ctx.extra['noise_reps'] = dict(lam=lam, reps=reps[(*groups.pop(), float(lam))])
-    del reps
-    keys = ['perturbation', 'level', 'model', 'lam', 'bin']
-    for t in (curves, iv): t['_lam'] = t.lam.round(10)
-    curves = curves.merge(iv.drop(columns='lam'), on=[k if k != 'lam' else '_lam' for k in keys], how='left',
-                          validate='one_to_one').drop(columns='_lam')
-    curves.insert(0, 'dataset', ctx.ds.name)
-    st.tables['bins'] = bins
-    st.tables['scc'] = curves
-    st.tables['kappa_losses'] = kappa_losses(curves).drop(columns='dataset')
-    one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
-    st.charts['scc'] = scc_chart(one, columns=6, title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
-    st.charts['scc_acc'] = scc_chart(one, y='score', columns=6, ytitle=metric_name(metric),
-                                     title=f"{ctx.ds.name}: {metric_name(metric)} of the same predictions against the truth (λ = 0: clean)")
-    st.charts['scc_break'] = scc_chart(one, y='break_rate', columns=6, ytitle='correct turned wrong',
-                                       title=f"{ctx.ds.name}: share of the clean-correct predictions that the noise turns wrong (what the verdict judges by, hardest bin)")
-    st.tables['scc_accuracy'] = _acc_by_bin(curves, ctx.clean(), bins)
-    lam = max(c['lambdas'])
-    D = int(ctx.noisy().draw.max() + 1) if 'draw' in ctx.noisy().columns else 1
-    st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
-                    f"{metric_name(metric)} of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
-                    f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "
-                    f"a single flip takes κ from 1 to 0 while its accuracy barely moves. Every point averages {D} independent "
-                    f"draw{'s' if D > 1 else ''} of the noise; shaded bands: 90 % bootstrap intervals that resample the instances"
-                    f"{' and the noise draws' if D > 1 else ''} (columns `kappa_lo`, `kappa_hi`, `acc_lo`, `acc_hi`, `score_lo`, `score_hi`; "
-                    f"the verdict's resamples). `break_rate`: the share of the clean-correct predictions that the noise turns wrong.")
-
-# %% ../nbs/90_report.ipynb #98d91027
-def _dot_chart(tab:pd.DataFrame,   # one row per model
-               x:str,              # the value column; its interval in `{x}_lo`, `{x}_hi`
-               xtitle:str,         # axis title
-               title:str,          # chart title
-               lower_better:bool=True, # sort: the best model on top
-               tick:str|None=None, # a second value drawn as a grey tick (e.g. the clean score)
-              )->alt.LayerChart:
-    "One dot per model with its interval bar (and an optional grey tick): the figure a headline sentence quotes."
-    y = alt.Y('model:N', sort=alt.EncodingSortField(x, order='ascending' if lower_better else 'descending'), title=None)
-    tip = ['model'] + [alt.Tooltip(f'{k}:Q', format='.3f') for k in (x, f'{x}_lo', f'{x}_hi', tick) if k and k in tab]
-    layers = [alt.Chart(tab).mark_rule(strokeWidth=2).encode(x=alt.X(f'{x}_lo:Q', title=xtitle, scale=alt.Scale(zero=False)),
-                                                             x2=f'{x}_hi:Q', y=y, tooltip=tip),
-              alt.Chart(tab).mark_point(filled=True, size=60).encode(x=f'{x}:Q', y=y, tooltip=tip)]
-    if tick: layers.append(alt.Chart(tab).mark_tick(color='#57606a', thickness=2).encode(x=f'{tick}:Q', y=y, tooltip=tip))
-    return alt.layer(*layers).properties(width=300, height=min(400, 18 * len(tab) + 20), title=title)
-
-def _ela_chart(tab:pd.DataFrame,  # `_stage_ela`'s table: score_clean, score_noisy with score_noisy_lo/_hi (the chosen metric)
-               noise:float,       # the class-noise rate (for the axis title)
-               metric:str='accuracy', # the chosen metric (axis title)
-              )->alt.LayerChart:
-    "Left: the share of correct predictions that training on noisy labels turns wrong (the verdict's decision), right: the score then (grey tick: clean labels); 90 % intervals."
-    name = metric_name(metric)
-    left = _dot_chart(tab, 'break_rate', f"correct predictions turned wrong at {noise:.0%} label noise (lower = stays right)",
-                      'label noise: correct predictions turned wrong')
-    right = _dot_chart(tab, 'score_noisy', f"{name} trained on noisy labels (grey tick: clean labels)", f'label noise: {name}',
-                       lower_better=False, tick='score_clean')
-    return alt.hconcat(left, right)
-
-def _stage_ela(ctx:_Ctx, st:Stage):
-    from robustdiff.ela import ela_table
-    from robustdiff.intervals import ela_intervals
-    c = ctx.cfg
-    preds = ctx.ela_predictions()
-    tab = ela_table(preds.assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
-    tab = tab.drop(columns='dataset', errors='ignore').sort_values('ela', ignore_index=True)
-    bins = ctx.table('scc', 'bins')
-    bins = ctx.all_bins() if bins is None else bins
-    W = ctx.weights(bins.instance)                                          # the verdict's resamples
-    iv = ela_intervals(preds, bins, W=W)                                    # RLA and ELA on accuracy, as [SLH16] and the table
-    iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
-    iv.columns = [f'{m}_{b}' for b, m in iv.columns]
-    iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
-    tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
-    metric = c.get('metric', 'accuracy')
-    sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels
-    sc = sc[sc.measure.isin(['score_clean', 'score_noisy', 'break_rate'])].pivot(index=['model', 'noise'], columns='measure',
-                                                                                values=['value', 'lo', 'hi'])
-    sc.columns = [m if b == 'value' else f'{m}_{b}' for b, m in sc.columns]
-    tab = tab.merge(sc[['break_rate', 'break_rate_lo', 'break_rate_hi', 'score_clean', 'score_noisy', 'score_noisy_lo', 'score_noisy_hi']]
-                    .reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
-    st.tables['ela'] = tab.sort_values('break_rate', ignore_index=True, kind='stable')
-    st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric)
-    st.notes.append(f"Left chart: the share of each model's correct predictions that turn wrong when {c['class_noise']:.0%} of the "
-                    f"training labels are wrong (columns `break_rate`, `break_rate_lo`, `break_rate_hi`), what the verdict judges "
-                    f"robustness to label noise by; right: its {metric_name(metric)} then (`score_noisy`; grey tick: `score_clean`). "
-                    f"RLA and ELA ([SLH16] eqs. 2–3, on accuracy, with intervals) are in the table. One draw of label noise per fold: "
-                    f"the folds and instances are resampled.")
-
-# %% ../nbs/90_report.ipynb #5b863e24
-def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group in their test order)
-                   score:np.ndarray, # larger = selected first
-                   share:float,      # α
-                  )->np.ndarray:     # boolean mask
-    "The ⌈α · size⌉ largest scores of every group, ties to the earlier row: `robustness._top_share` within each group."
-    n = len(group)
-    order = np.lexsort((np.arange(n), -score, group))
-    g = group[order]
-    rank = np.arange(n) - np.searchsorted(g, g, side='left')
-    k = np.maximum(1, np.ceil(share * np.bincount(group) - 1e-9).astype(np.int64))
-    mask = np.zeros(n, bool)
-    mask[order[rank < k[g]]] = True
-    return mask
-
-def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None)->list:
-    "(label, row mask or None): the whole test fold, its worst α share (per copy) and its hardest α share by IRT difficulty."
-    group = pp.groupby(['model', 'repeat', 'fold', 'level', 'rep'], sort=False).ngroup().to_numpy()
-    correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
-    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, np.where(np.isnan(p_true), 1 - correct, 1 - p_true), alpha))]
-    if hard is not None:
-        subsets.append((f"hardest {100 * alpha:.4g}%", _top_in_groups(group, hard.reindex(pp.instance).to_numpy(float), alpha)))
-    return subsets
-
-def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
-                            subsets:list,    # `_perturbation_subsets`
-                            W:np.ndarray,    # the verdict's resamples over `instances`
-                            instances,       # the instances of W's columns
-                            metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
-                           )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
-    "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix, _as_str
-    Wa, inst, rows = _ones_first(W), np.asarray(instances), []
-    if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
-        for label, mask in subsets:
-            if label.startswith('worst'): continue
-            q = pp if mask is None else pp[mask]
-            for lv, g in q.groupby('level', sort=True):
-                sel = np.sort(g.instance.unique())
-                R = _metric_matrix(metric, Wa[:, pd.Index(inst).get_indexer(sel)], g, 'y_pred', models, sel, classes, 'p_true')
-                lo, hi = percentile_interval(R[1:])
-                rows += [dict(model=m, level=lv, subset=label, metric=metric_name(metric), value=R[0, j], lo=lo[j], hi=hi[j])
-                         for j, m in enumerate(models)]
-        return pd.DataFrame(rows)
-    models = list(dict.fromkeys(pp.model))
-    M, n = len(models), len(inst)
-    cell = pd.Index(inst).get_indexer(pp.instance.to_numpy()) * M + pd.Index(models).get_indexer(pp.model.to_numpy())
-    levels, lv_code = np.unique(pp.level.to_numpy(), return_inverse=True)
-    correct = pp.correct.to_numpy(np.float64)
-    L = len(levels)
-    for label, mask in subsets:
-        on = (cell >= 0) if mask is None else (cell >= 0) & mask
-        idx = (cell[on] * L + lv_code[on])                    # selected rows: sums per instance × model × level
-        num = np.bincount(idx, correct[on], n * M * L).reshape(n, M * L)
-        den = np.bincount(idx, minlength=n * M * L).reshape(n, M * L).astype(np.float64)
-        S = _wmean(Wa, np.hstack([num, den]))                 # one product: the weights are read once per subset
-        R = (S[:, :M * L] / S[:, M * L:]).reshape(len(S), M, L)   # ratio of weighted sums, per resample
-        lo, hi = percentile_interval(R[1:])
-        rows += [dict(model=m, level=lv, subset=label, metric='ACC', value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
-                 for li, lv in enumerate(levels) for j, m in enumerate(models)]
-    return pd.DataFrame(rows)
-
-def _group_metric(q:pd.DataFrame, keys:list, metric:str, classes:list)->pd.DataFrame:
-    "`metric` of each group of rows (y_true, y_pred; roc_auc: p_true, binary): keys + value."
-    from robustdiff.metrics import metric_score
-    rows = []
-    for key, g in q.groupby(keys, sort=False):
-        yt, yp = g.y_true.astype(str).to_numpy(), g.y_pred.astype(str).to_numpy()
-        proba = None
-        if metric == 'roc_auc':
-            s = np.where(yt == classes[1], g.p_true.to_numpy(float), 1 - g.p_true.to_numpy(float))
-            proba = np.c_[1 - s, s]
-        rows.append((*key, metric_score(metric, yt, yp, proba, classes)))
-    return pd.DataFrame(rows, columns=keys + ['value'])
-
-def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
-                        alpha:float,       # share of worst / hardest rows
-                        hard:pd.Series|None=None, # IRT difficulty per instance (±inf for all-right/all-wrong), or None
-                        metric:str='accuracy', # the chosen metric: other than accuracy, the whole fold and its hardest α share only
-                        subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
-                       )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
-    "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
-    from robustdiff.intervals import _as_str
-    keys = ['model', 'repeat', 'fold', 'level', 'rep']
-    frames = []
-    classes = sorted(set(_as_str(pp.y_true)))
-    for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
-        q = pp if mask is None else pp[mask]
-        if metric == 'accuracy':
-            t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
-            frames.append(t.assign(metric='ACC', subset=label))
-        elif not label.startswith('worst'):      # 'worst' is chosen per model by its residuals: not one set of instances to score
-            frames.append(_group_metric(q, keys, metric, classes).assign(metric=metric_name(metric), subset=label))
-    tab = pd.concat(frames, ignore_index=True).drop(columns='repeat').rename(columns={'rep': 'repeat'})
-    tab['repeat'] = tab.repeat.astype(np.int64)
-    return tab[['model', 'fold', 'level', 'repeat', 'metric', 'value', 'subset']]
-
-# %% ../nbs/90_report.ipynb #7b48f80b
-def _stage_perturbation(ctx:_Ctx, st:Stage):
-    from robustdiff.robustness import robustness_chart
-    c = ctx.cfg
-    items = ctx.table('difficulty', 'difficulty')
-    hard = None
-    if items is not None:   # the hardest test rows by IRT difficulty (extremes at ±inf), the link to [FB24]
-        b = items.set_index('instance').difficulty
-        hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
-    pp = ctx.perturbation_predictions()
-    metric = c.get('metric', 'accuracy')
-    subsets = _perturbation_subsets(pp, c['alpha'], hard)     # the worst and hardest rows: once for the table and the intervals
-    tab = _perturbation_table(pp, c['alpha'], hard, metric, subsets)
-    st.tables['perturbation'] = tab
-    inst = np.sort(pp.instance.unique())
-    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric)
-    del subsets
-    st.tables['perturbation_intervals'] = iv
-    which = "whole test fold, worst and hardest" if metric == 'accuracy' else "whole test fold and hardest"
-    st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
-        title=f"{metric_name(metric)} under raw feature noise (sd = level × training sd): {which} {c['alpha']:.0%}")
-    st.notes.append(f"Cross-validated: each model's fit on each of the {c['n_splits']} training folds (the fits of the accuracy "
-                    f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
-                    f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
-                    f"copy, as PiML" + (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {metric_name(metric)}: left out)") +
-                    f"; 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
-                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {metric_name(metric)} pooled over "
-                    f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
-    if ctx.ds.missing_counts.sum():
-        given = list(c.get('as_given', ()))
-        st.notes.append("Missing cells stay missing in the perturbed copies; " + ("the package's preprocessing imputes them from the "
-                        "training fold, as for the clean predictions" if len(given) < len(c.get('model_names', ())) or not given else '') +
-                        (f"{'; ' if len(given) < len(c.get('model_names', ())) else ''}models used as given ({', '.join(given)}) receive them as NaN, "
-                         "as from the file" if given else '') + '.')
-    bins = ctx.table('scc', 'bins')
-    if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
-        from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
-        two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-        models, reps, lv = _perturbation_reps(two, bins, c['alpha'], ctx.weights(bins.instance), N_BOOT, c['random_state'], metric)
-        ctx.extra['perturbation_reps'] = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
-        rows = []
-        for k in ('break_perturbed', 'score_perturbed_hardest'):
-            lo, hi = percentile_interval(reps[k][1:])
-            rows.append(pd.DataFrame({'model': models, k: reps[k][0], f'{k}_lo': lo, f'{k}_hi': hi}).set_index('model'))
-        br = pd.concat(rows, axis=1).reset_index().assign(level=lv)
-        st.tables['perturbation_break'] = br
-        st.charts['perturbation_break'] = alt.hconcat(
-            _dot_chart(br, 'break_perturbed', f"correct predictions turned wrong at level {lv:g}, hardest {c['alpha']:.0%} (lower = stays right)",
-                       'perturbation: correct predictions turned wrong'),
-            _dot_chart(br, 'score_perturbed_hardest', f"{metric_name(metric)} at level {lv:g}, hardest {c['alpha']:.0%}",
-                       f'perturbation: {metric_name(metric)}', lower_better=False))
-        st.notes.append(f"Last chart (table `perturbation_break`): the share of each model's correct predictions on the hardest "
-                        f"{c['alpha']:.0%} that perturbation of size {lv:g} turns wrong, and its {metric_name(metric)} there, with 90 % "
-                        f"intervals that resample the instances and the {c['perturb_repeats']} perturbed copies: the verdict's figures.")
-
-# %% ../nbs/90_report.ipynb #88582b19
-def _models_hardness(oof:pd.DataFrame, # `_Ctx.oof()`: clean out-of-fold predictions with p_true
-                     n_classes:int,    # C, for the good threshold
-                    ):
-    "An `InstanceHardness` from the evaluated models' out-of-fold probabilities (uncalibrated; no probability: one-hot)."
-    from robustdiff.ih import InstanceHardness, good_threshold
-    thr = good_threshold(n_classes)
-    p = oof.p_true.to_numpy(float)
-    p = np.where(np.isnan(p), oof.correct.to_numpy(float), p)
-    losses = pd.DataFrame({'model': oof.model.to_numpy(), 'instance': oof.instance.to_numpy(), 'y_true': oof.y_true.to_numpy(),
-                           'correct': oof.correct.to_numpy(), 'p_true': p, 'logloss': -np.log(np.clip(p, 1e-15, 1))})
-    losses = losses.sort_values('instance', kind='stable', ignore_index=True)
-    losses['good'] = losses.logloss < thr
-    ih = (1 - losses.groupby('instance').p_true.mean()).rename('IH')
-    return InstanceHardness(ih=ih, losses=losses, threshold=thr, n_classes=n_classes)
-
-# %% ../nbs/90_report.ipynb #6c145de2
-def _stage_hardness(ctx:_Ctx, st:Stage):
-    from robustdiff.hardness import hardness_measures
-    from robustdiff.ih import instance_hardness
-    c = ctx.cfg
-    ds = ctx.ds.imputed()                 # the measures need complete rows: the whole-table imputed view
-    if ds is not ctx.ds: st.notes.append(f"This stage and the instance space need complete rows: {ds.notes[-1]}.")
-    meas = ctx.extra.get('measures')
-    if isinstance(meas, Future): meas = ctx.extra['measures'] = meas.result()   # started after the one schedule, beside the first stages
-    if isinstance(meas, Exception): raise meas                # computed in the background, and failed there
-    if meas is None: meas = hardness_measures(ds, n_jobs=c['n_jobs'])
-    if c['ih_pool'] == 'models':
-        ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
-        pool = f"the {ih.losses.model.nunique()} evaluated models (uncalibrated out-of-fold probabilities, ih_pool='models')"
-    else:
-        ih = instance_hardness(ds, models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
-                               n_jobs=c['n_jobs'], progress=c['progress'], cache_dir=c['cache_dir'])
-        pool = f"[PLM22]'s pool of {ih.losses.model.nunique()} Platt-calibrated models (ih_pool='pyhard7')"
-    ctx.extra['measures'], ctx.extra['instance_hardness'] = meas, ih       # reused by the instance space
-    st.tables['hardness'] = meas.rename_axis('instance').reset_index()
-    ihs = ih.ih
-    tab = pd.DataFrame({'instance': ihs.index, 'ih': np.asarray(ihs)})
-    items = ctx.table('difficulty', 'difficulty')
-    if items is not None:
-        tab = tab.merge(items[['instance', 'difficulty', 'status']], on='instance', how='left')
-        ok = tab[tab.status == 'ok']
-        m = st.tables['hardness'].set_index('instance').loc[ok.instance]
-        rho = pd.DataFrame({'measure': list(m.columns) + ['IH'],
-                            'spearman': [ok.difficulty.corr(pd.Series(m[k].to_numpy(), index=ok.index), method='spearman')
-                                         for k in m.columns] + [ok.difficulty.corr(ok.ih, method='spearman')]})
-        st.tables['hardness_vs_difficulty'] = rho
-        st.charts['hardness_vs_difficulty'] = alt.Chart(rho).mark_bar().encode(
-            x=alt.X('spearman:Q', title='Spearman ρ with IRT difficulty', scale=alt.Scale(domain=[-1, 1])),
-            y=alt.Y('measure:N', sort='-x', title=None)).properties(width=300, height=280,
-            title='which hardness measures track difficulty')
-    st.tables['instance_hardness'] = tab
-    st.charts['ih'] = histogram(tab, 'ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
-                                title='instance hardness (eq. 7)')
-    st.notes.append(f"IH (eq. 7) from {pool}.")
-    st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
-
-# %% ../nbs/90_report.ipynb #7a1da5d6
-def _stage_isa(ctx:_Ctx, st:Stage):
-    from robustdiff.isa import instance_space
-    from robustdiff.explore import space_chart, footprint_chart
-    c = ctx.cfg
-    space = instance_space(ctx.ds.imputed(), models=c['hardness_models'], n_splits=c['n_splits'], random_state=c['random_state'],
-                           n_jobs=c['n_jobs'], measures=ctx.extra.get('measures'), hardness=ctx.extra.get('instance_hardness'))
-    frame = space.frame()
-    items = ctx.table('difficulty', 'difficulty')
-    if items is not None:       # the population's IRT difficulty of the same instances: a view no anchor has
-        frame['difficulty'] = items.set_index('instance').difficulty.reindex(frame.index).to_numpy()
-    st.tables['instance_space'] = frame.reset_index()
-    st.tables['footprints'] = space.footprint_table
-    st.charts['instance_space_ih'] = space_chart(space, color='IH', footprint='good', frame=frame)
-    if items is not None: st.charts['instance_space_difficulty'] = space_chart(space, color='difficulty', footprint='easy', frame=frame)
-    st.charts['footprints'] = footprint_chart(space)
-    st.notes.append(f"Projection of the {len(space.features)} selected hardness measures ({', '.join(space.features)}); "
-                    f"hard instances at the upper left. Explore it interactively with `robustdiff.explore.explore`.")
-
-# %% ../nbs/90_report.ipynb #ad0f46ab
-def _verdict_inputs(ctx:_Ctx)->tuple:
-    "Per-instance inputs of the verdict, from the one pass: bins, noisy, ELA and perturbation predictions (None where a stage did not run)."
-    bins = ctx.table('scc', 'bins')
-    ela = ctx.ela_labels() if ctx.table('ela', 'ela') is not None else None
-    if bins is None:                                     # no difficulty: one bin, no feature-noise or perturbation verdict
-        return ctx.all_bins(), None, ela, None
-    pp = ctx.perturbation_predictions() if ctx.table('perturbation', 'perturbation') is not None else None
-    if pp is not None and pp.level.nunique() > 2:         # the clean and the largest level
-        pp = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-    return bins, ctx.noisy(), ela, pp
-
-def _stage_verdict(ctx:_Ctx, st:Stage):
-    from robustdiff.answer import verdict, tradeoff_chart, accuracy_chart, bins_chart
-    c = ctx.cfg
-    bins, noisy, ela, pp = _verdict_inputs(ctx)
-    kept = ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates at the largest λ: not computed twice
-    kept = kept['reps'] if kept is not None and noisy is not None and kept['lam'] == max(c['lambdas']) else None
-    pkept = ctx.extra.pop('perturbation_reps', None)   # the perturbation stage's replicates (its `perturbation_break`): not computed twice
-    v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'),
-                noise_reps=kept, perturbation_reps=pkept if pp is not None else None)
-    v.config['fold_shrink'] = ctx.extra['fold_shrink']
-    st.tables['verdict'] = v.table
-    st.tables['verdict_models'] = v.sentences
-    st.tables['headline'] = pd.DataFrame({'sentence': v.headline})
-    st.tables['findings'] = pd.DataFrame({'sentence': v.findings})
-    st.tables['verdict_pairs'] = v.pairwise
-    if len(v.bins): st.tables['verdict_bins'] = v.bins
-    if v.front is not None and len(v.front): st.tables['verdict_front'] = v.front        # each noise's front and the intervals that decide it
-    for meas, key in (('break_hard', 'tradeoff'), ('break_labels', 'tradeoff_labels'), ('break_perturbed', 'tradeoff_perturbation')):
-        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, meas)    # one chart per noise, its front marked
-    st.charts['accuracy_baseline'] = accuracy_chart(v)
-    if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
-
-def _report_answer(self)->list:
-    "The headline: at most five sentences, each with its interval (empty if the verdict did not run)."
-    h = self.tables.get('headline')
-    return [] if h is None else h.sentence.tolist()
-
-Report.answer = property(_report_answer)
+    return tuple(s for s in known if s in set(stages) | {'data'})
 
 # %% ../nbs/90_report.ipynb #1c1e2b07
-def _stage_risk(ctx:_Ctx, st:Stage):
-    from robustdiff.risk_report import report_stage   # the risk model for new rows, fitted and checked from this report's outputs
-    report_stage(ctx, st)
-
-_RUN = dict(data=_stage_data, accuracy=_stage_accuracy, difficulty=_stage_difficulty, scc=_stage_scc, ela=_stage_ela,
-            perturbation=_stage_perturbation, hardness=_stage_hardness, isa=_stage_isa, verdict=_stage_verdict, risk=_stage_risk)
-
 def _own_failure(ctx:_Ctx, e:BaseException)->bool:
     "Whether `e` is an evaluated model's fit failing (`build_report` raises it rather than reporting a failed stage)."
-    return isinstance(e, ModelFitError) and e.model in ctx.cfg.get('model_names', ())
+    return isinstance(e, ModelFitError) and e.model in ctx.cfg['model_names']
 
 def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
-    st = Stage(name)
+    st, room = Stage(name), STAGE_ROOMS[name]
     if not on: return st
-    missing = [n for n in _NEEDS.get(name, ()) if ctx.stages.get(n) is None or ctx.stages[n].status not in ('ok', 'warn')]
+    missing = [n for n in room.NEEDS if ctx.stages.get(n) is None or ctx.stages[n].status not in ('ok', 'warn')]
     if missing:
         st.status, st.message = 'skipped', f"needs the stage(s) {', '.join(missing)}, which did not run"
         return st
     t0 = time.perf_counter()
     try:
-        with collected() as fit_warnings: _RUN[name](ctx, st)    # library warnings of the fits: counted, not printed
+        with collected() as fit_warnings: room.report_stage(ctx, st)    # library warnings of the fits: counted, not printed
         st.status = 'ok'
         for s in summarise(fit_warnings): st.notes.append(f"Warnings during the fits — {s}."); log(f"  {s}")
         bad = chart_problems(st.charts)          # a chart that cannot be drawn: the stage ran, but says so
@@ -640,8 +155,25 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
     _release_memory()      # the stage's temporaries are freed: give their pages back before the next stage
     return st
 
+def _run_stages(ctx:_Ctx, log):
+    "Every stage in run order (`_stage_order`), each once: the selected ones run, the others are 'off'; `ctx.stages` in registry order."
+    known = tuple(STAGE_ROOMS)
+    try:
+        for name in _stage_order(ctx, known):     # ELA and the verdict last while the label-noise refits run beside the others
+            i, on = known.index(name), name in ctx.names
+            if on: log(f"[{i + 1}/{len(known)}] {name} ...")
+            if on and ctx.timeline is not None: ctx.timeline.stage_start(name)   # the ETA: the stage running, then done
+            st = _run_stage(ctx, name, on, log)
+            ctx.stages[name] = st
+            if on and ctx.timeline is not None: ctx.timeline.stage_end(name, st.seconds)
+            if on: log(f"[{i + 1}/{len(known)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
+    finally: _finish_refits(ctx)
+    ctx.stages = {n: ctx.stages[n] for n in known}   # in registry order
+    ctx.noise_reps = ctx.perturbation_reps = None    # the replicates kept for the verdict only
+
 # %% ../nbs/90_report.ipynb #426c0582
 def build_report(dataset,                  # a Dataset, a `load_dataset` name ('sklearn:breast_cancer', 'pmlb:letter', ...) or a CSV path
+                 *,
                  target:str|None=None,     # target column of a CSV file (default 'target')
                  models='fabra18',         # the evaluated models: a portfolio name, a dict or list of (name, estimator) (and portfolio names), or one estimator; yours are used as given
                  respondents='auto',       # who defines difficulty: 'auto' (the ladder, shorter for ≤ 3 models), 'ladder', 'ladder:N', a portfolio, or 'models'
@@ -688,8 +220,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or not 1 <= noise_draws <= MAX_NOISE_DRAWS:
         raise ValueError(f"noise_draws must be an int from 1 to {MAX_NOISE_DRAWS}, got {noise_draws!r} (each draw predicts every test row "
                          f"of every model again; beyond a few draws the intervals barely change)")
-    _check_model_names(models)
-    ds = _load(dataset, target, csv_kws, task)
+    check_model_names(models)
+    ds = load_input(dataset, target, csv_kws, task)
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
     check_task(ds.y, task, f'target {target!r}' if target else 'target')
     profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
@@ -701,10 +233,10 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     evaluated = get_models(models, random_state)                 # TypeError / ValueError naming a bad model, before any fit
     respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
-    if 'difficulty' in names: _respondent_models(respondents, random_state)
+    if 'difficulty' in names: respondent_models(respondents, random_state)
     if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
     if out is not None:
-        out = check_out_dir(out, force, protect=_inputs(dataset))
+        out = check_out_dir(out, force, protect=input_files(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:
@@ -715,9 +247,10 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
                model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),
-               respondents_reason=why_respondents, class_order=_class_order_note(profile, ds.classes),
-               dropped=[str(c) for c in _as_list((csv_kws or {}).get('drop'))])
-    ctx = _Ctx(ds, cfg, {}, names=names)
+               respondents_reason=why_respondents, class_order=class_order_note(profile, ds.classes),
+               dropped=[str(c) for c in as_list((csv_kws or {}).get('drop'))])
+    run = Settings(n_jobs=n_jobs, random_state=int(random_state), backend=backend, progress=progress, cache_dir=cache_dir, n_splits=n_splits)
+    ctx = _Ctx(ds, cfg, {}, names=names, run=run)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
     log(profile['sentence'])
     if why_respondents: log(why_respondents)
@@ -729,35 +262,23 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     try:
         try:
             with collected() as fit_warnings: fits = _schedule(ctx)   # library warnings of the fits: counted, not printed
-            if fits: log(f"[0/{len(STAGES)}] fits of every stage in one schedule: {fits:.1f} s")
-            for s in summarise(fit_warnings): log(f"  {s}"); ctx.extra.setdefault('fit_warnings', []).append(s)
+            if fits: log(f"[0/{len(STAGE_ROOMS)}] fits of every stage in one schedule: {fits:.1f} s")
+            for s in summarise(fit_warnings): log(f"  {s}"); ctx.fit_warnings.append(s)
         except Exception as e:   # each stage then computes what it needs itself, and fails on its own
             _check_scheduler(client, scheduler)
             if _own_failure(ctx, e): raise        # an evaluated model cannot be fitted: at once, naming it
             fits = float('nan')
-            log(f"[0/{len(STAGES)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
+            log(f"[0/{len(STAGE_ROOMS)}] the one schedule failed ({type(e).__name__}: {e}); the stages run their own fits")
             if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
-        try:
-            for name in _stage_order(ctx, STAGES):     # ELA and the verdict last while the label-noise refits run beside the others
-                i, on = STAGES.index(name), name in names
-                if on: log(f"[{i + 1}/{len(STAGES)}] {name} ...")
-                if on and ctx.timeline is not None: ctx.timeline.stage_start(name)   # the ETA: the stage running, then done
-                st = _run_stage(ctx, name, on, log)
-                ctx.stages[name] = st
-                if on and ctx.timeline is not None: ctx.timeline.stage_end(name, st.seconds)
-                if on: log(f"[{i + 1}/{len(STAGES)}] {name}: {st.status} ({st.seconds:.1f} s){' — ' + st.message if st.message else ''}")
-        finally: _finish_refits(ctx)
-        ctx.stages = {n: ctx.stages[n] for n in STAGES}   # in `STAGES` order
-        ctx.extra.pop('noise_reps', None)          # the SCC stage's replicates, kept for the verdict only
-        ctx.extra.pop('perturbation_reps', None)   # (and the perturbation stage's)
+        _run_stages(ctx, log)
         _check_scheduler(client, scheduler)
     finally:
         threads.restore_original_limits()
         if client is not None: client.close()
     first = next((ctx.stages[n] for n in ('accuracy', 'data') if n in ctx.stages and ctx.stages[n].status != 'off'), None)
-    if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.extra.get('fit_warnings', [])]
+    if first is not None: first.notes += [f"Warnings during the fits — {s}." for s in ctx.fit_warnings]
     acc = ctx.stages.get('accuracy')
-    if acc is not None and acc.status in ('ok', 'warn') and cfg['as_given']: acc.notes.insert(0, _as_given_note(cfg['as_given']))
+    if acc is not None and acc.status in ('ok', 'warn') and cfg['as_given']: acc.notes.insert(0, as_given_note(cfg['as_given']))
     printable = {k: (v if isinstance(v, (int, float, str, bool, type(None), tuple, list)) else
                      'custom' if k in ('respondents', 'hardness_models') else str(v)) for k, v in cfg.items()}
     if not isinstance(models, str): printable['models'] = ', '.join(evaluated)
@@ -766,64 +287,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if ih_pool == 'models': printable['hardness_models'] = None             # IH and the footprints from the evaluated models: no pool fitted
     printable['stages'] = list(names); printable['scheduler'] = scheduler; printable['fits_seconds'] = round(fits, 2)
     rep = Report(ds.name, ctx.stages, printable, time.perf_counter() - t0, extra=ctx.extra, warnings=leaks.message.tolist())
-    if out is not None: rep.save(out, force=force, protect=_inputs(dataset))
+    if out is not None: rep.save(out, force=force, protect=input_files(dataset))
     return rep
 
-def _as_given_note(names)->str:
-    "The sentence saying which models were used as given, and what they saw."
-    return (f"Used as given: {', '.join(names)} — fitted on the raw feature columns with their names (nominal columns as text, "
-            f"numbers as float64, missing cells as NaN, date columns as days since 1970-01-01, identifier columns dropped; see "
-            f"the data section), without robustdiff's imputing, scaling or one-hot encoding, which only the bundled portfolio "
-            f"models get; a fitted model was cloned and refitted on every training fold.")
-
-def _inputs(dataset)->list:
-    "The input file, if any: never replaced by the report."
-    return [Path(dataset).expanduser()] if isinstance(dataset, (str, Path)) and Path(dataset).expanduser().is_file() else []
-
+# %% ../nbs/90_report.ipynb #003c9dce
 MAX_NOISE_DRAWS = 100   # the most feature-noise draws a report takes
-
-def _as_list(x)->list: return [] if x is None else [x] if isinstance(x, str) else list(x)
-
-def _check_model_names(models)->None:
-    "Refuse a model of yours whose name a portfolio listed beside it already uses, naming the portfolio, before any work."
-    if not isinstance(models, (list, tuple)): return
-    from robustdiff.portfolio import PORTFOLIOS
-    names = {p: list(PORTFOLIOS[p]()) for p in models if isinstance(p, str) and p in PORTFOLIOS}
-    for item in models:
-        if isinstance(item, tuple) and len(item) == 2:
-            for p, ms in names.items():
-                if item[0] in ms:
-                    raise ValueError(f"model name {item[0]!r} is already in the portfolio {p!r} ({', '.join(ms)}): give yours another "
-                                     f"name, e.g. --model my_{item[0]}=… on the command line or ('my_{item[0]}', model) in Python")
-
-def _class_order_note(profile:dict, classes)->str:
-    "One line on how the classes' order is treated (three or more classes)."
-    if profile['n_classes'] < 3: return ''
-    if profile['ordered']:
-        return (f"Class order: the classes look ordered ({' < '.join(map(str, profile['levels']))}), and every metric here treats them "
-                f"as unordered labels: a miss by one level counts as much as a miss by several.")
-    return ("Class order: every metric here treats the classes as unordered labels (a miss by one level counts as much as a miss by "
-            "several); an order is recognised only in whole numbers, an ordered pandas Categorical or graded words such as low < "
-            f"medium < high, so the classes here ({', '.join(map(str, classes))}) are compared as unordered labels whatever order "
-            f"their names mean.")
-
-def _load(dataset, target, csv_kws, task:str='auto')->Dataset:
-    if isinstance(dataset, Dataset): return dataset
-    if isinstance(dataset, (str, Path)) and (is_table_path(dataset) or Path(dataset).is_dir()):
-        from robustdiff.tables import read_table
-        p = Path(dataset)
-        if not p.exists(): raise FileNotFoundError(f"no such file: {str(p)!r}")
-        kw = dict(csv_kws or {})
-        import inspect
-        ff = set(inspect.signature(from_frame).parameters) - {'df', 'target', 'task'}
-        rk = {k: kw.pop(k) for k in list(kw) if k not in ff}          # the reader's (sep, encoding, na_values, sheet, …)
-        try:      # `from_file`, with the task passed on to `from_frame` (a continuous target refused, or kept when forced)
-            name = kw.pop('name', None) or p.name.split('.')[0]
-            return from_frame(read_table(p, target=target or 'target', **rk), target or 'target', name=name, task=task, **kw)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-            raise ValueError(f"could not read the CSV file {str(p)!r}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                             f" (try --sep, --na-values, or save it as UTF-8)") from e
-    return load_dataset(dataset)
-
-# %% ../nbs/90_report.ipynb #0b311772
-Report.save = save_report   # robustdiff.publish: every file at once, only robustdiff's own files replaced

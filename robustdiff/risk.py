@@ -19,8 +19,8 @@ from .conformal import (conformal_sets, _check_delta, _check_simultaneous, _bin_
                                   _rank)   # the sets (59_conformal)
 
 # %% auto #0
-__all__ = ['ONE_MODEL_RESPONDENTS', 'RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'fit_risk', 'calibrate',
-           'BatchEstimate', 'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file']
+__all__ = ['RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'calibrate', 'BatchEstimate', 'estimate_accuracy',
+           'load_risk', 'score_file', 'calibrate_file']
 
 # %% ../nbs/60_risk.ipynb #3c5fe5d7
 def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
@@ -574,53 +574,6 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
                      metric=c.get('metric', 'accuracy'))
 
 RiskModel.from_report = staticmethod(_from_report)
-
-ONE_MODEL_RESPONDENTS = 20   # `fit_risk(respondents='auto')` for one model: the ladder's first 20 (benchmarks/risk_one_model.py)
-
-def _one_model_respondents(respondents, models, random_state)->tuple:
-    "(population, note): 'auto' with a single model is the ladder's first `ONE_MODEL_RESPONDENTS`; anything else as given."
-    if not (isinstance(respondents, str) and respondents == 'auto'): return respondents, ''
-    from robustdiff.portfolio import get_models
-    if len(get_models(models, random_state)) != 1: return respondents, ''
-    n = ONE_MODEL_RESPONDENTS
-    return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}', fit_risk's choice for one model): "
-                           f"on the sets measured (benchmarks/risk_one_model.py) the sets still cover in every difficulty bin and risk ranks errors "
-                           f"as well as with 120, at 0.8–1.3× the cost of the model's fit, its cross-validated predictions and crepes (120: "
-                           f"1.8–3.4×); the difficulty estimator's NRMSE is 0.01–0.2 higher. respondents='ladder' uses all 240.")
-
-def fit_risk(dataset,                  # a Dataset, `load_dataset` name or table path
-             models='fabra18',         # the models (as `build_report`)
-             respondents='auto',       # who defines difficulty (as `build_report`; 'auto': for one model the ladder's first `ONE_MODEL_RESPONDENTS`, else `build_report`'s choice; 'models' = the evaluated ones)
-             random_state:int=0,       # seeds everything
-             n_jobs:int|None=1,        # parallel workers (results do not depend on it)
-             n_bins:int=5,             # difficulty bins
-             nu:float=0.2,             # feature-noise level ν for p_flip
-             n_splits:int=5,           # cross-validation folds
-             progress:bool=False,      # progress output
-             delta:float|None=0.1,     # conformal sets: with probability ≥ 1 − δ over the calibration draw, coverage ≥ 1 − α (None: on average over draws)
-             simultaneous:bool=True,   # δ for every bin at once: all of a model's bins cover together with probability ≥ 1 − δ; False: each bin on its own
-             calibration:str='auto',   # the sets' calibration rows: 'own' (the deployed fold's: split conformal), 'pooled' (every out-of-fold row), 'auto' (own where its bins are thick enough for δ)
-             *,
-             deploy:str='fold',        # the deployed fits: 'fold' (the report's first training fold, the fit its held-out rows calibrate) or 'all' (refitted on every row, calibrated on the report's out-of-fold rows)
-             **kws,                    # more `build_report` arguments (target, csv_kws, cache_dir, ...)
-            )->RiskModel:
-    "A `RiskModel` fitted directly: the report's difficulty and risk stages only, then the deployed fits."
-    from robustdiff.report import build_report
-    _check_delta(delta)
-    _check_simultaneous(simultaneous)
-    _check_calibration(calibration)
-    if deploy not in ('fold', 'all'): raise ValueError(f"deploy must be 'fold' or 'all', got {deploy!r}")
-    if deploy == 'all' and calibration == 'own':
-        raise ValueError("deploy='all' refits every model on every row, the deployed fold's held-out rows included: calibration='own' cannot apply (use 'auto' or 'pooled')")
-    respondents, why = _one_model_respondents(respondents, models, random_state)
-    rep = build_report(dataset, models=models, respondents=respondents, stages=('difficulty', 'risk'), random_state=random_state,
-                       n_jobs=n_jobs, n_bins=n_bins, nu=nu, n_splits=n_splits, progress=progress, **kws)
-    st = rep.stages['risk']
-    if st.status not in ('ok', 'warn'): raise RuntimeError(f"the risk stage did not run: {st.status} {st.message}")
-    rm = rep.extra['risk_model']
-    if why: rm.notes.insert(0, why)
-    if deploy == 'all': return _deploy_all(rm, rep.extra['risk_inputs'], delta, simultaneous, n_jobs)
-    return _set_calibration(rm, calibration, delta, simultaneous)   # used only when sets are made: nothing to refit
 
 # %% ../nbs/60_risk.ipynb #de9a0c02
 def _deploy_all(rm:RiskModel, inputs:dict, delta, simultaneous, n_jobs)->RiskModel:

@@ -11,9 +11,10 @@ from .charts import alt   # altair, imported on first use
 from .risk import RiskModel, RISK_FILE, _fit_risk, _logistic, _apply, _risk_features, _edges, _bin_of, _auroc
 from .conformal import _bin_delta, _min_rows, _thresholds
 from .responses import ModelOutputError, PROBA_TOL
+from ._stages import metric_scores
 
 # %% auto #0
-__all__ = ['coverage_chart', 'reliability_chart', 'rejection_chart', 'class_coverage_chart', 'report_stage']
+__all__ = ['NEEDS', 'PROVIDES', 'coverage_chart', 'reliability_chart', 'rejection_chart', 'class_coverage_chart', 'report_stage']
 
 # %% ../nbs/62_risk_report.ipynb #35f0af4b
 def _halves(n:int, random_state)->np.ndarray:
@@ -186,28 +187,30 @@ def _check_inputs(oof:pd.DataFrame, classes):
         raise ModelOutputError(f"model {m!r} on repeat {oof.repeat.iat[i]}, fold {oof.fold.iat[i]}: {int(bad.sum())} out-of-fold "
                                f"row(s) with {what} (first: instance {oof.instance.iat[i]}): the risk stage builds no sets on them", m)
 
+NEEDS = ('difficulty',)     # stages that must have run (else the stage is `skipped`)
+PROVIDES = ('risk_models', 'risk_coverage', 'risk_reliability', 'risk_errors', 'risk_coverage_class')   # the tables it may add
+
 def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
-    c = ctx.cfg
+    c, run = ctx.cfg, ctx.run
     oof, noisy = ctx.oof(), ctx.noisy()
     _check_inputs(oof, ctx.ds.classes)   # (every prediction path checks them too: this stage never builds on unchecked values)
     flips = pd.DataFrame({'model': noisy.model.to_numpy(), 'instance': noisy.instance.to_numpy(),
                           'flipped': (noisy.y_noisy.to_numpy() != noisy.y_pred.to_numpy()).astype(np.int8)})
     nu = c['nu'] if isinstance(c['nu'], (int, float)) else float('nan')
     inputs = dict(dataset=ctx.ds, items=ctx.table('difficulty', 'difficulty'), oof=oof, flips=flips,
-                  cfg=dict(models=c['models'], random_state=c['random_state'], n_bins=c['n_bins'], nu=nu, n_jobs=c['n_jobs'],
-                           n_splits=c.get('n_splits', 5), metric=c.get('metric') or 'accuracy'))
-    ctx.extra['risk_inputs'] = inputs
+                  cfg=dict(models=c['models'], random_state=run.random_state, n_bins=c['n_bins'], nu=nu, n_jobs=run.n_jobs,
+                           n_splits=run.n_splits, metric=c['metric']))
+    ctx.risk_inputs = inputs
     rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
-                   fitted=ctx.extra.pop('first_fold_models', None))   # the one pass's first-fold fits: the report's own models
-    ctx.extra['risk_model'] = rm
+                   fitted=ctx.first_fold_models)   # the one pass's first-fold fits: the report's own models
+    ctx.first_fold_models, ctx.risk_model = None, rm
     cov, rel, err = _crossfit(rm, rm.alpha)
     summ = pd.DataFrame({'model': list(rm.models), 'train_accuracy': [rm.train_accuracy[m] for m in rm.models],
                          'mean_confidence': [rm.train_confidence[m] for m in rm.models]})
-    metric = c.get('metric') or 'accuracy'
+    metric = c['metric']
     if metric != 'roc_auc':                      # each model's out-of-fold score in the report's metric, as its accuracy stage computes it
-        from robustdiff.report import _metric_scores
-        summ = summ.assign(metric=metric, score=summ.model.map(_metric_scores(oof, metric)))
+        summ = summ.assign(metric=metric, score=summ.model.map(metric_scores(oof, metric)))
     auc = err.drop_duplicates(['model', 'ranking']).pivot(index='model', columns='ranking', values='auroc').add_prefix('auroc_')
     st.tables['risk_models'] = summ.merge(auc.reset_index(), on='model', how='left')
     st.tables['risk_coverage'], st.tables['risk_reliability'], st.tables['risk_errors'] = cov, rel, err
@@ -216,7 +219,7 @@ def report_stage(ctx, st):
     if len(cc): st.tables['risk_coverage_class'], st.charts['risk_coverage_class'] = cc, class_coverage_chart(cc, rm.alpha)
     st.charts['risk_reliability'] = reliability_chart(rel)
     st.charts['risk_errors'] = rejection_chart(err)
-    ctx.extra.setdefault('files', {})[RISK_FILE] = rm.save
+    ctx.files[RISK_FILE] = rm.save
     worst = cov[cov.method == 'mondrian'].assign(short=lambda d: d.coverage - (1 - rm.alpha - 2 * d.se)).nsmallest(1, 'short').iloc[0]
     mw = cov[(cov.method == 'marginal') & (cov.bin == rm.n_bins - 1)].coverage
     st.notes += rm.notes + [

@@ -15,6 +15,7 @@ from .data import Dataset
 from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
 from .costs import hardness_cost, one_pass_cost, stage_costs, probe_seconds, remaining_seconds, _pass_shape, _PROBE_REF
 from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
+from ._stages import Settings, respondent_models
 
 # %% auto #0
 __all__ = ['NOISE_DRAWS', 'REFITS_BESIDE_MAX_ROWS', 'connect_scheduler']
@@ -135,18 +136,48 @@ class _RefitPlan(_Plan):
 # %% ../nbs/89_run.ipynb #3e4026c7
 @dataclass
 class _Ctx:
+    "What the stages share: the dataset, the options, the stages run so far, the run's settings, and the outputs one stage leaves for another."
     ds:Dataset
-    cfg:dict
-    stages:dict
-    extra:dict = field(default_factory=dict)
+    cfg:dict                       # the report's options as `build_report` checked them (what summary.json records); `metric` always set
+    stages:dict                    # stage name → `Stage`, as they finish
     names:tuple = ('accuracy', 'scc', 'ela', 'perturbation')   # the selected stages (what the one pass computes)
     _pass:pd.DataFrame|None = None
     log:object = None              # the progress log (`build_report`'s), for the schedule's plan lines
+    run:Settings|None = None       # n_jobs, random_state, backend, progress, cache_dir, n_splits (default: those of `cfg`)
+    # what one stage (or the schedule) leaves for another: None until set
+    measures:object = None         # the hardness measures (a `Future` while computed beside the first stages, or its error)
+    instance_hardness:object = None   # IH of the hardness stage, for the instance space
+    noise_reps:dict|None = None    # the SCC stage's replicates at the largest λ, for the verdict (which takes them)
+    perturbation_reps:tuple|None = None   # the perturbation stage's replicates, for the verdict (which takes them)
+    response_matrix:pd.DataFrame|None = None   # the respondents' 0/1 answers, from the one schedule
+    first_fold_models:dict|None = None   # model → its fit on the first training fold (the one pass), for the risk stage (which takes them)
+    fold_shrink:object = None      # the verdict's resamples' fold shrinkage (`verdict_weights`)
+    fit_warnings:list = field(default_factory=list)   # library warnings of the one schedule, summarised
+    risk_inputs:dict|None = None   # the risk stage's inputs (`RiskModel.from_report` refits from them)
+    risk_model:object = None       # the risk stage's `RiskModel`
+    files:dict = field(default_factory=dict)   # extra files of the report: name → writer (e.g. the risk model)
+    _oof:pd.DataFrame|None = None
+    _ela:pd.DataFrame|None = None
+    _pp:pd.DataFrame|None = None
+    _weights:tuple|None = None
     _noisy:pd.DataFrame|None = None
     _refit:object = None           # the ELA refits still running beside the stages (a `Future` of their rows and warnings), see `_schedule`
     _beside:bool = False           # the schedule left its workers to those refits: `_finish_refits` stops them
     _part3:pd.DataFrame|None = None        # those refits' rows (part 3), once joined: kept apart, not appended to the one pass
     timeline:object = None         # the run's plan and its progress (`_Timeline`), for the ETA lines of the log
+
+    def __post_init__(self):
+        if self.run is None: self.run = Settings.of(self.cfg)
+
+    _KEPT = ('oof', 'ela_predictions', 'perturbation_predictions', 'weights', 'fold_shrink', 'measures', 'instance_hardness',
+             'response_matrix', 'first_fold_models', 'fit_warnings', 'risk_inputs', 'risk_model', 'files')
+
+    @property
+    def extra(self)->dict:
+        "The outputs a `Report` keeps (`Report.extra`), by name: those set (a read-only view; the stages set the fields)."
+        vals = dict(oof=self._oof, ela_predictions=self._ela, perturbation_predictions=self._pp, weights=self._weights,
+                    **{k: getattr(self, k) for k in self._KEPT[4:]})
+        return {k: v for k, v in vals.items() if v is not None and not (k in ('fit_warnings', 'files') and not v)}
 
     def pass_task(self, refit:bool=True)->tuple:
         "The one pass's function for `map_folds` (only the parts the selected stages need; `refit=False`: without the ELA refit) and its cache key."
@@ -168,10 +199,10 @@ class _Ctx:
     def one_pass(self)->pd.DataFrame:
         "The rows of every model × fold task (`_one_pass_fold`), computed once (here unless `_schedule` ran it)."
         if self._pass is None:
-            c = self.cfg
+            c, run = self.cfg, self.run
             fn, key = self.pass_task()
-            try: r = map_folds(fn, self.ds, c['models'], c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
-                               c['progress'], c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
+            try: r = map_folds(fn, self.ds, c['models'], run.n_splits, 1, run.random_state, run.n_jobs, run.backend,
+                               run.progress, run.cache_dir, cache_key=key, desc=f"{self.ds.name}: one pass")
             finally: _PASS_INPUTS.clear()
             self.set_pass(r)
         return self._pass
@@ -204,7 +235,7 @@ class _Ctx:
             y_true, y_pred = y[inst], clean.y_pred.to_numpy()
             frames = []
             D = int(self.one_pass().loc[lambda r: r.part == 1, 'k'].max() + 1) // len(_as_perturbations(self.cfg['nu']))   # draws run
-            auc = self.cfg.get('metric') == 'roc_auc'
+            auc = self.cfg['metric'] == 'roc_auc'
             for k, p in enumerate(_as_perturbations(self.cfg['nu'])):
                 for d in range(D):
                     part = self._part(1, k * D + d)
@@ -230,18 +261,18 @@ class _Ctx:
 
     def oof(self)->pd.DataFrame:
         "Clean out-of-fold predictions with the probability of the true class: model, repeat, fold, instance, y_true, y_pred, correct, p_true, p_max."
-        if 'oof' in self.extra: return self.extra['oof']
+        if self._oof is not None: return self._oof
         clean, y = self._part(0), self.ds.y.to_numpy()
         inst = clean.instance.to_numpy()
-        self.extra['oof'] = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
+        self._oof = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
                              'instance': inst, 'y_true': y[inst], 'y_pred': clean.y_pred.to_numpy(),
                              'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy(),
                              'p_max': clean.p_max.to_numpy()})
-        return self.extra['oof']
+        return self._oof
 
     def ela_predictions(self)->pd.DataFrame:
         "Clean vs noisy-training correctness, the columns of `robustdiff.ela.ela_predictions` (timings NaN)."
-        if 'ela_predictions' not in self.extra:
+        if self._ela is None:
             clean, e, y = self._part(0), self._part(3), self.ds.y.to_numpy()
             if len(e) != len(clean): raise RuntimeError("the one pass ran without the ELA refit")
             inst = clean.instance.to_numpy()
@@ -251,12 +282,12 @@ class _Ctx:
                                 'correct_noisy': (e.y_pred.to_numpy() == y[inst]).astype('int8'),
                                 'n_changed': e.extra.to_numpy().astype(np.int64)})
             for t in ('t_fit', 't_predict', 't_noise', 't_score'): out[t] = np.nan
-            self.extra['ela_predictions'] = out
-        return self.extra['ela_predictions']
+            self._ela = out
+        return self._ela
 
     def perturbation_predictions(self)->pd.DataFrame:
         "model, repeat, fold, instance, level, rep, y_true, y_pred, correct, p_true: every test row at every level and copy."
-        if 'perturbation_predictions' not in self.extra:
+        if self._pp is None:
             c, y, r = self.cfg, self.ds.y.to_numpy(), self.one_pass()
             reps, levels = c['perturb_repeats'], np.asarray(_perturb_levels(c['perturb_size'], 5))
             part = r.part.to_numpy()
@@ -269,21 +300,21 @@ class _Ctx:
             inst = r.instance.to_numpy()[pos]
             y_pred = r.y_pred.to_numpy()[pos]
             # built column by column from the one pass's rows: one copy of each column, no intermediate frames
-            self.extra['perturbation_predictions'] = pd.DataFrame({
+            self._pp = pd.DataFrame({
                 'model': r.model.to_numpy()[pos], 'repeat': r.repeat.to_numpy()[pos], 'fold': r.fold.to_numpy()[pos],
                 'instance': inst, 'level': levels[k], 'rep': rep, 'y_true': y[inst], 'y_pred': y_pred,
                 'correct': (y_pred == y[inst]).astype('int8'), 'p_true': r.p_true.to_numpy()[pos]})
-        return self.extra['perturbation_predictions']
+        return self._pp
 
     def weights(self, instances)->np.ndarray:
         "The verdict's resamples (`robustdiff.intervals.verdict_weights`, drawn once per report), as columns for `instances`."
-        if 'weights' not in self.extra:
+        if self._weights is None:
             from robustdiff.intervals import verdict_weights
             clean = self.clean()
             inst = np.sort(clean.instance.unique())
-            W, shrink = verdict_weights(clean, inst, random_state=self.cfg['random_state'])
-            self.extra['weights'], self.extra['fold_shrink'] = (inst, W), shrink
-        inst, W = self.extra['weights']
+            W, shrink = verdict_weights(clean, inst, random_state=self.run.random_state)
+            self._weights, self.fold_shrink = (inst, W), shrink
+        inst, W = self._weights
         instances = np.asarray(instances)
         if len(instances) == len(inst) and np.array_equal(instances, inst): return W   # the same columns: no copy of B × n
         pos = pd.Index(inst).get_indexer(instances)
@@ -297,14 +328,6 @@ class _Ctx:
     def table(self, stage:str, name:str):
         s = self.stages.get(stage)
         return s.tables.get(name) if s is not None and s.status in ('ok', 'warn') else None
-
-# %% ../nbs/89_run.ipynb #b21b36ec
-def _respondent_models(spec, random_state):
-    "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
-    if spec is None or (isinstance(spec, str) and spec == 'models'): return None
-    from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state)
-
 
 # %% ../nbs/89_run.ipynb #785e075a
 def _measures_or_error(ds, n_jobs):
@@ -338,16 +361,16 @@ REFITS_BESIDE_MAX_ROWS = 20_000   # above it the refits stay in the one pass: th
 def _refits_beside(ctx:_Ctx)->bool:
     "Whether the ELA refits run as tasks of their own beside the stages: the ELA stage is selected, the run uses local (loky) workers on more than one core, and the table has at most `REFITS_BESIDE_MAX_ROWS` rows."
     from joblib import effective_n_jobs
-    return ('ela' in ctx.names and ctx.cfg.get('backend') in (None, 'loky') and effective_n_jobs(ctx.cfg['n_jobs']) > 1
+    return ('ela' in ctx.names and ctx.run.backend in (None, 'loky') and effective_n_jobs(ctx.run.n_jobs) > 1
             and ctx.ds.n_instances <= REFITS_BESIDE_MAX_ROWS)
 
 def _refit_plan(ctx:_Ctx)->_RefitPlan:
     "The ELA refits of every model × fold as a plan (`_RefitPlan`): the one pass's folds and seeds, a cache of their own."
     from robustdiff.responses import _plan_folds
-    c = ctx.cfg
+    c, run = ctx.cfg, ctx.run
     fn = partial(_refit_part, class_noise=c['class_noise'])
     fn.__qualname__, fn.__module__ = '_refit_part', __name__
-    p = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], ('ela_refit', c['class_noise']))
+    p = _plan_folds(fn, ctx.ds, c['models'], run.n_splits, 1, run.random_state, run.cache_dir, ('ela_refit', c['class_noise']))
     return _RefitPlan(p.fn, p.dataset, p.specs, p.results, p.files, p.entropy, p.batch, fit=False)
 
 def _run_refits(plan:_RefitPlan, n_jobs, backend, progress:bool, desc:str)->tuple:
@@ -363,7 +386,7 @@ def _finish_refits(ctx:_Ctx):
     ctx._beside = False
     try: ctx.join_refit()
     except Exception: pass          # the ELA stage, had it run, reported the failure
-    finally: _stop_workers(ctx.cfg['backend'], ctx.cfg['n_jobs'], wait=False)   # the report is done: its workers exit while it returns (0.4 s)
+    finally: _stop_workers(ctx.run.backend, ctx.run.n_jobs, wait=False)   # the report is done: its workers exit while it returns (0.4 s)
 
 def _workers(n_jobs)->int:
     from joblib import effective_n_jobs
@@ -396,25 +419,25 @@ def _schedule(ctx:_Ctx)->float:
     "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
     import math, warnings
     from robustdiff.responses import _plan_folds, _run_plans, _answers_only
-    c, names, plans, refit = ctx.cfg, ctx.names, {}, None
+    c, run, names, plans, refit = ctx.cfg, ctx.run, ctx.names, {}, None
     t0 = time.perf_counter()
     if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict', 'risk')) or \
        ('difficulty' in names and c['respondents'] == 'models') or ('hardness' in names and c['ih_pool'] == 'models'):
         beside = _refits_beside(ctx)
         fn, key = ctx.pass_task(refit=not beside)
-        plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], c['n_splits'], 1, c['random_state'], c['cache_dir'], key)
+        plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], run.n_splits, 1, run.random_state, run.cache_dir, key)
         if beside: refit = _refit_plan(ctx)
-    resp = _respondent_models(c['respondents'], c['random_state']) if 'difficulty' in names else None
+    resp = respondent_models(c['respondents'], run.random_state) if 'difficulty' in names else None
     if resp is not None:                      # as `respondent_predictions` (same tasks, same cache), batched
         from robustdiff.respondents import _respond_fold, ArtificialLearner
         arts = [k for k, e in resp.items() if isinstance(e, ArtificialLearner)]
         if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
-        batch = max(1, math.ceil(len(resp) * c['n_splits'] / 24))   # ~24 tasks
-        plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['cache_dir'],
+        batch = max(1, math.ceil(len(resp) * run.n_splits / 24))   # ~24 tasks
+        plans['respondents'] = _plan_folds(_respond_fold, ctx.ds, resp, run.n_splits, 1, run.random_state, run.cache_dir,
                                            'respondents', batch=batch).slim(_answers_only)   # the 0/1 answers are all it needs
     side = None
-    if 'hardness' in names and 'measures' not in ctx.extra:   # (the instance space needs the hardness stage)
-        side = partial(_measures_or_error, ctx.ds.imputed(), c['n_jobs'])
+    if 'hardness' in names and ctx.measures is None:   # (the instance space needs the hardness stage)
+        side = partial(_measures_or_error, ctx.ds.imputed(), run.n_jobs)
     tl = None
     if c.get('progress') and ctx.log is not None:   # the plan, calibrated here (a short timing), and its ETA lines
         tl = ctx.timeline = _plan_run(ctx, plans, refit, len(resp) if resp is not None else 0)
@@ -425,7 +448,7 @@ def _schedule(ctx:_Ctx)->float:
         if not plans: tl.end_fits(tl.t0)
         tl.start(ctx)
     if not plans:
-        if side is not None: ctx.extra['measures'] = _in_background(side)
+        if side is not None: ctx.measures = _in_background(side)
         return 0.0
     _in_background(_import_altair)           # the stages' charts need altair: imported while the workers fit, not after
     done = False
@@ -433,12 +456,12 @@ def _schedule(ctx:_Ctx)->float:
     if refit is not None:                  # the ELA refits: queued once a worker of the schedule's tail would idle, then beside the stages
         def _start_refits():
             if ctx._refit is None:
-                ctx._refit = _in_background(partial(_run_refits, refit, c['n_jobs'], c['backend'], c['progress'],
+                ctx._refit = _in_background(partial(_run_refits, refit, run.n_jobs, run.backend, run.progress,
                                                     f"{ctx.ds.name}: label-noise refits"))
         start = _start_refits
-        _on_tail(list(plans.values()), _workers(c['n_jobs']), start)
+        _on_tail(list(plans.values()), _workers(run.n_jobs), start)
     try:
-        _run_plans(list(plans.values()), c['n_jobs'], c['backend'], c['progress'], f"{ctx.ds.name}: fits",
+        _run_plans(list(plans.values()), run.n_jobs, run.backend, run.progress, f"{ctx.ds.name}: fits",
                    postfix=tl.fits_words if tl is not None else None, on_start=tl.workers_ready if tl is not None else None,
                    order=_first_folds_first)   # the bar's time left: the planner's, from its per-task costs
         done = True
@@ -452,14 +475,14 @@ def _schedule(ctx:_Ctx)->float:
         else:
             if ctx._refit is not None:     # the schedule failed: the stages compute their own fits (the refit with them)
                 ctx._refit.exception(); ctx._refit = None
-            _stop_workers(c['backend'], c['n_jobs'])
-        if side is not None: ctx.extra['measures'] = _in_background(side)   # beside the first stages (see above)
+            _stop_workers(run.backend, run.n_jobs)
+        if side is not None: ctx.measures = _in_background(side)   # beside the first stages (see above)
     if 'pass' in plans:
         kept = {r.model.iat[0]: r.attrs.pop('fitted') for r in plans['pass'].results if r is not None and 'fitted' in r.attrs}
-        if kept: ctx.extra['first_fold_models'] = kept     # the first fold's fitted models, for the risk stage
+        if kept: ctx.first_fold_models = kept     # the first fold's fitted models, for the risk stage
         ctx.set_pass(plans['pass'].frame())
     if 'respondents' in plans:   # only the 0/1 matrix is kept: the long table of 240 respondents' answers is large
-        ctx.extra['response_matrix'] = response_matrix([r for r in plans['respondents'].results if r is not None])
+        ctx.response_matrix = response_matrix([r for r in plans['respondents'].results if r is not None])
     return time.perf_counter() - t0
 
 # %% ../nbs/89_run.ipynb #b36a0003

@@ -13,7 +13,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.base import clone
 
 from robustdiff.datasets import load_dataset
-from robustdiff.risk import fit_risk, load_risk, RiskModel
+from robustdiff.risk import load_risk, RiskModel
+from robustdiff.risk_fit import fit_risk
 from robustdiff.cli import main
 
 ALPHA = 0.1
@@ -182,7 +183,7 @@ def test_imbalanced_calibration_is_class_conditional(deployed, tmp_path, capsys)
 
 def test_one_model_gets_a_small_population():
     "`fit_risk(respondents='auto')` for one model: the ladder's first ONE_MODEL_RESPONDENTS, said in a note; several models or a given population: unchanged."
-    from robustdiff.risk import _one_model_respondents, ONE_MODEL_RESPONDENTS
+    from robustdiff.risk_fit import _one_model_respondents, ONE_MODEL_RESPONDENTS
     spec, why = _one_model_respondents('auto', {'mine': LogisticRegression()}, 0)
     assert spec == f'ladder:{ONE_MODEL_RESPONDENTS}' and ONE_MODEL_RESPONDENTS < 60 and 'one model' in why
     assert _one_model_respondents('auto', 'quick', 0) == ('auto', '')

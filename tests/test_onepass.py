@@ -16,7 +16,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from robustdiff.data import from_frame
 from robustdiff.datasets import make_synthetic
-from robustdiff.report import build_report, _Ctx, _top_in_groups
+from robustdiff.report import build_report
+from robustdiff.run import _Ctx
+from robustdiff.perturbation_report import _top_in_groups
 from robustdiff.scc import noisy_predictions, clean_predictions, scc_curves
 from robustdiff.ela import ela_experiment
 from robustdiff.responses import accuracy_table, cv_splits, _fold_seed, FoldContext

@@ -91,7 +91,7 @@ def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
     with pytest.raises(ValueError, match='max_rows'): build_report('sklearn:breast_cancer', models='quick', max_rows=3)
 
 def test_quadratic_stage_named_with_its_estimate():
-    from robustdiff.report import _Ctx, _plan_lines
+    from robustdiff.run import _Ctx, _plan_lines
     from robustdiff.datasets import make_synthetic
     big = make_synthetic('moons', n_samples=60_000)
     lines = []

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 from robustdiff.data import from_frame
 from robustdiff.report import build_report
-from robustdiff.risk import (RiskModel, fit_risk, load_risk, RISK_FILE, _COLUMNS)
+from robustdiff.risk import (RiskModel, load_risk, RISK_FILE, _COLUMNS)
+from robustdiff.risk_fit import fit_risk
 from robustdiff.risk_io import RiskFileError
 from robustdiff.conformal import conformal_sets, mondrian_p_values
 from robustdiff.cli import main

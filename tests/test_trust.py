@@ -20,7 +20,8 @@ from sklearn.preprocessing import FunctionTransformer
 
 from robustdiff.cli import main, _models
 from robustdiff.portfolio import load_model
-from robustdiff.risk import load_risk, fit_risk
+from robustdiff.risk import load_risk
+from robustdiff.risk_fit import fit_risk
 from robustdiff.risk_io import RiskFileError
 from robustdiff.risk_io import write_risk_file
 
