@@ -476,6 +476,7 @@ def _about(seconds:float)->str:
     return f"{s / 3600:.1f} h"
 
 _OVERRUN = 1.25   # a batch past its planned time is expected to take this × the time it has run so far
+_OWN_SHARE = 0.2  # a key's own evidence is shrunk toward its plan's ratio by at most this share of its mean batch (planned seconds)
 
 @dataclass
 class _Timeline:
@@ -529,26 +530,31 @@ class _Timeline:
         return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
 
     def rates(self, now:float)->tuple:
-        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models). A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
-        A, P, a_run, p_run = {}, {}, {}, {}
-        def add(key, a, p, acc=(A, P)): acc[0][key] = acc[0].get(key, 0.0) + a; acc[1][key] = acc[1].get(key, 0.0) + p
+        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches, done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models) by at most a fifth of its own batch (`_OWN_SHARE`: a model's folds cost alike, so one fold done outweighs the other models' ratio). A running batch counts as taking at least the time it has run (a task that has run 50 s takes at least 50 s) and at least the key's rate from the batches done: within that it says nothing; past it, it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
+        A, P, running = {}, {}, {}
+        def add(key, a, p): A[key] = A.get(key, 0.0) + a; P[key] = P.get(key, 0.0) + p
         for i, (c, p, ks) in enumerate(self.batches):
             if self._finished(i): add(self.keys[i], self._actual(i), c)
         for key, (a, p) in self.evidence.items(): add(key, a, p)   # the models timed in the first seconds
         for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
             if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
         if not self.fits_over:
-            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e), (a_run, p_run))
+            for i, e in self._running(now).items(): running.setdefault(self.keys[i], []).append((e, self.batches[i][0]))
         w = self.weight
         g = (sum(A.values()) + w) / (sum(P.values()) + w)
-        plan_of = {}                 # a key's plan: its rate with no evidence of its own is its plan's (the respondents' is not the models')
-        for i, (_, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p)
+        plan_of, size = {}, {}       # a key's plan (its rate with no evidence of its own is its plan's) and its batches' plans
+        for i, (c, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p); size.setdefault(self.keys[i], []).append(c)
         GA, GP = {}, {}
         for k in A: q = plan_of.get(k, 'pass'); GA[q] = GA.get(q, 0.0) + A[k]; GP[q] = GP.get(q, 0.0) + P[k]
         base = {q: (GA[q] + w) / (GP[q] + w) for q in GA}
-        keys = set(plan_of) | set(A) | set(a_run) | {key for *_, key in self.background}
-        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * base.get(plan_of.get(k, 'pass'), 1.0)) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w)
-                for k in keys}, g
+        out = {}
+        for k in set(plan_of) | set(A) | {key for *_, key in self.background}:
+            wk, b = min(w, _OWN_SHARE * np.mean(size[k])) if k in size else w, base.get(plan_of.get(k, 'pass'), 1.0)
+            a, p = A.get(k, 0.0) + wk * b, P.get(k, 0.0) + wk
+            r0 = a / p                                   # the batches done
+            for e, c in running.get(k, ()): a += max(e, c * r0); p += c
+            out[k] = a / p
+        return out, g
 
     def fits_left(self, now:float|None=None)->float:
         "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."
