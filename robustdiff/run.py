@@ -681,10 +681,12 @@ def _stage_names(ctx:_Ctx, beside:bool)->list:
     return [n for n in ctx.names if n not in late] + [n for n in ctx.names if n in late]
 
 def _first_folds_first(plans:list)->list:
-    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then every other batch, the costliest first. The first minute then times many models, not the five folds of one: the ETA's evidence of each model's rate."
+    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then the costliest batch of each batched plan (the respondents), then every other batch, the costliest first. The first minute then times many models, not the five folds of one, and a whole batch of respondents: the ETA's evidence of each model's rate and of theirs."
     from robustdiff.responses import _costliest_first
     batches = _costliest_first(plans)
     first = [b for b in batches if plans[b[1]].batch == 1 and plans[b[1]].specs[b[2][0]][2:4] == (0, 0) and not isinstance(plans[b[1]], _RefitPlan)]
+    for i, p in enumerate(plans):             # (the batches are in cost order: a plan's first is its costliest)
+        if p.batch > 1 and not isinstance(p, _RefitPlan): first += [b for b in batches if b[1] == i][:1]
     seen = {id(b) for b in first}
     return first + [b for b in batches if id(b) not in seen]
 
@@ -742,14 +744,20 @@ def _time_plan(p, budget:float)->tuple:
     if not chosen: return None, 0.0, [], {}
     for k in chosen[:_CALIBRATE_MODELS] if p.batch == 1 else chosen[:1]:
         if k != min(cost, key=cost.get): _warm_up(p, k)     # each model's imports and first calls out of its timing
-    each, t = {}, time.perf_counter()
-    for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
+    # a batch's first task fits the prep step the others share (`_run_batch`): in the schedule that is once in 50 fits,
+    # here once in a few, so the first task is the cheapest (run, kept, but not timed) and the others' own seconds count
+    first = min(cost, key=cost.get) if p.batch > 1 else None
+    each, t, own = {}, time.perf_counter(), {}
+    for g in ([[first] + [k for k in chosen if k != first]] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
         fn, args, kw = p.task('calibration', g)
         t1 = time.perf_counter()
-        for j, out in fn(*args, **kw)[1]: p.store(j, out)
+        for j, out in fn(*args, **kw)[1]:
+            own[j] = out.attrs.get('seconds'); p.store(j, out)
         if len(g) == 1: each[g[0]] = (time.perf_counter() - t1, cost[g[0]])
     spent = time.perf_counter() - t
-    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen, each
+    rest = [k for k in chosen if k != first and own.get(k) is not None]
+    ratio = (sum(own[k] for k in rest) / max(sum(cost[k] for k in rest), 1e-3)) if first is not None and rest else spent / max(total, 1e-3)
+    return float(np.clip(ratio, 0.2, 30.0)), spent, chosen + ([first] if first is not None and first not in chosen else []), each
 
 def _time_sample(p, budget:float)->tuple:
     "The cheapest model of plan `p` on a subsample of its first fold small enough for `budget` (kept aside): (measured ÷ planned, seconds, share of the fold, model)."

@@ -332,3 +332,15 @@ def test_one_fold_done_outweighs_the_other_models_ratio():
     _finish(tl, 0, 10.0, 10.0); _finish(tl, 1, 10.0, 20.0); _finish(tl, 2, 10.0, 30.0)
     rates, g = tl.rates(30.0)
     assert rates['c'] > 8 and abs(rates['a'] - 1) < 0.1 and g < 2   # (the old shrinkage by `weight` planned seconds: c at 3.9)
+
+def test_a_batch_of_respondents_runs_among_the_first():
+    # after the first fold of every model, the costliest batch of the respondents: the first minute times them too
+    from robustdiff.run import _first_folds_first
+    from robustdiff.respondents import _respond_fold, get_respondents
+    ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
+    resp = _plan_folds(_respond_fold, ctx.ds, get_respondents('ladder', n=12), 5, 1, 0, None, 'respondents', batch=4)
+    order = _first_folds_first([plans['pass'], resp])
+    n = len({s[0] for s in plans['pass'].specs})
+    assert all(i == 0 for _, i, _ in order[:n]) and order[n][1] == 1
+    assert order[n][0] == max(c for c, _ in resp.todo())
+    assert sorted(map(str, order)) == sorted(map(str, __import__('robustdiff.responses', fromlist=['x'])._costliest_first([plans['pass'], resp])))
