@@ -2,6 +2,7 @@
 
     python benchmarks/eta_replay.py /tmp/plan_vs_actual/letter_quick.trace.json ...   # every 60 s of each run
     python benchmarks/eta_replay.py --step 30 TRACE ...
+    python benchmarks/eta_replay.py benchmarks/results/eta_traces/*.json.gz          # the runs of plan_vs_actual.json
 
 A trace holds the run's plan (the batches in submission order with their planned seconds on that machine, their keys,
 the tasks timed in the first seconds, the stages' plan) and every task as the ETA's watcher saw it stored (when, and
@@ -10,7 +11,7 @@ plan, feeds it what had happened by time t, and asks for the time left: the ETA 
 this code. Errors are (t + ETA) ÷ the run's actual time − 1, t counted from the process's start as
 `plan_vs_actual.py` counts it (the actual time here ends at the process's exit handler, a fraction of a second before
 the process ends)."""
-import argparse, json, sys
+import argparse, gzip, json, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from robustdiff.run import _Timeline
@@ -56,7 +57,8 @@ def main():
     ap.add_argument('--step', type=float, default=60.0)
     a = ap.parse_args()
     for path in a.traces:
-        r = replay(json.loads(Path(path).read_text()), a.step)
+        raw = Path(path).read_bytes()
+        r = replay(json.loads(gzip.decompress(raw) if path.endswith('.gz') else raw), a.step)
         first = r['etas'][0] if r['etas'] else None
         print(f"{path}: actual {r['actual_s']} s" + (f"; ETA after the first minute {first[2]:+.0%}" if first else ''))
         for t, left, err in r['etas']: print(f"  {t:7.1f} s: {left:7.1f} s left, total {err:+.0%}")
