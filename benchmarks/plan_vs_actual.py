@@ -21,6 +21,11 @@ The `hidden` cases set NPY_DISABLE_CPU_FEATURES=X86_V3 (numpy 2.4 groups AVX2 an
 no AVX-512, so X86_V4 is off anyway) and OPENBLAS_CORETYPE=Sandybridge (OpenBLAS's kernels without AVX2/FMA3).
 Writes benchmarks/results/plan_vs_actual.json (the runs done before are kept unless rerun; each run names the commit
 it ran, `git describe --always --dirty`).
+On a machine shared between login sessions, the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled)
+shares the CPU between sessions whatever their processes' nice: other sessions' `nice -n 19` jobs then take their
+share from these runs. To give the runs the machine the way nice intends, start the driver in a session of its own
+and lower that session's nice: `setsid python benchmarks/plan_vs_actual.py ... &` then
+`echo -19 > /proc/$(pgrep -f plan_vs_actual.py)/autogroup` (as the runs of 29 Nov from 10:40 UTC were).
 With `--trace`, each run also records its timeline (`benchmarks/eta_trace/sitecustomize.py`) to
 /tmp/plan_vs_actual/CASE.trace.json: `benchmarks/eta_replay.py` replays it on the ETA code of the worktree.
 """
