@@ -131,12 +131,11 @@ def table(runs:dict)->str:
     for name, r in runs.items():
         e = r.get('eta_after_1min') or {}
         top = max([r['load_start'], r['load_end'], *(l for _, l in r.get('load_at_lines', []))])
+        err = f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '– (no ETA line: the run ends first)'
+        at = f"{e['load']:.1f}" if e.get('load') is not None else '–'
         rows.append(f"| {name} | {r.get('commit', '?')} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
-                    f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | "
-                    f"{r.get('plan_error', float('nan')):+.0%} | "
-                    + (f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '–') +
-                    f" | {r['load_start']:.1f}, {e['load']:.1f}, {r['load_end']:.1f}; {top:.1f} |" if e.get('load') is not None else
-                    f" | {r['load_start']:.1f}, –, {r['load_end']:.1f}; {top:.1f} |")
+                    f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | {r.get('plan_error', float('nan')):+.0%} | "
+                    f"{err} | {r['load_start']:.1f}, {at}, {r['load_end']:.1f}; {top:.1f} |")
     return '\n'.join(rows)
 
 def main():
