@@ -21,6 +21,13 @@ The `hidden` cases set NPY_DISABLE_CPU_FEATURES=X86_V3 (numpy 2.4 groups AVX2 an
 no AVX-512, so X86_V4 is off anyway) and OPENBLAS_CORETYPE=Sandybridge (OpenBLAS's kernels without AVX2/FMA3).
 Writes benchmarks/results/plan_vs_actual.json (the runs done before are kept unless rerun; each run names the commit
 it ran, `git describe --always --dirty`).
+On a machine shared between login sessions, the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled)
+shares the CPU between sessions whatever their processes' nice: other sessions' `nice -n 19` jobs then take their
+share from these runs. To give the runs the machine the way nice intends, start the driver in a session of its own
+and lower that session's nice: `setsid python benchmarks/plan_vs_actual.py ... &` then
+`echo -19 > /proc/$(pgrep -f plan_vs_actual.py)/autogroup` (as the runs of 29 Nov from 10:40 UTC were).
+With `--trace`, each run also records its timeline (`benchmarks/eta_trace/sitecustomize.py`) to
+/tmp/plan_vs_actual/CASE.trace.json: `benchmarks/eta_replay.py` replays it on the ETA code of the worktree.
 """
 import argparse, json, os, platform, re, subprocess, sys, threading, time
 from pathlib import Path
@@ -71,13 +78,16 @@ def parse(segments:list)->dict:
         if m: out['schedule_s'] = float(m.group(1))
     return out
 
-def run_case(name:str)->dict:
+def run_case(name:str, trace:bool=False)->dict:
     src, models, hidden = CASES[name]
     args = src()
     out_dir = TMP/name
     cmd = [str(Path(sys.executable).parent/'robustdiff'), 'report', *args, '--models', models, '--n-jobs', '2',
            '--out', str(out_dir), '--force']
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), **(HIDDEN if hidden else {})}
+    if trace:   # the timeline recorded for benchmarks/eta_replay.py
+        env['PYTHONPATH'] = str(ROOT/'benchmarks'/'eta_trace') + os.pathsep + env['PYTHONPATH']
+        env['ETA_TRACE_OUT'] = str(TMP/f'{name}.trace.json')
     commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()   # the code it runs
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
@@ -121,12 +131,11 @@ def table(runs:dict)->str:
     for name, r in runs.items():
         e = r.get('eta_after_1min') or {}
         top = max([r['load_start'], r['load_end'], *(l for _, l in r.get('load_at_lines', []))])
+        err = f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '– (no ETA line: the run ends first)'
+        at = f"{e['load']:.1f}" if e.get('load') is not None else '–'
         rows.append(f"| {name} | {r.get('commit', '?')} | {r.get('rows', '?')} × {r['models']} | {r.get('plan_total_s', '–')} | "
-                    f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | "
-                    f"{r.get('plan_error', float('nan')):+.0%} | "
-                    + (f"{e['total_error']:+.0%} / {e['left_error']:+.0%}" if e else '–') +
-                    f" | {r['load_start']:.1f}, {e['load']:.1f}, {r['load_end']:.1f}; {top:.1f} |" if e.get('load') is not None else
-                    f" | {r['load_start']:.1f}, –, {r['load_end']:.1f}; {top:.1f} |")
+                    f"{e.get('predicted_total_s', '–')} (at {e.get('t', '–')} s) | {r['actual_s']} | {r.get('plan_error', float('nan')):+.0%} | "
+                    f"{err} | {r['load_start']:.1f}, {at}, {r['load_end']:.1f}; {top:.1f} |")
     return '\n'.join(rows)
 
 def main():
@@ -135,6 +144,7 @@ def main():
     ap.add_argument('--cases', nargs='*', default=None, help='exact case names, run in this order')
     ap.add_argument('--out', default=str(RESULTS/'plan_vs_actual.json'))
     ap.add_argument('--summary-only', action='store_true')
+    ap.add_argument('--trace', action='store_true', help='also record each run\'s timeline to /tmp/plan_vs_actual/CASE.trace.json (benchmarks/eta_replay.py)')
     ap.add_argument('--merge', nargs='*', default=None, help="other result files (of drivers run side by side): their runs join --out's, and the files are removed")
     a = ap.parse_args()
     old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
@@ -152,7 +162,7 @@ def main():
             if name not in CASES: raise SystemExit(f"no case {name!r}: one of {', '.join(CASES)}")
             if a.only and not any(name.startswith(o) for o in a.only): continue
             print(f"{name} ...", flush=True)
-            r = run_case(name)
+            r = run_case(name, a.trace)
             r['rows'], r['classes'] = _shape(name)
             r['n_models'] = {'quick': 4, 'fabra18': 18}[CASES[name][1]]
             runs[name] = r

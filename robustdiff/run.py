@@ -499,6 +499,7 @@ def _about(seconds:float)->str:
     return f"{s / 3600:.1f} h"
 
 _OVERRUN = 1.25   # a batch past its planned time is expected to take this × the time it has run so far
+_OWN_SHARE = 0.2  # a key's own evidence is shrunk toward its plan's ratio by at most this share of its mean batch (planned seconds)
 
 @dataclass
 class _Timeline:
@@ -552,26 +553,31 @@ class _Timeline:
         return self.ended.get(i, self.t0) - self.started.get(i, self.t0)
 
     def rates(self, now:float)->tuple:
-        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models). A running batch counts the time it has run against as much of its plan, at most all of it: on time it is neutral, past its plan it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
-        A, P, a_run, p_run = {}, {}, {}, {}
-        def add(key, a, p, acc=(A, P)): acc[0][key] = acc[0].get(key, 0.0) + a; acc[1][key] = acc[1].get(key, 0.0) + p
+        "({key: measured ÷ planned}, the overall ratio): each plan's ratio from its batches done (and the tasks timed in the first seconds), shrunk toward the plan by `weight` planned seconds; a key's from its own batches, done and running, shrunk toward its plan's ratio (the respondents, timed in the first seconds, are not the models) by at most a fifth of its own batch (`_OWN_SHARE`: a model's folds cost alike, so one fold done outweighs the other models' ratio). A running batch counts as taking at least the time it has run (a task that has run 50 s takes at least 50 s) and at least the key's rate from the batches done: within that it says nothing; past it, it shows its model's slowness before it ends (and only its model's: one slow model is no evidence that the others are)."
+        A, P, running = {}, {}, {}
+        def add(key, a, p): A[key] = A.get(key, 0.0) + a; P[key] = P.get(key, 0.0) + p
         for i, (c, p, ks) in enumerate(self.batches):
             if self._finished(i): add(self.keys[i], self._actual(i), c)
         for key, (a, p) in self.evidence.items(): add(key, a, p)   # the models timed in the first seconds
         for c, p, ks, key in self.background:   # a refit done: evidence of its model's rate too
             if all((p, k) in self.seconds for k in ks): add(key, sum(self.seconds[(p, k)] for k in ks), c)
         if not self.fits_over:
-            for i, e in self._running(now).items(): add(self.keys[i], e, min(self.batches[i][0], e), (a_run, p_run))
+            for i, e in self._running(now).items(): running.setdefault(self.keys[i], []).append((e, self.batches[i][0]))
         w = self.weight
         g = (sum(A.values()) + w) / (sum(P.values()) + w)
-        plan_of = {}                 # a key's plan: its rate with no evidence of its own is its plan's (the respondents' is not the models')
-        for i, (_, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p)
+        plan_of, size = {}, {}       # a key's plan (its rate with no evidence of its own is its plan's) and its batches' plans
+        for i, (c, p, _) in enumerate(self.batches): plan_of.setdefault(self.keys[i], p); size.setdefault(self.keys[i], []).append(c)
         GA, GP = {}, {}
         for k in A: q = plan_of.get(k, 'pass'); GA[q] = GA.get(q, 0.0) + A[k]; GP[q] = GP.get(q, 0.0) + P[k]
         base = {q: (GA[q] + w) / (GP[q] + w) for q in GA}
-        keys = set(plan_of) | set(A) | set(a_run) | {key for *_, key in self.background}
-        return {k: (A.get(k, 0.0) + a_run.get(k, 0.0) + w * base.get(plan_of.get(k, 'pass'), 1.0)) / (P.get(k, 0.0) + p_run.get(k, 0.0) + w)
-                for k in keys}, g
+        out = {}
+        for k in set(plan_of) | set(A) | {key for *_, key in self.background}:
+            wk, b = min(w, _OWN_SHARE * np.mean(size[k])) if k in size else w, base.get(plan_of.get(k, 'pass'), 1.0)
+            a, p = A.get(k, 0.0) + wk * b, P.get(k, 0.0) + wk
+            r0 = a / p                                   # the batches done
+            for e, c in running.get(k, ()): a += max(e, c * r0); p += c
+            out[k] = a / p
+        return out, g
 
     def fits_left(self, now:float|None=None)->float:
         "Wall seconds until the schedule's last batch ends: each running batch's rest (past its plan: `_OVERRUN` × the time it has run, less that time), then the batches waiting, in order, each on the first core free, at its key's measured rate."
@@ -698,10 +704,12 @@ def _stage_names(ctx:_Ctx, beside:bool)->list:
     return [n for n in ctx.names if n not in late] + [n for n in ctx.names if n in late]
 
 def _first_folds_first(plans:list)->list:
-    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then every other batch, the costliest first. The first minute then times many models, not the five folds of one: the ETA's evidence of each model's rate."
+    "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then the costliest batch of each batched plan (the respondents), then every other batch, the costliest first. The first minute then times many models, not the five folds of one, and a whole batch of respondents: the ETA's evidence of each model's rate and of theirs."
     from robustdiff.responses import _costliest_first
     batches = _costliest_first(plans)
     first = [b for b in batches if plans[b[1]].batch == 1 and plans[b[1]].specs[b[2][0]][2:4] == (0, 0) and not isinstance(plans[b[1]], _RefitPlan)]
+    for i, p in enumerate(plans):             # (the batches are in cost order: a plan's first is its costliest)
+        if p.batch > 1 and not isinstance(p, _RefitPlan): first += [b for b in batches if b[1] == i][:1]
     seen = {id(b) for b in first}
     return first + [b for b in batches if id(b) not in seen]
 
@@ -759,14 +767,20 @@ def _time_plan(p, budget:float)->tuple:
     if not chosen: return None, 0.0, [], {}
     for k in chosen[:_CALIBRATE_MODELS] if p.batch == 1 else chosen[:1]:
         if k != min(cost, key=cost.get): _warm_up(p, k)     # each model's imports and first calls out of its timing
-    each, t = {}, time.perf_counter()
-    for g in ([chosen] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
+    # a batch's first task fits the prep step the others share (`_run_batch`): in the schedule that is once in 50 fits,
+    # here once in a few, so the first task is the cheapest (run, kept, but not timed) and the others' own seconds count
+    first = min(cost, key=cost.get) if p.batch > 1 else None
+    each, t, own = {}, time.perf_counter(), {}
+    for g in ([[first] + [k for k in chosen if k != first]] if p.batch > 1 else [[k] for k in chosen]):   # as the schedule batches them
         fn, args, kw = p.task('calibration', g)
         t1 = time.perf_counter()
-        for j, out in fn(*args, **kw)[1]: p.store(j, out)
+        for j, out in fn(*args, **kw)[1]:
+            own[j] = out.attrs.get('seconds'); p.store(j, out)
         if len(g) == 1: each[g[0]] = (time.perf_counter() - t1, cost[g[0]])
     spent = time.perf_counter() - t
-    return float(np.clip(spent / max(total, 1e-3), 0.2, 30.0)), spent, chosen, each
+    rest = [k for k in chosen if k != first and own.get(k) is not None]
+    ratio = (sum(own[k] for k in rest) / max(sum(cost[k] for k in rest), 1e-3)) if first is not None and rest else spent / max(total, 1e-3)
+    return float(np.clip(ratio, 0.2, 30.0)), spent, chosen + ([first] if first is not None and first not in chosen else []), each
 
 def _time_sample(p, budget:float)->tuple:
     "The cheapest model of plan `p` on a subsample of its first fold small enough for `budget` (kept aside): (measured ÷ planned, seconds, share of the fold, model)."

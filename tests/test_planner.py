@@ -110,7 +110,7 @@ def test_cli_max_rows(tmp_path, capsys):
     assert 'max_rows must be' in capsys.readouterr().err
 
 # ------------------------------------------------------------------ the run's plan and its ETA (issue 45)
-from robustdiff.run import _Ctx, _Timeline, _timeline, _plan_lines, _calibrate, _about
+from robustdiff.run import _Ctx, _Timeline, _timeline, _plan_lines, _calibrate, _about, _OWN_SHARE
 from robustdiff.costs import remaining_seconds
 
 def _ctx_plans(names, ds=None, models='quick', n_jobs=2):
@@ -143,7 +143,8 @@ def test_calibration_factors_are_applied():
     np.testing.assert_allclose(two.pieces['fits'], 2 * one.pieces['fits'])
     for s in ('accuracy', 'scc', 'verdict', 'page'): np.testing.assert_allclose(two.pieces[s], 3 * one.pieces[s])
     todo = len(plans['pass'].todo())
-    factors, words, each = _calibrate(ctx, plans, budget=5.0)   # whole tasks of the first fold fit the budget: their results are kept
+    factors, words, each = _calibrate(ctx, plans, budget=60.0)  # whole tasks of the first fold fit the budget (even on a loaded machine, where
+                                                                # the first small fit, imports and all, takes seconds): their results are kept
     assert set(factors) == {'pass'} and 0.2 <= factors['pass'] <= 30 and words.startswith('timed here on one fold of ')
     assert 1 <= len(each) <= 2 and all(m in words for m in each) and all(s > 0 and c > 0 for s, c in each.values())
     assert len(plans['pass'].todo()) == todo - len(each)                       # one task per model timed, not run again
@@ -186,7 +187,8 @@ def test_a_task_past_its_plan_raises_the_eta_before_it_ends():
     rates, g = tl.rates(60.0)
     w = tl.weight
     np.testing.assert_allclose(g, 1.0)                            # nothing done: the overall ratio is the plan's ...
-    np.testing.assert_allclose(rates['knn'], (120 + w) / (60 + w))   # ... the model's: 2 × 60 s run against 2 × 30 planned
+    wk = min(w, _OWN_SHARE * 30)                                  # ... the model's: each running one takes at least the 60 s it has run,
+    np.testing.assert_allclose(rates['knn'], (2 * 60 + wk) / (2 * 30 + wk))   # against its 30 planned (shrunk by `wk` toward the plan)
     late = tl.fits_left(60.0)
     # each running one: 1.25 × the time it has run, less that time; the two queued at the model's rate
     np.testing.assert_allclose(late, max(30 * rates['knn'], 1.25 * 60) - 60 + 30 * rates['knn'])
@@ -306,3 +308,39 @@ def test_a_plan_without_evidence_keeps_its_calibrated_rate():
     assert g > 2 and rates['svm'] > 2 and rates['rf'] > 2
     np.testing.assert_allclose(rates['respondents'], 1.0)
     np.testing.assert_allclose(tl.fits_left(80.0), 20.0)
+
+def test_a_running_task_bounds_its_models_rate_from_below():
+    # a model planned at 2 s a fold: its first fold has run 50 s and not ended; its four other folds take about as long
+    tl = _tl([2, 2, 2, 2, 2, 1], cores=1, keys=['logreg'] * 5 + ['nb']); tl.mark(0.0)
+    rates, g = tl.rates(50.0)
+    assert 2 * rates['logreg'] > 40 and rates['nb'] == pytest.approx(1.0) and g == pytest.approx(1.0)
+    assert tl.fits_left(50.0) > 4 * 40 + 1                        # the queued folds at ≥ 40 s each (the plan: 2 s), then nb
+    tl.stop()
+
+def test_a_running_task_within_the_rate_of_its_models_done_tasks_says_nothing():
+    # two folds of a model done at half their plan; a third has run 30 s of its 100 planned: the model stays at half
+    tl = _tl([100, 100, 100, 100], cores=1, keys=['rf'] * 4); tl.mark(0.0)
+    _finish(tl, 0, 50.0, 50.0); _finish(tl, 1, 50.0, 100.0)
+    r_done, _ = tl.rates(100.0)
+    r_run, _ = tl.rates(130.0)
+    np.testing.assert_allclose(r_run['rf'], r_done['rf'])        # 30 s of a task expected to take 50: no news
+    assert tl.rates(200.0)[0]['rf'] > r_done['rf']               # 100 s of it: slower than the folds done
+
+def test_one_fold_done_outweighs_the_other_models_ratio():
+    # the first folds of three models: a and b on plan, c 10× its small plan; c's other folds at c's rate, nearly 10×
+    tl = _tl([10, 10, 1, 10, 10, 1], cores=1, keys=['a', 'b', 'c'] * 2); tl.mark(0.0)
+    _finish(tl, 0, 10.0, 10.0); _finish(tl, 1, 10.0, 20.0); _finish(tl, 2, 10.0, 30.0)
+    rates, g = tl.rates(30.0)
+    assert rates['c'] > 8 and abs(rates['a'] - 1) < 0.1 and g < 2   # (the old shrinkage by `weight` planned seconds: c at 3.9)
+
+def test_a_batch_of_respondents_runs_among_the_first():
+    # after the first fold of every model, the costliest batch of the respondents: the first minute times them too
+    from robustdiff.run import _first_folds_first
+    from robustdiff.respondents import _respond_fold, get_respondents
+    ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
+    resp = _plan_folds(_respond_fold, ctx.ds, get_respondents('ladder', n=12), 5, 1, 0, None, 'respondents', batch=4)
+    order = _first_folds_first([plans['pass'], resp])
+    n = len({s[0] for s in plans['pass'].specs})
+    assert all(i == 0 for _, i, _ in order[:n]) and order[n][1] == 1
+    assert order[n][0] == max(c for c, _ in resp.todo())
+    assert sorted(map(str, order)) == sorted(map(str, __import__('robustdiff.responses', fromlist=['x'])._costliest_first([plans['pass'], resp])))
