@@ -286,7 +286,7 @@ def render_html(rep)->str:
         if name == 'verdict' or st.status == 'off': continue
         if name == 'risk':   # its own section function (below)
             secs.append(_risk_section(st, e, seen)); nav.append('<a href="#risk">New predictions</a>'); continue
-        body = [f'<h2>{_abbr_html(e(_TITLES[name]))}<span class="status {st.status}">{st.status}'
+        body = [f'<h2>{_abbr_html(e(_TITLES.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
         body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
@@ -298,7 +298,7 @@ def render_html(rep)->str:
             body.append(f'<details{" open" if k in _SHOWN else ""}><summary>table <code>{e(k)}</code> ({len(t)} rows; '
                         f'<code>{e(k)}.csv</code>)</summary>{_fmt_table(t, _SHOWN.get(k, 25))}</details>')
         secs.append(f'<section id="{name}">{"".join(body)}</section>')
-        nav.append(f'<a href="#{name}">{e(_TITLES[name].split(" (")[0])}</a>')
+        nav.append(f'<a href="#{name}">{e(_TITLES.get(name, name.capitalize()).split(" (")[0])}</a>')
     ds = rep.tables.get('data_summary')
     sub = (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, {int(ds.classes[0])} classes · " if ds is not None else '')
     sub += f"models: {e(str(c.get('models')))} · respondents: {e(str(c.get('respondents')))} · ν = {c.get('nu')} · seed {c.get('random_state')}"

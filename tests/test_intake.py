@@ -311,10 +311,11 @@ def test_explorer_20000_instances():
 def test_stage_with_an_undrawable_chart_is_warn(monkeypatch):
     import altair as alt
     import robustdiff.report as R
-    data = R._RUN['data']
+    import robustdiff.data_report as D
+    data = D.report_stage
     def with_raw_chart(ctx, st):       # a stage that leaves a chart of 6 000 raw rows (altair refuses > 5 000)
         data(ctx, st); st.charts['raw'] = alt.Chart(pd.DataFrame({'x': np.arange(6000)})).mark_point().encode(x='x')
-    monkeypatch.setitem(R._RUN, 'data', with_raw_chart)
+    monkeypatch.setattr(D, 'report_stage', with_raw_chart)
     rep = R.build_report('sklearn:iris', stages='data,accuracy', models='quick', progress=False)
     st = rep.stages['data']
     assert st.status == 'warn' and 'chart raw could not be drawn: MaxRowsError' in st.message, st

@@ -122,7 +122,8 @@ def test_every_case_is_covered():
 # ---- 4: a required stage that fails: exit 1, the report says which -------------------------------------------------
 def test_failed_stage_exits_1_and_the_report_says_which(tmp_path, monkeypatch):
     def boom(ctx, st): raise RuntimeError('the accuracy stage broke')
-    monkeypatch.setitem(report._RUN, 'accuracy', boom)
+    import robustdiff.accuracy_report as A
+    monkeypatch.setattr(A, 'report_stage', boom)
     code, out, err = _cli(['report', _csv(tmp_path, _frame()), '--out', tmp_path/'r'] + QUICK)
     assert code == 1
     assert 'failed stages: accuracy (RuntimeError: the accuracy stage broke)' in err
