@@ -13,7 +13,8 @@ from .leaks import LeakWarning
 from .metrics import METRICS
 from .run import NOISE_DRAWS
 from .responses import ModelFitError
-from .data import _CLI, DataWarning
+from .data import DataWarning
+from ._frames import CLI as _CLI
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']

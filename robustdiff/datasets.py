@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .data import Dataset, from_frame
-from .tables import _KNOWN, is_table_path, from_file
+from .tables import is_table_path, from_file
+from ._frames import KNOWN_FORMATS
 
 # %% auto #0
 __all__ = ['load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel', 'load_openml', 'load_dataset']
@@ -152,7 +153,7 @@ def load_dataset(spec:str|Path|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pm
         elif is_table_path(name) or Path(name).exists(): source = 'file'
         else: raise ValueError(f"unknown dataset {spec!r}: use 'sklearn:NAME' ({', '.join(_SKLEARN)}), 'synthetic:NAME' "
                                f"({', '.join(_SYNTHETIC)}), 'pmlb:NAME', 'keel:NAME', 'openml:NAME_OR_ID' or a table file "
-                               f"({_KNOWN})")
+                               f"({KNOWN_FORMATS})")
     file = lambda n, **kw: from_file(n, kw.pop('target', None) or 'target', **kw)
     loaders = {'sklearn':load_sklearn, 'synthetic':make_synthetic, 'pmlb':load_pmlb, 'keel':load_keel,
                'openml':load_openml, 'csv':file, 'file':file}

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math, warnings
 import numpy as np
 import pandas as pd
-from .perturb import group_ranks, perturb_counts, _check_lambdas
+from .perturb import group_ranks, perturb_counts
+from ._frames import check_lambdas
 from .metrics import _onehot, _from_sums, _used
 
 # %% auto #0
@@ -320,7 +321,7 @@ def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:
 
 def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy')->list:
     "One noise draw at each λ: what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
-    lams = [float(_check_lambdas([lam])[0]) for lam in lams]
+    lams = [float(check_lambdas([lam])[0]) for lam in lams]
     parts = _mixed_parts(noisy, bins)
     p = parts[0]
     models = list(dict.fromkeys(p.model)); M = len(models)

@@ -21,7 +21,7 @@ from .responses import response_matrix, accuracy_table, accuracy_chart, _release
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
                             _as_perturbations)
-from .perturb import _check_lambdas
+from ._frames import check_lambdas as _check_lambdas
 from .taxonomy import kappa_losses
 from .publish import check_out_dir, save_report, check_run, _write_csv
 from .leaks import leak_check, LeakWarning

@@ -1093,7 +1093,7 @@ def _report_dir(p:Path)->Path|None:
 
 def _check_out(out:Path, data:Path, p:Path, report:Path|None):
     "One line when the scored CSV would replace an input: the data file, the risk file, the report folder or a file in it, a folder."
-    from robustdiff.data import _fix
+    from robustdiff._frames import user_fix as _fix
     o, flag = out.resolve(), _fix('out', '--out')
     if o == data.resolve(): raise ValueError(f"{flag} {str(out)!r} is the input data file: choose another name")
     if o == p.resolve(): raise ValueError(f"{flag} {str(out)!r} is the risk model file: choose another name")

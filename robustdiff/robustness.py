@@ -8,7 +8,8 @@ import math, numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from .perturb import Perturbation, _check_frame
+from .perturb import Perturbation
+from ._frames import check_frame
 
 # %% auto #0
 __all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'robustness_test', 'robustness_chart', 'robustness_compare',
@@ -301,14 +302,14 @@ def _hard_scores(worst, X)->np.ndarray:
 def _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)->dict:
     "Validate everything cheap before any prediction; return the fitted perturbation parts and the task."
     if not hasattr(model, 'predict'): raise TypeError(f"model must be a fitted estimator with predict, got {type(model).__name__}")
-    _check_frame(X_test, 'X_test')
+    check_frame(X_test, 'X_test')
     if y_test is None or len(y_test) != len(X_test): raise ValueError(f"y_test must have one value per row of X_test ({len(X_test)})")
     y = np.asarray(y_test)
     if pd.isna(y).any(): raise ValueError("y_test has missing values")
     _check_size(size)
     _check_model_columns(model, X_test)
     if X_train is not None:
-        _check_frame(X_train, 'X_train')
+        check_frame(X_train, 'X_train')
         if list(X_train.columns) != list(X_test.columns): raise ValueError(f"X_train has columns {list(X_train.columns)}, X_test {list(X_test.columns)}")
     task = _task(model, y)
     metric = _check_metric(metric, task, model)

@@ -8,7 +8,8 @@ import math, numbers, threading, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks, _check_lambdas
+from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
+from ._frames import check_lambdas
 
 # %% auto #0
 __all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
@@ -244,7 +245,7 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
                per_fold:bool=False,   # return per-fold rows instead of fold-pooled curves
               )->pd.DataFrame:        # model, perturbation, level, lam, bin, difficulty, n, agree, kappa, acc (+ kappa_sd, acc_sd)
     "The κ and accuracy system characteristic curves: one row per model × perturbation × λ × bin."
-    lam = _check_lambdas(lambdas)
+    lam = check_lambdas(lambdas)
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(preds, pd.DataFrame) or not need <= set(preds.columns):
         raise ValueError(f"preds must be the output of noisy_predictions (columns {sorted(need)})")
@@ -366,7 +367,7 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     from robustdiff.datasets import load_dataset
     from robustdiff.portfolio import get_models
     ds = load_dataset(dataset)
-    _check_lambdas(lambdas); _as_perturbations(perturbation); _check_on_constant(on_constant)
+    check_lambdas(lambdas); _as_perturbations(perturbation); _check_on_constant(on_constant)
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1: raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
     if n_bins > ds.n_instances: raise ValueError(f"cannot make {n_bins} bins from {ds.n_instances} instances")
     _check_choice('extremes', extremes, ('clip', 'drop')); _check_choice('bin_method', bin_method, ('rank', 'quantile'))
