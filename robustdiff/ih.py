@@ -175,9 +175,9 @@ class InstanceHardness:
 
 def _calibrated(models:dict)->dict:
     "Platt-calibrate (sigmoid, 3-fold, ensemble=False) every model that is not calibrated already."
-    from robustdiff.portfolio import _keep_mark
+    from robustdiff._models import keep_mark
     return {name: est if isinstance(est, CalibratedClassifierCV) else
-            _keep_mark(CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False), est) for name, est in models.items()}
+            keep_mark(CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False), est) for name, est in models.items()}
 
 _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the pool's training folds
 
@@ -223,7 +223,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     if resample:
         from functools import partial
         from robustdiff.responses import map_folds
-        from robustdiff.portfolio import _keep_mark
+        from robustdiff._models import keep_mark
         from robustdiff.responses import cv_splits
         states, key = None, ('resampling', resampling)
         if resampling_stream is not None:
@@ -231,7 +231,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
             key += ('stream', _state_digest(resampling_stream))
         fn = partial(_resampled_fold, how=resampling, states=states)
         fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
-        preds = map_folds(fn, dataset, {n: _keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
+        preds = map_folds(fn, dataset, {n: keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
                           progress=progress, cache_dir=cache_dir, cache_key=key)
     else:
         preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,

@@ -16,7 +16,8 @@ from .datasets import load_dataset
 from .tables import is_table_path
 from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
-from .portfolio import get_models, _wants_prep
+from .portfolio import get_models
+from ._models import wants_prep as _wants_prep
 from .responses import response_matrix, accuracy_table, accuracy_chart, _release_memory, ModelFitError
 from .irt import fit_irt
 from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,

@@ -19,8 +19,9 @@ from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 from .data import Dataset
 from .datasets import load_dataset, _need_dir
-from .portfolio import get_models, model_pipeline, _wants_prep
-from .estimators import _quiet_many_classes
+from .portfolio import get_models, model_pipeline
+from ._models import wants_prep
+from ._models import quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
 from .cache import (_token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
@@ -194,11 +195,11 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
-    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
+    with capture(name, est) as caught, _one_thread(), quiet_many_classes():
         try:
             if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
-            hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
+            hint = ('' if wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                 f"{type(e).__name__}: {e}{hint}", name) from e
@@ -317,7 +318,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     if cache_dir is not None:
         base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
                             random_state, _token(fn), _token(cache_key)))
-        est_tok = {name: joblib_hash((_token(est), _wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
+        est_tok = {name: joblib_hash((_token(est), wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
         for k, (name, est, repeat, fold, _, _) in enumerate(specs):
             key = _task_key(base, name, est_tok[name], repeat, fold)
             files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
@@ -389,9 +390,9 @@ def _argmax_predicts()->tuple:
     "The `predict` functions whose code is `classes_[argmax(self.predict_proba(X))]` (read in their source)."
     from sklearn.ensemble import RandomForestClassifier, BaggingClassifier
     from sklearn.calibration import CalibratedClassifierCV
-    from robustdiff.estimators import _ProbaClassifier
+    from robustdiff._models import ProbaClassifier
     return (RandomForestClassifier.predict, BaggingClassifier.predict, CalibratedClassifierCV.predict,
-            _ProbaClassifier.predict)
+            ProbaClassifier.predict)
 
 def _knn_argmax(est)->bool:
     "A k-NN classifier with uniform weights and one output (scikit-learn's own `predict` and `predict_proba`): its vote is the argmax of its vote shares (see above)."
@@ -407,10 +408,10 @@ def predict_is_argmax(est)->bool:
     return hasattr(est, 'predict_proba') and (any(f is g for g in _argmax_predicts()) or _knn_argmax(est))
 
 def _platt_svm(final):
-    "The SVC inside a Platt-scaled `_PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
+    "The SVC inside a Platt-scaled `PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
     from sklearn.calibration import CalibratedClassifierCV as C
     from sklearn.svm._base import BaseSVC, BaseLibSVM
-    from robustdiff.portfolio import _PlattSVMLabels as P
+    from robustdiff._models import PlattSVMLabels as P
     t = type(final)
     if not (issubclass(t, P) and t.predict is P.predict and t.predict_proba is C.predict_proba and final.ensemble is False
             and final.method == 'sigmoid' and len(getattr(final, 'calibrated_classifiers_', ())) == 1): return None

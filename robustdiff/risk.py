@@ -459,7 +459,7 @@ def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwi
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
-    from robustdiff.portfolio import _PlainColumns
+    from robustdiff._models import PlainColumns as _PlainColumns
     if self._kind(m) in ('split', 'oof'): Xm = _PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
@@ -677,7 +677,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     "Model `name`'s calibrations from labelled rows it never saw: its sets' rows, p_correct, risk, flips and the batch estimate's inputs."
     from robustdiff.responses import predict_labels_proba, ModelOutputError
     from robustdiff.perturb import FB24Noise
-    from robustdiff.portfolio import _PlainColumns
+    from robustdiff._models import PlainColumns as _PlainColumns
     if y_cal is None: raise ValueError("X_cal without y_cal: give the calibration rows' labels (or the name of their label column in X_cal)")
     if isinstance(y_cal, str):
         if not isinstance(X_cal, pd.DataFrame) or y_cal not in X_cal.columns: raise ValueError(f"y_cal {y_cal!r} is not a column of X_cal")
