@@ -20,8 +20,8 @@ from .portfolio import get_models
 from ._models import wants_prep as _wants_prep
 from .responses import response_matrix, accuracy_table, accuracy_chart, _release_memory, ModelFitError
 from .irt import fit_irt
-from .scc import (noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS,
-                            _as_perturbations)
+from .scc import noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS
+from ._folds import as_perturbations as _as_perturbations
 from ._frames import check_lambdas as _check_lambdas
 from .taxonomy import kappa_losses
 from .publish import check_out_dir, save_report, check_run, _write_csv

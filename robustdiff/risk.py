@@ -237,7 +237,8 @@ def _dfold(regressor, X, y, tr, te, seed):
 def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random_state, n_jobs)->tuple:
     "[MP22]'s k-fold CV of the difficulty estimator on the report's folds: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
     from joblib import Parallel, delayed
-    from robustdiff.difficulty_model import nrmse, _spearman
+    from robustdiff.difficulty_model import nrmse
+    from robustdiff._scores import spearman_rho as _spearman
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
     from robustdiff.responses import _one_thread

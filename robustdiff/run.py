@@ -14,7 +14,8 @@ from sklearn.base import clone
 from .data import Dataset
 from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
 from .costs import hardness_cost, one_pass_cost, stage_costs, probe_seconds, remaining_seconds, _pass_shape, _PROBE_REF
-from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
+from .scc import clean_predictions
+from ._folds import as_perturbations as _as_perturbations, fold_noise as _fold_noise, stack_rows as _stack_rows, FoldNoise as _FoldNoise
 
 # %% auto #0
 __all__ = ['NOISE_DRAWS', 'REFITS_BESIDE_MAX_ROWS', 'connect_scheduler']
@@ -76,7 +77,8 @@ def _p_true(P, classes, y)->np.ndarray:
 
 def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
     "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips, probability of the true class (NaN without predict_proba)."
-    from robustdiff.ela import class_noise, _level_key
+    from robustdiff.ela import class_noise
+    from robustdiff._folds import level_key as _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
     y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)

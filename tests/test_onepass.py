@@ -230,7 +230,7 @@ def test_a_model_that_cannot_be_fitted_stops_the_report(moons):
 def test_fold_cache_is_shared_by_copies_of_a_dataset():
     "A worker gets a new copy of the dataset with every task: the copies share one entry per fold; other datasets never hit; the cache stays bounded."
     import copy, pickle
-    from robustdiff.scc import _FoldNoise
+    from robustdiff._folds import FoldNoise as _FoldNoise
     from robustdiff.responses import FoldContext
     ds = make_synthetic('moons', n_samples=60, random_state=0)
     cache, made = _FoldNoise(), []
