@@ -24,8 +24,7 @@ from ._models import wants_prep
 from ._models import quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
-from .cache import (_token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
-                              _cache_failed, _cache_usable)   # the result cache (02c_cache)
+from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02c_cache)
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
@@ -280,9 +279,9 @@ class _Plan:
         out.attrs.pop('seconds', None)             # the worker's time of the task: read by a watcher (`robustdiff.run._Timeline.watch`), never cached
         self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
-        try: _cache_write(self.files[k][0], self.files[k][1], out)
+        try: cache_write(self.files[k][0], self.files[k][1], out)
         except OSError as e:                       # read-only or full: one warning, no cache from here on
-            _cache_failed(Path(self.files[k][0]).parent, e); self.files = [None] * len(self.files)
+            cache_failed(Path(self.files[k][0]).parent, e); self.files = [None] * len(self.files)
 
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
@@ -314,15 +313,15 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
     results, files = [None] * len(specs), [None] * len(specs)
-    if cache_dir is not None and not _cache_usable(cache_dir): cache_dir = None
+    if cache_dir is not None and not cache_usable(cache_dir): cache_dir = None
     if cache_dir is not None:
-        base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
-                            random_state, _token(fn), _token(cache_key)))
-        est_tok = {name: joblib_hash((_token(est), wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
+        base = joblib_hash((code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
+                            random_state, param_token(fn), param_token(cache_key)))
+        est_tok = {name: joblib_hash((param_token(est), wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
         for k, (name, est, repeat, fold, _, _) in enumerate(specs):
-            key = _task_key(base, name, est_tok[name], repeat, fold)
-            files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
-            results[k] = _cache_read(*files[k])
+            key = task_key(base, name, est_tok[name], repeat, fold)
+            files[k] = (cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
+            results[k] = cache_read(*files[k])
     return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
 
 def _tty(stream)->bool:
