@@ -6,12 +6,52 @@
 from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
+import pandas as pd
+import warnings
 
 # %% auto #0
-__all__ = ['spearman_rho']
+__all__ = ['METRICS', 'spearman_rho', 'check_metric', 'onehot_labels', 'safe_div', 'f1_labels', 'score_from_sums']
 
 # %% ../nbs/06b_scores.ipynb #eb341eea
 def spearman_rho(observed, predicted)->float:
     "Spearman ρ; a constant prediction ranks nothing, so its ρ is 0 (not NaN)."
     if np.ptp(np.asarray(predicted, float)) == 0 or np.ptp(np.asarray(observed, float)) == 0: return 0.0
     return float(spearmanr(observed, predicted)[0])
+
+# %% ../nbs/06b_scores.ipynb #3d3e3f1c
+METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
+
+# %% ../nbs/06b_scores.ipynb #d81fa53c
+def check_metric(metric, auto:bool=False):
+    ok = METRICS + (('auto',) if auto else ())
+    if not isinstance(metric, str) or metric not in ok:
+        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(ok)}")
+
+# %% ../nbs/06b_scores.ipynb #0ddd09ab
+def onehot_labels(y, classes)->np.ndarray:
+    "(n × K) float one-hot of labels in `classes` order (a label outside `classes`: a zero row)."
+    pos = pd.Index(classes).get_indexer(np.asarray(y, dtype=object))
+    T = np.zeros((len(pos), len(classes)))
+    ok = pos >= 0
+    T[np.flatnonzero(ok), pos[ok]] = 1
+    return T
+
+# %% ../nbs/06b_scores.ipynb #2f04ecf3
+def safe_div(a, b):
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return np.where(b > 0, a / np.where(b > 0, b, 1), np.nan)
+
+# %% ../nbs/06b_scores.ipynb #09515e97
+def f1_labels(T:np.ndarray, P:np.ndarray)->np.ndarray:
+    "(M × K) the labels macro-F1 averages over: those in y_true or in that model's y_pred (scikit-learn's), from the unweighted instances."
+    return (T.sum(0)[None, :] > 0) | (P.sum(0) > 0)
+
+def score_from_sums(metric:str, tp:np.ndarray, t:np.ndarray, p:np.ndarray|None=None, used:np.ndarray|None=None)->np.ndarray:
+    "Balanced accuracy or macro-F1 (R × M) from weighted sums (or means) per class: right predictions tp (R × M × K), true counts t (R × 1 × K), predicted counts p (R × M × K)."
+    if metric == 'balanced_accuracy':
+        rec = safe_div(tp, np.broadcast_to(t, tp.shape))
+        with np.errstate(all='ignore'), warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            return np.nanmean(rec, 2)
+    f1 = np.where(t + p > 0, safe_div(2 * tp, t + p), 0.0)
+    return (f1 * used).sum(2) / used.sum(1)

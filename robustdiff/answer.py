@@ -162,8 +162,9 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
-    from robustdiff.metrics import _check_metric, metric_name
-    _check_level(level); _check_metric(metric)
+    from robustdiff.metrics import metric_name
+    from robustdiff._scores import check_metric
+    _check_level(level); check_metric(metric)
     if bins is None: raise ValueError("bins (difficulty_bins output) are needed: they are the strata and define the hardest bin")
     if clean is None:
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")

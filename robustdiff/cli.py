@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from .report import build_report, STAGES
 from .leaks import LeakWarning
-from .metrics import METRICS
+from ._scores import METRICS
 from .run import NOISE_DRAWS
 from .responses import ModelFitError
 from .data import DataWarning

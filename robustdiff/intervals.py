@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from .perturb import group_ranks, perturb_counts
 from ._frames import check_lambdas
-from .metrics import _onehot, _from_sums, _used
+from ._scores import onehot_labels, score_from_sums, f1_labels
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
@@ -347,7 +347,7 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
         K = len(classes)
         linear = metric in ('balanced_accuracy', 'macro_f1')   # ratios of weighted sums: their columns join the products below
         if linear:
-            T = _onehot(y, classes)
+            T = onehot_labels(y, classes)
             TP1, TP2 = ((T[:, None, :] * S.reshape(len(S), M, K)).reshape(len(S), M * K) for S in (S1, S2))
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
@@ -367,9 +367,9 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
             if metric == 'accuracy': m0, m1 = a0, a1
             elif linear:
                 R, t = len(cm), cm[:, None, M + 2 * M * K:]
-                m0 = _from_sums(metric, cm[:, M + M * K:M + 2 * M * K].reshape(R, M, K), t, s1.reshape(R, M, K),
-                                _used(T[on], S1[on].reshape(-1, M, K)))
-                m1 = _from_sums(metric, tp2.reshape(R, M, K), t, s2.reshape(R, M, K), _used(T[on], S2[on].reshape(-1, M, K)))
+                m0 = score_from_sums(metric, cm[:, M + M * K:M + 2 * M * K].reshape(R, M, K), t, s1.reshape(R, M, K),
+                                f1_labels(T[on], S1[on].reshape(-1, M, K)))
+                m1 = score_from_sums(metric, tp2.reshape(R, M, K), t, s2.reshape(R, M, K), f1_labels(T[on], S2[on].reshape(-1, M, K)))
             else:
                 if (k, tuple(classes)) not in clean_scores:
                     clean_scores[(k, tuple(classes))] = _score_of(metric, Wk, y[on], S1[on], None if Sc is None else Sc[on], M, classes)

@@ -26,7 +26,8 @@ from ._frames import check_lambdas as _check_lambdas
 from .taxonomy import kappa_losses
 from .publish import check_out_dir, save_report, check_run, _write_csv
 from .leaks import leak_check, LeakWarning
-from .metrics import target_profile, choose_metric, baseline_score, metric_name, _check_metric
+from .metrics import target_profile, choose_metric, baseline_score, metric_name
+from ._scores import check_metric as _check_metric
 from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows,
                             _respondent_models, _perturb_levels, _plan_lines, _stage_order, _finish_refits)
 
