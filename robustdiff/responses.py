@@ -28,8 +28,8 @@ from ._cache import param_token, code_versions, task_key, cache_file, cache_read
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
-           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names',
-           'read_responses']
+           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'fold_accuracy_chart',
+           'irt_names', 'read_responses']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -604,7 +604,7 @@ def accuracy_table(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
     return tab.reset_index()
 
 # %% ../nbs/02_responses.ipynb #6766c40a
-def accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
+def fold_accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
                   )->alt.Chart:
     "Per-fold accuracy of each model: points per fold, a bar for the mean."
     per_fold = preds.groupby(['model', 'repeat', 'fold'], sort=False).correct.mean().rename('accuracy').reset_index()

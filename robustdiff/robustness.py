@@ -180,7 +180,7 @@ def _task(model, y)->str:
     if hasattr(model, 'predict_proba') or hasattr(model, 'classes_'): return 'classification'
     return 'regression' if np.asarray(y).dtype.kind == 'f' else 'classification'
 
-def _check_metric(metric, task:str, model)->str:
+def _robustness_metric(metric, task:str, model)->str:
     if metric is None: return 'ACC' if task == 'classification' else 'MSE'
     if not isinstance(metric, str): raise TypeError(f"metric must be a name (one of {_CLF_METRICS + _REG_METRICS}), got {metric!r}")
     m = metric.upper()
@@ -312,7 +312,7 @@ def _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha
         check_frame(X_train, 'X_train')
         if list(X_train.columns) != list(X_test.columns): raise ValueError(f"X_train has columns {list(X_train.columns)}, X_test {list(X_test.columns)}")
     task = _task(model, y)
-    metric = _check_metric(metric, task, model)
+    metric = _robustness_metric(metric, task, model)
     scores = None
     if alpha is not None:
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
