@@ -9,9 +9,18 @@ import numpy as np
 import pandas as pd
 import threading
 from .perturb import Perturbation, FB24Noise
+import os
+import sys
+from contextlib import nullcontext
+from typing import Callable
+from joblib import Parallel, delayed, parallel_config
+from threadpoolctl import ThreadpoolController
+from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['difficulty_series', 'as_perturbations', 'stack_rows', 'FoldNoise', 'fold_noise', 'level_key']
+__all__ = ['CONTROLLER', 'TRIM', 'difficulty_series', 'as_perturbations', 'stack_rows', 'FoldNoise', 'fold_noise', 'level_key',
+           'noop', 'PerProcess', 'one_thread', 'libc_trim', 'release_memory', 'fold_where', 'answers_only', 'tty',
+           'costliest_first', 'run_plans', 'postfix_words', 'part_level', 'stacked_copies']
 
 # %% ../nbs/02d_folds.ipynb #cfabfac4
 def difficulty_series(difficulty)->pd.Series:
@@ -90,3 +99,100 @@ def fold_noise(ctx, perturbations, draws:int=1)->tuple:
 
 # %% ../nbs/02d_folds.ipynb #14a145c8
 def level_key(rate:float)->int: return int(round(rate * 1_000_000))
+
+# %% ../nbs/02d_folds.ipynb #d0d484f4
+def noop(): return None
+
+# %% ../nbs/02d_folds.ipynb #53866df7
+class PerProcess(dict):
+    "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
+    def __reduce__(self): return (PerProcess, ())
+
+CONTROLLER = PerProcess()
+
+def one_thread():
+    "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."
+    key = (os.getpid(), len(sys.modules))   # rescan when a new module (possibly a new BLAS/OpenMP) was imported
+    if key not in CONTROLLER: CONTROLLER.clear(); CONTROLLER[key] = ThreadpoolController()
+    return CONTROLLER[key].limit(limits=1)
+
+def libc_trim():
+    "glibc's `malloc_trim`, or None (another C library)."
+    import ctypes, ctypes.util
+    try: return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6').malloc_trim
+    except (OSError, AttributeError): return None
+
+TRIM = PerProcess()   # looked up once per process; a `PerProcess`, not `lru_cache`, so that functions defined in a notebook still pickle by value
+
+def release_memory():
+    "Give the heap pages freed by the last task back to the OS (glibc `malloc_trim`; a no-op elsewhere): a long-lived worker's footprint stays that of its current task."
+    if 'fn' not in TRIM: TRIM['fn'] = libc_trim()
+    if TRIM['fn'] is not None: TRIM['fn'](0)
+
+# %% ../nbs/02d_folds.ipynb #8de9b3e9
+def fold_where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
+
+# %% ../nbs/02d_folds.ipynb #4daeba0c
+def answers_only(preds:pd.DataFrame)->pd.DataFrame:
+    "What `response_matrix` reads of tidy predictions (model, repeat, instance, correct), in small dtypes."
+    return pd.DataFrame({'model': preds.model.to_numpy(), 'repeat': preds.repeat.to_numpy(np.int16),
+                         'instance': preds.instance.to_numpy(np.int64),
+                         'correct': preds.correct.to_numpy(np.int8)})
+
+# %% ../nbs/02d_folds.ipynb #805d9909
+def tty(stream)->bool:
+    "Whether `stream` is a terminal (a log file or a pipe is not)."
+    try: return bool(stream.isatty())
+    except Exception: return False
+
+def costliest_first(plans:list)->list:
+    "The batches of `plans` [(planned cost, plan number, spec numbers)], the costliest first: the order `run_plans` submits them in by default."
+    return sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
+
+def run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None,
+               order:Callable|None=None):
+    "Run the tasks of several plans in one parallel schedule, in the order `order(plans)` gives (default `costliest_first`); `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
+    batches = (order or costliest_first)(plans)
+    total = sum(len(p.specs) for p in plans)
+    done = total - sum(len(ks) for _, _, ks in batches)
+    ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
+    bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
+               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}' + ('{postfix}]' if postfix else '<{remaining}{postfix}]'),
+               postfix=f'{done}/{total} fits',
+               position=None if tty(sys.stderr) else 0)   # a log file cannot move the cursor: no "\x1b[A" when two bars run at once
+    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
+        if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
+            list(parallel(delayed(noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
+        if on_start is not None: on_start()   # (the workers' start-up is not the first tasks' time)
+        for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
+            cost, i, _ = batches[j]
+            for k, out in outs: plans[i].store(k, out)
+            done += len(outs)
+            bar.set_postfix_str(f'{done}/{total} fits' + (postfix_words(postfix) if postfix else ''), refresh=False)
+            bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)
+
+def postfix_words(postfix:Callable)->str:
+    "', ' + `postfix()`, or '' if it fails (the bar never stops the schedule)."
+    try: return ', ' + str(postfix())
+    except Exception: return ''
+
+# %% ../nbs/02d_folds.ipynb #53bac739
+def part_level(part, level:float)->float:
+    return min(level, part._upper) if part._upper is not None else level
+
+def stacked_copies(parts:list, X:pd.DataFrame, level:float, rngs:list)->pd.DataFrame:
+    "R perturbed copies of X stacked into R·n rows; `rngs[r][k]` seeds part k of repeat r."
+    R, new = len(rngs), {}
+    for r in range(R):
+        for k, p in enumerate(parts):
+            for c, v in p._values(X, rngs[r][k], part_level(p, level)).items(): new.setdefault(c, []).append(v)
+    cols = {}
+    for c in X.columns:
+        col = X[c]
+        if c in new:
+            vs = new[c]
+            cols[c] = (pd.Categorical.from_codes(np.concatenate([v.codes for v in vs]), dtype=vs[0].dtype)
+                       if isinstance(vs[0], pd.Categorical) else np.concatenate(vs))
+        elif isinstance(col.dtype, pd.CategoricalDtype): cols[c] = pd.Categorical.from_codes(np.tile(col.cat.codes.to_numpy(), R), dtype=col.dtype)
+        else: cols[c] = np.tile(col.to_numpy(), R)
+    return pd.DataFrame(cols, columns=X.columns)

@@ -18,7 +18,8 @@ from .charts import histogram, scatter, chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models
 from ._models import wants_prep as _wants_prep
-from .responses import response_matrix, accuracy_table, fold_accuracy_chart as accuracy_chart, _release_memory, ModelFitError
+from .responses import response_matrix, accuracy_table, fold_accuracy_chart as accuracy_chart, ModelFitError
+from ._folds import release_memory as _release_memory
 from .irt import fit_irt
 from .scc import noisy_predictions, clean_predictions, difficulty_bins, scc_curves, scc_chart, LAMBDAS
 from ._folds import as_perturbations as _as_perturbations
@@ -122,7 +123,7 @@ def _stage_data(ctx:_Ctx, st:Stage):
 # %% ../nbs/90_report.ipynb #4e36c1a4
 def _metric_scores(oof:pd.DataFrame, metric:str)->pd.Series:
     "Each model's out-of-fold score on `metric`, pooled over folds (index: model)."
-    from robustdiff.intervals import _metric_matrix
+    from robustdiff._resample import metric_matrix as _metric_matrix
     models = list(dict.fromkeys(oof.model))
     inst = np.sort(oof.instance.unique())
     return pd.Series(_metric_matrix(metric, np.ones((1, len(inst))), oof, 'y_pred', models, inst, p_col='p_true')[0], index=models)
@@ -365,7 +366,8 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix, _as_str
+    from robustdiff.intervals import percentile_interval
+    from robustdiff._resample import ones_first as _ones_first, weighted_means as _wmean, metric_matrix as _metric_matrix, as_str_array as _as_str
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
         models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
@@ -417,7 +419,7 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
-    from robustdiff.intervals import _as_str
+    from robustdiff._resample import as_str_array as _as_str
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
     classes = sorted(set(_as_str(pp.y_true)))

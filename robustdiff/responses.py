@@ -25,6 +25,7 @@ from ._models import quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
 from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02c_cache)
+from ._folds import one_thread, release_memory, fold_where, run_plans
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
@@ -89,38 +90,10 @@ class FoldContext:
         return _check_predictions(pred, None, len(self.test), getattr(final, 'classes_', None))[0]
 
 # %% ../nbs/02_responses.ipynb #98f50a27
-def _noop(): return None
-
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
 
-
 # %% ../nbs/02_responses.ipynb #a36ee851
-class _PerProcess(dict):
-    "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
-    def __reduce__(self): return (_PerProcess, ())
-
-_CONTROLLER = _PerProcess()
-
-def _one_thread():
-    "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."
-    key = (os.getpid(), len(sys.modules))   # rescan when a new module (possibly a new BLAS/OpenMP) was imported
-    if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
-    return _CONTROLLER[key].limit(limits=1)
-
-def _libc_trim():
-    "glibc's `malloc_trim`, or None (another C library)."
-    import ctypes, ctypes.util
-    try: return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6').malloc_trim
-    except (OSError, AttributeError): return None
-
-_TRIM = _PerProcess()   # looked up once per process; a `_PerProcess`, not `lru_cache`, so that functions defined in a notebook still pickle by value
-
-def _release_memory():
-    "Give the heap pages freed by the last task back to the OS (glibc `malloc_trim`; a no-op elsewhere): a long-lived worker's footprint stays that of its current task."
-    if 'fn' not in _TRIM: _TRIM['fn'] = _libc_trim()
-    if _TRIM['fn'] is not None: _TRIM['fn'](0)
-
 class ModelFitError(RuntimeError):
     "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
     def __init__(self, message:str, model:str=''):
@@ -130,8 +103,7 @@ class ModelFitError(RuntimeError):
 class ModelOutputError(ModelFitError, ValueError):
     "A fitted model's predictions cannot be used (wrong length or shape, probabilities not finite, outside [0, 1] or not summing to 1, labels that are not classes of y): the message names the model and fold where they are known."
 
-def _where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
-
+# %% ../nbs/02_responses.ipynb #1e845f69
 def _output_error(e:BaseException)->ModelOutputError|None:
     "The `ModelOutputError` without a model's name that `e` is or wraps (`__cause__`, `__context__`), else None."
     seen = set()
@@ -194,7 +166,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
-    with capture(name, est) as caught, _one_thread(), quiet_many_classes():
+    with capture(name, est) as caught, one_thread(), quiet_many_classes():
         try:
             if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
@@ -204,16 +176,16 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
                                 f"{type(e).__name__}: {e}{hint}", name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         classes = _fitted_classes(pipe)
-        if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), _where(ctx))
+        if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), fold_where(ctx))
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
         try: out = fn(ctx)
         except Exception as e:     # a model's unusable outputs (`predict_labels_proba`), even inside a wrapping error: its name and fold
             bad = _output_error(e)
             if bad is None: raise
-            raise ModelOutputError(f"{_where(ctx)}: {bad}", name) from e
+            raise ModelOutputError(f"{fold_where(ctx)}: {bad}", name) from e
         if classes is None and fit and isinstance(out, pd.DataFrame) and 'y_pred' in out.columns:   # no classes_ to check them against: y's labels
             try: _check_predictions(out['y_pred'].to_numpy(), None, len(out), pd.unique(dataset.y))
-            except ModelOutputError as e: raise ModelOutputError(f"{_where(ctx)}: {e}", name) from None
+            except ModelOutputError as e: raise ModelOutputError(f"{fold_where(ctx)}: {e}", name) from None
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     attrs, out.attrs = out.attrs, {}           # pandas deep-copies attrs on a copy: a fitted model riding along (`attrs['fitted']`) would be
     new = out.copy(); out.attrs = new.attrs = attrs   # copied too
@@ -246,7 +218,7 @@ else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers th
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
 @dataclass
 class _Plan:
-    "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`_run_plans`)."
+    "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`run_plans`)."
     fn:Callable; dataset:Dataset; specs:list; results:list; files:list; entropy:int
     batch:int = 1               # fits per task (tasks of many small fits cost less to schedule, e.g. on Dask)
     keep:Callable|None = None   # what of each result to keep in memory (the cache still gets the whole result)
@@ -285,19 +257,14 @@ class _Plan:
 
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
-def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
-    "What `response_matrix` reads of tidy predictions (model, repeat, instance, correct), in small dtypes."
-    return pd.DataFrame({'model': preds.model.to_numpy(), 'repeat': preds.repeat.to_numpy(np.int16),
-                         'instance': preds.instance.to_numpy(np.int64),
-                         'correct': preds.correct.to_numpy(np.int8)})
-
+# %% ../nbs/02_responses.ipynb #b185bf61
 def _run_batch(tag, fn, dataset, entropy, items:list, fit:bool=True)->tuple:
     "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each (`fit=False`: `fn` fits the unfitted pipeline itself); their own parallel calls stay in the task (`_in_task`)."
     one_fold = len({(it[3], it[4]) for it in items}) == 1
     shared = {} if one_fold and len(items) > 1 and fit else None    # the prep step of the batch's fold, fitted once (`_fit_pipeline`)
     with _in_task():
         out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy, shared, fit) for k, name, est, repeat, fold, train, test in items]
-    _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
+    release_memory()   # the fitted models and their temporaries are gone: return their pages (see `release_memory`)
     return tag, out
 
 def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, cache_dir, cache_key, batch:int=1)->_Plan:
@@ -324,42 +291,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
             results[k] = cache_read(*files[k])
     return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
 
-def _tty(stream)->bool:
-    "Whether `stream` is a terminal (a log file or a pipe is not)."
-    try: return bool(stream.isatty())
-    except Exception: return False
-
-def _costliest_first(plans:list)->list:
-    "The batches of `plans` [(planned cost, plan number, spec numbers)], the costliest first: the order `_run_plans` submits them in by default."
-    return sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
-
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None,
-               order:Callable|None=None):
-    "Run the tasks of several plans in one parallel schedule, in the order `order(plans)` gives (default `_costliest_first`); `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
-    batches = (order or _costliest_first)(plans)
-    total = sum(len(p.specs) for p in plans)
-    done = total - sum(len(ks) for _, _, ks in batches)
-    ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
-               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}' + ('{postfix}]' if postfix else '<{remaining}{postfix}]'),
-               postfix=f'{done}/{total} fits',
-               position=None if _tty(sys.stderr) else 0)   # a log file cannot move the cursor: no "\x1b[A" when two bars run at once
-    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
-        if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
-            list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-        if on_start is not None: on_start()   # (the workers' start-up is not the first tasks' time)
-        for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
-            cost, i, _ = batches[j]
-            for k, out in outs: plans[i].store(k, out)
-            done += len(outs)
-            bar.set_postfix_str(f'{done}/{total} fits' + (_postfix_words(postfix) if postfix else ''), refresh=False)
-            bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)
-
-def _postfix_words(postfix:Callable)->str:
-    "', ' + `postfix()`, or '' if it fails (the bar never stops the schedule)."
-    try: return ', ' + str(postfix())
-    except Exception: return ''
-
+# %% ../nbs/02_responses.ipynb #c7396c28
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
               models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
@@ -376,7 +308,7 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
              )->pd.DataFrame:           # fn's results with `model`, `repeat`, `fold` columns in front
     "Fit every model on every training fold (in parallel) and collect `fn` of each fitted model."
     plan = _plan_folds(fn, dataset, models, n_splits, n_repeats, random_state, cache_dir, cache_key, batch)
-    _run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
+    run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
     return plan.frame()
 
 # %% ../nbs/02_responses.ipynb #e7a1c0d3

@@ -205,7 +205,7 @@ def _final_pipeline(est, ds):
 
 def _fit_final(name, est, ds, rows=None):
     "Fit the deployable pipeline on `rows` (positions; default all): the report's first training fold, so that it is the very model that scored that fold's held-out rows."
-    from robustdiff.responses import _one_thread
+    from robustdiff._folds import one_thread as _one_thread
     pipe = _final_pipeline(est, ds)
     X, y = (ds.X, ds.y.to_numpy()) if rows is None else (ds.X.iloc[rows], ds.y.to_numpy()[rows])
     with _one_thread(), warnings.catch_warnings():
@@ -241,7 +241,7 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
     from robustdiff._scores import spearman_rho as _spearman
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
-    from robustdiff.responses import _one_thread
+    from robustdiff._folds import one_thread as _one_thread
     with _one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
         res = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))

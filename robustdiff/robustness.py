@@ -10,6 +10,7 @@ import pandas as pd
 from sklearn.base import clone
 from .perturb import Perturbation
 from ._frames import check_frame
+from ._folds import stacked_copies
 
 # %% auto #0
 __all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'robustness_test', 'robustness_chart', 'robustness_compare',
@@ -236,26 +237,7 @@ def _rng(entropy, *key)->np.random.Generator:
     "The generator of one (level, repeat, part): independent streams from one seed."
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tuple(int(k) for k in key)))
 
-def _part_level(part, level:float)->float:
-    return min(level, part._upper) if part._upper is not None else level
-
-def _stacked(parts:list, X:pd.DataFrame, level:float, rngs:list)->pd.DataFrame:
-    "R perturbed copies of X stacked into R·n rows; `rngs[r][k]` seeds part k of repeat r."
-    R, new = len(rngs), {}
-    for r in range(R):
-        for k, p in enumerate(parts):
-            for c, v in p._values(X, rngs[r][k], _part_level(p, level)).items(): new.setdefault(c, []).append(v)
-    cols = {}
-    for c in X.columns:
-        col = X[c]
-        if c in new:
-            vs = new[c]
-            cols[c] = (pd.Categorical.from_codes(np.concatenate([v.codes for v in vs]), dtype=vs[0].dtype)
-                       if isinstance(vs[0], pd.Categorical) else np.concatenate(vs))
-        elif isinstance(col.dtype, pd.CategoricalDtype): cols[c] = pd.Categorical.from_codes(np.tile(col.cat.codes.to_numpy(), R), dtype=col.dtype)
-        else: cols[c] = np.tile(col.to_numpy(), R)
-    return pd.DataFrame(cols, columns=X.columns)
-
+# %% ../nbs/31_robustness.ipynb #6ed3f053
 def _parts(method, features, X:pd.DataFrame)->list:
     "The unfitted perturbations behind `method`: raw/quantile noise on numeric features, resampling on category ones."
     if isinstance(method, _PiMLNoise) or (isinstance(method, (list, tuple)) and method and all(isinstance(m, _PiMLNoise) for m in method)):
@@ -360,7 +342,7 @@ def _score_levels(model, X, s:dict, level_values, keys, n_repeats, entropy, alph
             pred, proba, score = (np.broadcast_to(a, (n_repeats,) + a.shape) if a is not None else None for a in clean)
         else:
             rngs = [[_rng(entropy, *key, r, k) for k in range(len(s['parts']))] for r in range(n_repeats)]
-            out = _predict_all(model, _stacked(s['parts'], X, lvl, rngs), task, reselect, need_score)
+            out = _predict_all(model, stacked_copies(s['parts'], X, lvl, rngs), task, reselect, need_score)
             pred, proba, score = (a.reshape((n_repeats, n) + a.shape[1:]) if a is not None else None for a in out)
         for r in range(n_repeats):
             sc = score[r] if score is not None else None

@@ -123,8 +123,8 @@ def _noisy_fold(ctx, perturbations, draws:int=1)->pd.DataFrame:
     if X_all is not None: pred = np.asarray(est.predict(X_all))      # clean and noisy rows stacked: one call
     else: pred = np.concatenate([np.asarray(est.predict(X)) for X in [Xte] + noisy])
     if pred.shape != ((len(noisy) + 1) * m,):   # a user's model: never truncate or misalign its answers
-        from robustdiff.responses import _where
-        raise ValueError(f"{_where(ctx)}: predict returned shape {pred.shape} for {(len(noisy) + 1) * m} rows "
+        from robustdiff._folds import fold_where
+        raise ValueError(f"{fold_where(ctx)}: predict returned shape {pred.shape} for {(len(noisy) + 1) * m} rows "
                          f"(the test fold and its perturbed copies), expected ({(len(noisy) + 1) * m},)")
     y_pred = pred[:m]
     frames = [pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
