@@ -11,6 +11,7 @@ from .perturb import group_ranks, perturb_counts
 from ._frames import check_lambdas
 from ._scores import onehot_labels, score_from_sums, f1_labels
 from ._resample import check_level, ones_first, weighted_means, as_str_array, per_instance_means, true_classes, positive_scores, metric_matrix, class_shares, bin_strata, draw_ids
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
@@ -28,8 +29,7 @@ def bootstrap_weights(strata,                # one stratum label per instance (e
                       random_state=0,        # seed (int or None)
                      )->np.ndarray:          # (B, n) float32: how often each instance is drawn in each resample
     "Stratified bootstrap: each stratum resampled with replacement to its own size, B times (one row per resample)."
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    check_int(n_boot, 'n_boot', low=1)
     s = np.asarray(strata)
     if s.ndim != 1 or len(s) == 0: raise ValueError("strata must be a non-empty 1-d array (one label per instance)")
     codes = pd.factorize(s, sort=True)[0]
@@ -139,8 +139,7 @@ def draw_weights(n_draws:int,         # D, the independent noise draws
                  random_state=0,      # seed
                 )->np.ndarray:        # (B + 1, D): row 0 all ones (the estimate), then multinomial(D, 1/D) per resample
     "Bootstrap weights of the noise draws: each resample redraws the D draws with replacement, paired with a row of the instance weights."
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive int, got {n_draws!r}")
+    check_int(n_draws, 'n_draws', low=1)
     rng = np.random.default_rng([0 if random_state is None else int(random_state), 91])
     return np.vstack([np.ones((1, n_draws)), rng.multinomial(n_draws, np.full(n_draws, 1 / n_draws), size=n_boot).astype(float)])
 

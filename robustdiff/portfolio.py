@@ -99,12 +99,12 @@ def _load_skops(path, trusted:list)->object:
     "The object in a skops file, loaded only if every type it names passes `robustdiff._trust` or is in `trusted` (one-line ValueError naming the file otherwise)."
     import skops.io as sio
     from pathlib import Path
-    from robustdiff import _trust
+    from robustdiff._trust import file_types, check_types, cwd_importable, check_memory
     what, data = f"model file {str(path)!r}", Path(path).read_bytes()
-    untrusted, functions = _trust.file_types(what, data)
-    ok = _trust.check_types(what, untrusted, functions, trusted)
-    with _trust.cwd_importable(): est = sio.loads(data, trusted=ok)
-    _trust.check_memory(what, est, trusted)
+    untrusted, functions = file_types(what, data)
+    ok = check_types(what, untrusted, functions, trusted)
+    with cwd_importable(): est = sio.loads(data, trusted=ok)
+    check_memory(what, est, trusted)
     return est
 
 def _import_object(spec:str)->object:

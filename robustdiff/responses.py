@@ -26,6 +26,7 @@ from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
 from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02c_cache)
 from ._folds import one_thread, release_memory, fold_where, run_plans
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
@@ -35,8 +36,8 @@ __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutpu
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
     if not isinstance(dataset, Dataset): raise TypeError(f"expected a robustdiff Dataset, got {type(dataset).__name__}")
-    if not isinstance(n_splits, (int, np.integer)) or n_splits < 2: raise ValueError(f"n_splits must be an int ≥ 2, got {n_splits!r}")
-    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1: raise ValueError(f"n_repeats must be an int ≥ 1, got {n_repeats!r}")
+    check_int(n_splits, 'n_splits', low=2)
+    check_int(n_repeats, 'n_repeats', low=1)
     counts = dataset.y.value_counts()
     small = counts[counts < n_splits]
     if len(small):
@@ -274,7 +275,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     if cache_dir is not None and random_state is None:
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1: raise ValueError(f"batch must be an int ≥ 1, got {batch!r}")
+    check_int(batch, 'batch', low=1)
     models = get_models(models, random_state)
     splits = cv_splits(dataset, n_splits, n_repeats, random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy

@@ -11,6 +11,7 @@ from sklearn.base import clone
 from .perturb import Perturbation
 from ._frames import check_frame
 from ._folds import stacked_copies
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'robustness_test', 'robustness_chart', 'robustness_compare',
@@ -259,9 +260,6 @@ def _parts(method, features, X:pd.DataFrame)->list:
     return ([cls(features=numeric)] if numeric else []) + ([CategoricalResample(features=nominal)] if nominal else [])
 
 # %% ../nbs/31_robustness.ipynb #1d35d0ea
-def _check_int(v, name, lo=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-
 def _check_model_columns(model, X):
     names = getattr(model, 'feature_names_in_', None)
     if names is not None and list(names) != list(X.columns):
@@ -372,7 +370,7 @@ def robustness_test(model,                 # a fitted classifier or regressor (s
                     random_state=0,        # seed (int or None)
                    )->pd.DataFrame:        # tidy: level, repeat, metric, value, subset
     "[PiML] robustness test (eqs. R1–R4): the metric of `model` on perturbed copies of the test set at each noise level."
-    _check_int(levels, 'levels'); _check_int(n_repeats, 'n_repeats')
+    check_int(levels, 'levels', low=1); check_int(n_repeats, 'n_repeats', low=1)
     s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
     level_values = [round(i * size, 12) for i in range(levels)]
     entropy = np.random.SeedSequence(random_state).entropy
@@ -477,7 +475,7 @@ def feature_sensitivity(model,                 # a fitted classifier or regresso
                        )->pd.DataFrame:        # one row per feature: feature, metric, subset, clean, mean, sd, drop (sorted, largest drop first)
     "Metric drop when one feature at a time is perturbed at level `size` (per-feature [PiML] robustness)."
     if not isinstance(method, str): raise TypeError("feature_sensitivity takes a method name ('raw', 'quantile', 'categorical')")
-    _check_int(n_repeats, 'n_repeats')
+    check_int(n_repeats, 'n_repeats', low=1)
     s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
     feats = _feature_list(features) or list(X_test.columns)
     ref = X_train if X_train is not None else X_test

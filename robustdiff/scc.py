@@ -11,6 +11,7 @@ import pandas as pd
 from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
 from ._frames import check_lambdas
 from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
@@ -80,7 +81,7 @@ def difficulty_bins(difficulty,            # per-instance difficulty: Series (in
                    )->pd.DataFrame:        # instance, difficulty, bin (0 = easiest), bin_difficulty (mean of the bin), n_bin
     "Assign instances to K bins of increasing difficulty ([FB24] §3.3)."
     d = difficulty_series(difficulty)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1: raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    check_int(n_bins, 'n_bins', low=1)
     if method not in ('rank', 'quantile'): raise ValueError(f"method must be 'rank' or 'quantile', got {method!r}")
     if extremes not in ('clip', 'drop'): raise ValueError(f"extremes must be 'clip' or 'drop', got {extremes!r}")
     if not (bound > 0): raise ValueError(f"bound must be > 0, got {bound}")
@@ -150,8 +151,7 @@ def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or
     from functools import partial
     from robustdiff.responses import map_folds
     perts = as_perturbations(perturbation)
-    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
-        raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
+    check_int(noise_draws, 'noise_draws', low=1)
     fn = partial(_noisy_fold, perturbations=perts, draws=int(noise_draws))
     fn.__qualname__, fn.__module__ = '_noisy_fold', __name__
     key = ('noisy_predictions', [repr(p) for p in perts]) + ((int(noise_draws),) if noise_draws > 1 else ())
@@ -299,12 +299,11 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     from robustdiff.portfolio import get_models
     ds = load_dataset(dataset)
     check_lambdas(lambdas); as_perturbations(perturbation); _check_on_constant(on_constant)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1: raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    check_int(n_bins, 'n_bins', low=1)
     if n_bins > ds.n_instances: raise ValueError(f"cannot make {n_bins} bins from {ds.n_instances} instances")
     _check_choice('extremes', extremes, ('clip', 'drop')); _check_choice('bin_method', bin_method, ('rank', 'quantile'))
     _check_choice('irt_model', irt_model, ('1PL', '2PL'))
-    if isinstance(reliability, bool) or not isinstance(reliability, numbers.Integral) or reliability < 0:
-        raise ValueError(f"reliability must be an int ≥ 0 (random splits), got {reliability!r}")
+    check_int(reliability, 'reliability', low=0, why='random splits')
     get_models(models, random_state)                                   # evaluated models: TypeError/ValueError before any fit
     if difficulty is not None:
         if respondents is not None: raise ValueError("pass either difficulty= or respondents=, not both: respondents define the difficulty")
