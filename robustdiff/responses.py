@@ -18,7 +18,7 @@ from sklearn.pipeline import Pipeline
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 from .data import Dataset
-from .datasets import load_dataset, _need_dir
+from .datasets import load_dataset
 from .portfolio import get_models, model_pipeline
 from ._models import wants_prep
 from ._models import quiet_many_classes
@@ -30,8 +30,7 @@ from ._validation import check_int
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
-           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'fold_accuracy_chart',
-           'irt_names', 'read_responses']
+           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'fold_accuracy_chart']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -546,29 +545,3 @@ def fold_accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predicti
     return (base.mark_bar(opacity=.35).encode(x=alt.X('mean(accuracy):Q', title='cross-validated accuracy',
                                                       scale=alt.Scale(zero=False)))
             + base.mark_tick().encode(x='accuracy:Q', tooltip=['model', 'repeat', 'fold', 'accuracy']))
-
-# %% ../nbs/02_responses.ipynb #dca1740c
-def irt_names(folder:str|Path|None=None)->list:
-    "Names of the response-matrix datasets in `folder` (default: $ROBUSTDIFF_DATA/irt)."
-    folder = _need_dir(folder, 'irt')
-    return sorted(p.name[:-len('_responses.csv.gz')] for p in folder.glob('*_responses.csv.gz'))
-
-def read_responses(name:str,                  # dataset name, e.g. 'diabetes'
-                   folder:str|Path|None=None, # folder with the files (default: $ROBUSTDIFF_DATA/irt)
-                  )->tuple:                   # (U: learners × instances 0/1, info: one row per instance)
-    "An external response matrix and its per-instance table, in the format of [MP22]'s published data."
-    folder = _need_dir(folder, 'irt')
-    rpath, dpath = folder/f'{name}_responses.csv.gz', folder/f'{name}_difficulty.csv.gz'
-    if not rpath.exists(): raise ValueError(f"unknown response matrix {name!r} in {folder}; available: {irt_names(folder)}")
-    U = pd.read_csv(rpath)
-    if 'learner' not in U.columns: raise ValueError(f"{rpath.name}: no 'learner' column")
-    U = U.set_index('learner')
-    vals = U.to_numpy()
-    if np.isnan(vals.astype(float)).any() or not np.isin(vals, (0, 1)).all():
-        raise ValueError(f"{rpath.name}: the response matrix must hold only 0 and 1")
-    U = U.astype('int8'); U.columns = pd.RangeIndex(U.shape[1], name='instance'); U.index.name = 'model'
-    info = pd.read_csv(dpath) if dpath.exists() else pd.DataFrame(index=range(U.shape[1]))
-    if len(info) != U.shape[1]:
-        raise ValueError(f"{name}: {U.shape[1]} instances in the responses but {len(info)} rows in {dpath.name}")
-    info.index.name = 'instance'
-    return U, info
