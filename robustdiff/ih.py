@@ -132,13 +132,13 @@ def _state_digest(stream:np.random.RandomState)->str:
 def _resampled_fold(ctx, how:str='over', states:dict|None=None)->pd.DataFrame:
     "Out-of-fold predictions of a model fitted on its training fold resampled (`how`), test fold untouched."
     from sklearn.base import clone
-    from robustdiff.responses import FoldContext, _predict_fold
+    from robustdiff.responses import FoldContext, predict_fold
     ds = ctx.dataset
     est = ctx.estimator.named_steps['model'].estimator
     state = None if states is None else states[(ctx.model, ctx.repeat, ctx.fold)]
     X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed, state)
     pipe = clone(ctx.estimator).set_params(model=clone(est)).fit(X, y)   # its pipeline (the package's prep, or as given) around the real model
-    return _predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
+    return predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
 
 # %% ../nbs/40b_ih.ipynb #b32be76e
 def good_threshold(n_classes:int)->float:

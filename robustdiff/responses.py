@@ -30,7 +30,8 @@ from ._validation import check_int
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
-           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'fold_accuracy_chart']
+           'predict_labels_proba', 'predict_fold', 'cv_predictions', 'response_matrix', 'accuracy_table',
+           'fold_accuracy_chart']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
@@ -442,7 +443,8 @@ def _labels_proba(final, Xt)->tuple:
 # %% ../nbs/02_responses.ipynb #5495f40a
 _EPS = 1e-15
 
-def _predict_fold(ctx:FoldContext, proba:bool=False)->pd.DataFrame:
+def predict_fold(ctx:FoldContext, *, proba:bool=False)->pd.DataFrame:
+    "One fitted model's predictions of its test fold: instance, y_true, y_pred, p_true, logloss (and `proba_<class>` with `proba`); for a fold function of `map_folds` that fits its own model."
     ds, te = ctx.dataset, ctx.test
     X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
     est = ctx.estimator
@@ -477,8 +479,8 @@ def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
                   )->pd.DataFrame:       # model, repeat, fold, instance, y_true, y_pred, correct, p_true, logloss
     "Out-of-fold predictions of every model of a portfolio, one row per model × repeat × instance."
     from functools import partial
-    fn = partial(_predict_fold, proba=proba)
-    fn.__qualname__, fn.__module__ = '_predict_fold', __name__
+    fn = partial(predict_fold, proba=proba)
+    fn.__qualname__, fn.__module__ = 'predict_fold', __name__
     preds = map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
                       cache_dir, cache_key=('proba', proba), desc=None)
     return preds
