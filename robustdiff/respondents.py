@@ -334,7 +334,7 @@ def split_half_reliability(U:pd.DataFrame,         # response matrix, respondent
                            detail:bool=False,      # also return the two halves' difficulties (tidy) for charts
                           ):                       # one row per split: split, n_a, n_b, spearman, spearman_brown, spearman_finite, n_finite (+ detail table)
     "Split-half reliability of IRT difficulties: Spearman between the difficulties fitted on two random halves of the respondents."
-    from robustdiff.irt import fit_irt, _rasch_difficulty
+    from robustdiff.irt import fit_irt, rasch_difficulty
     check_int(n_repeats, 'n_repeats', low=1)
     if not isinstance(U, pd.DataFrame): U = pd.DataFrame(np.asarray(U))
     if U.shape[0] < 4: raise ValueError(f"split-half reliability needs at least 4 respondents (2 per half), got {U.shape[0]}")
@@ -346,7 +346,7 @@ def split_half_reliability(U:pd.DataFrame,         # response matrix, respondent
         perm = rng.permutation(J)
         ha, hb = np.sort(perm[:J // 2]), np.sort(perm[J // 2:])
         try:
-            da, db = ((_rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
+            da, db = ((rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
                       for h in (ha, hb))
         except ValueError as e:                                        # a half without informative instances
             warnings.warn(f"split {s}: {e}"); continue
