@@ -11,7 +11,7 @@ import pandas as pd
 from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
 from ._frames import check_lambdas
 from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
-from ._validation import check_int
+from ._validation import check_choice, check_int
 
 # %% auto #0
 __all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
@@ -240,9 +240,6 @@ class SCCResult:
     reliability:pd.DataFrame|None=None # `split_half_reliability` of the difficulties (one row per split)
     respondent_predictions:pd.DataFrame|None=None # the population's CV answers (`respondent_predictions`)
 
-def _check_choice(name, value, choices):
-    if value not in choices: raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-
 def _aligned_difficulty(difficulty, ds)->pd.DataFrame:
     "The given difficulty as a table indexed by row position; aligned by label or refused, never shifted."
     d = difficulty_series(difficulty)
@@ -301,8 +298,8 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     check_lambdas(lambdas); as_perturbations(perturbation); _check_on_constant(on_constant)
     check_int(n_bins, 'n_bins', low=1)
     if n_bins > ds.n_instances: raise ValueError(f"cannot make {n_bins} bins from {ds.n_instances} instances")
-    _check_choice('extremes', extremes, ('clip', 'drop')); _check_choice('bin_method', bin_method, ('rank', 'quantile'))
-    _check_choice('irt_model', irt_model, ('1PL', '2PL'))
+    check_choice(extremes, 'extremes', ('clip', 'drop')); check_choice(bin_method, 'bin_method', ('rank', 'quantile'))
+    check_choice(irt_model, 'irt_model', ('1PL', '2PL'))
     check_int(reliability, 'reliability', low=0, why='random splits')
     get_models(models, random_state)                                   # evaluated models: TypeError/ValueError before any fit
     if difficulty is not None:
