@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import contextvars, csv, difflib, io, math, numbers, re, shlex, uuid, warnings
+import difflib, math, numbers, re, uuid, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd

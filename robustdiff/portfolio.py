@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib, numbers
 from typing import Callable, Mapping
 import numpy as np, pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone, is_classifier
+from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
@@ -19,7 +19,6 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.validation import check_is_fitted
 from .c45 import C45Classifier
 from .estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
     RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel, PukSVC)

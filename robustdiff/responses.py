@@ -4,27 +4,23 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import os, sys, time
-from contextlib import nullcontext
+import os, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
-from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
+from joblib import delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
-from threadpoolctl import ThreadpoolController
-from tqdm.auto import tqdm
 from .data import Dataset
 from .datasets import load_dataset
 from .portfolio import get_models, model_pipeline
-from ._models import wants_prep
-from ._models import quiet_many_classes
+from ._models import wants_prep, quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
-from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02c_cache)
+from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02e_cache_keys)
 from ._folds import one_thread, release_memory, fold_where, run_plans
 from ._validation import check_int
 
