@@ -522,8 +522,8 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
 
 # %% ../nbs/10_irt.ipynb #95102e08
 def rasch_difficulty(U,              # response matrix (DataFrame or 2-D array), respondents × instances
-                      *, n_quad:int=61, bound:float=6.0, tol:float=1e-4, max_iter:int=5000, sigma_update:str='moment',
-                     )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
+                     *, n_quad:int=61, bound:float=6.0, tol:float=1e-4, max_iter:int=5000, sigma_update:str='moment',
+                    )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
     "`fit_irt(U, '1PL')`'s difficulties only (the same EM), without abilities, standard errors or fit statistics."
     A, _, _ = _as_response_matrix(U)
     s, keep, r = _sum_scores(A)
