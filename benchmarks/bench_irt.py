@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tests'))
 from irt_frozen_v0 import fit_irt_v0
 from robustdiff.irt import fit_irt, simulate_responses
-from robustdiff.responses import read_responses
+from robustdiff.datasets import read_responses
 
 NAMES = ['diabetes', 'kc1', 'liver-disorders', 'japaneseVowels', 'letter', 'optdigits', 'pendigits', 'satimage',
          'segment', 'vehicle', 'sat', 'tptp']

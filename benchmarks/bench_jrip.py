@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tests'))
 from test_portfolio_jrip import pmlb_arrays, weka_stream, parse_weka, ours_as_weka, assert_same_rules, FIXTURES
 from robustdiff.ripper import RipperClassifier, _ripper_fit
-from robustdiff.estimators import _ProbaClassifier, _rng
+from robustdiff._models import ProbaClassifier as _ProbaClassifier, local_rng as _rng
 
 SEED_JAVA = """package weka.core;
 import java.io.*;

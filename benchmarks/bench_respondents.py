@@ -118,7 +118,8 @@ def speed_worker(name:str, out:str):
     "In a fresh process: the report's respondent schedule on `name`, n_jobs=1; writes the 0/1 matrix and the CPU seconds."
     import math, robustdiff
     from robustdiff.respondents import get_respondents, _respond_fold
-    from robustdiff.responses import _plan_folds, _run_plans, _answers_only, response_matrix
+    from robustdiff.responses import _plan_folds, response_matrix
+    from robustdiff._folds import run_plans as _run_plans, answers_only as _answers_only
     ds = _speed_data(name)
     resp = get_respondents('ladder')
     c0, t0 = time.process_time(), time.perf_counter()

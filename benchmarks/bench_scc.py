@@ -31,7 +31,7 @@ def _timed_fold(ctx, nu):
     from robustdiff.perturb import FB24Noise
     ds, est = ctx.dataset, ctx.estimator
     Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
-    from robustdiff.scc import _stack_rows
+    from robustdiff._folds import stack_rows as _stack_rows
     t0 = time.perf_counter()
     priority = ctx.rng(0).random(len(ctx.test))
     Xn = FB24Noise(nu).fit(Xtr).transform(Xte, random_state=ctx.rng(1, 0))

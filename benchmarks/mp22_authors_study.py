@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from robustdiff.responses import read_responses
+from robustdiff.datasets import read_responses
 from robustdiff.difficulty_model import difficulty_cv, REGRESSORS
 from robustdiff.repro import mp22_irt_input, chunked_difficulty
 

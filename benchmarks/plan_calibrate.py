@@ -41,7 +41,8 @@ def _sample(y, n, rng):
 def time_model(est, ds, train, test, noise:float=0.1, seed:int=0)->dict:
     "CPU seconds of the fit, the noisy-label refit and the predictions of one model (one thread)."
     from robustdiff.portfolio import model_pipeline
-    from robustdiff.responses import predict_labels_proba, _one_thread
+    from robustdiff.responses import predict_labels_proba
+    from robustdiff._folds import one_thread as _one_thread
     from robustdiff.ela import class_noise
     X, y = ds.X.iloc[train], ds.y.iloc[train].to_numpy()
     Xte = ds.X.iloc[test]
@@ -83,7 +84,8 @@ def one_pass_fold0(ds, portfolio:str, skip=())->dict:
     import inspect
     from robustdiff.report import build_report
     from robustdiff.run import _Ctx
-    from robustdiff.responses import _plan_folds, _run_batch, _one_thread
+    from robustdiff.responses import _plan_folds, _run_batch
+    from robustdiff._folds import one_thread as _one_thread
     d = {k: v.default for k, v in inspect.signature(build_report).parameters.items()}
     cfg = dict(nu=d['nu'], class_noise=d['class_noise'], perturb_size=d['perturb_size'], perturb_repeats=d['perturb_repeats'],
                noise_draws=d['noise_draws'])

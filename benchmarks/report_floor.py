@@ -43,7 +43,7 @@ def main():
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import FoldContext, _fold_seed, cv_splits, _run_batch
     from robustdiff.respondents import _respond_fold, get_respondents
-    from robustdiff.scc import _as_perturbations
+    from robustdiff._folds import as_perturbations as _as_perturbations
     from robustdiff.hardness import hardness_measures
     from robustdiff import run as R   # the one pass (robustdiff.run)
     ds = load_dataset(a.data)

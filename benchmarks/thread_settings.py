@@ -17,7 +17,7 @@ def _pools()->dict:
 
 def _in_task()->dict:
     "A worker, inside a task: the pools as a report's fit sees them (`_one_thread`)."
-    from robustdiff.responses import _one_thread
+    from robustdiff._folds import one_thread as _one_thread
     import sklearn.ensemble  # noqa: F401  (loads the OpenMP runtime scikit-learn's forests use)
     outside = _pools()
     with _one_thread(): inside = _pools()

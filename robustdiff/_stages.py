@@ -33,7 +33,7 @@ def metric_scores(oof:pd.DataFrame, # out-of-fold rows: model, instance, y_true,
                   metric:str,       # one of `robustdiff.metrics.METRICS`
                  )->pd.Series:      # index: model
     "Each model's out-of-fold score on `metric`, pooled over folds."
-    from robustdiff.intervals import _metric_matrix
+    from robustdiff._resample import metric_matrix as _metric_matrix
     models = list(dict.fromkeys(oof.model))
     inst = np.sort(oof.instance.unique())
     return pd.Series(_metric_matrix(metric, np.ones((1, len(inst))), oof, 'y_pred', models, inst, p_col='p_true')[0], index=models)

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import hashlib, hmac, importlib, inspect, json, os, secrets, time, zipfile
 from pathlib import Path
-from .data import _fix, DataWarning
+from .data import DataWarning
+from ._frames import user_fix
 
 # %% auto #0
 __all__ = ['NUMPY_TYPES', 'INTERNAL_CLASSES', 'SAFE_FUNCTIONS', 'DTYPE_TYPES', 'TrustWarning', 'trusted_type', 'file_types',
@@ -123,7 +124,7 @@ def trusted_names(trusted)->list:
 
 def refusal_fix(names:list)->str:
     "How to trust `names`: `--trust A,B` on the command line, `trusted=[...]` in Python."
-    return _fix(f"trusted={list(names)!r}", f"--trust {','.join(names)}")
+    return user_fix(f"trusted={list(names)!r}", f"--trust {','.join(names)}")
 
 def check_types(what:str, untrusted, functions=(), trusted=(), why:str='')->list:
     "The names to pass to skops when every one of `untrusted` is trusted (by the rule or `trusted`); else ValueError naming `what` and the refused ones."

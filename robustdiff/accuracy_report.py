@@ -4,7 +4,8 @@
 
 # %% ../nbs/90c_accuracy_report.ipynb #a32d5c0d
 from __future__ import annotations
-from .responses import accuracy_table, accuracy_chart
+from .responses import accuracy_table
+from .responses import fold_accuracy_chart as accuracy_chart
 from .metrics import metric_name, baseline_score
 from ._stages import metric_scores
 

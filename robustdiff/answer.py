@@ -9,9 +9,8 @@ import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
-from .intervals import (LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals,
-    hardest, compare_to_rest, compare_pairs, verdict_weights, _check_level, _strata, _interval_calls, _feature_noise_reps,
-    _noise_table, _accuracy_reps, _ela_reps, _perturbation_reps, _draws)
+from .intervals import LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest, compare_to_rest, compare_pairs, verdict_weights, _interval_calls, _feature_noise_reps, _noise_table, _accuracy_reps, _ela_reps, _perturbation_reps
+from ._resample import check_level, bin_strata, draw_ids
 
 # %% auto #0
 __all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart']
@@ -162,13 +161,14 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
-    from robustdiff.metrics import _check_metric, metric_name
-    _check_level(level); _check_metric(metric)
+    from robustdiff.metrics import metric_name
+    from robustdiff._scores import check_metric
+    check_level(level); check_metric(metric)
     if bins is None: raise ValueError("bins (difficulty_bins output) are needed: they are the strata and define the hardest bin")
     if clean is None:
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")
         clean = clean_predictions(noisy)
-    b = _strata(bins)
+    b = bin_strata(bins)
     if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot, random_state, folds, shrink)
     else:
         if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
@@ -198,7 +198,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
                metric=metric, metric_name=name, robust_rule=FRONT_RULE, bonferroni_models=M,
                random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
-               perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(_draws(noisy)) if noisy is not None else None)
+               perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(draw_ids(noisy)) if noisy is not None else None)
     per_bin = pd.DataFrame()
 
     def compared(measure, R, basis, score, S, sbasis):

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 from .report import build_report, STAGES
 from .leaks import LeakWarning
-from .metrics import METRICS
+from ._scores import METRICS
 from .run import NOISE_DRAWS
 from .responses import ModelFitError
-from .data import _CLI, DataWarning
+from .data import DataWarning
+from ._frames import CLI as _CLI
 
 # %% auto #0
 __all__ = ['DEFAULT_DATASET', 'main']

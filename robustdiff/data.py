@@ -4,35 +4,16 @@
 
 # %% ../nbs/00_data.ipynb #e1d22680
 from __future__ import annotations
-import contextvars, csv, difflib, io, math, numbers, re, shlex, uuid, warnings
+import difflib, math, numbers, re, uuid, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
+from ._frames import user_fix, user_arg, cli_names, drop_fix, check_missing_mode
 
 # %% auto #0
 __all__ = ['NEAR_UNIQUE', 'Dataset', 'check_task', 'DataWarning', 'from_frame']
 
 # %% ../nbs/00_data.ipynb #c44f0422
-_CLI = contextvars.ContextVar('robustdiff_cli', default=False)   # True inside `robustdiff report`: messages name its options
-
-def _fix(py:str, cli:str)->str:
-    "A fix as the user would type it: the `robustdiff report` option `cli` on the command line, else the Python argument `py`."
-    return cli if _CLI.get() else py
-
-def _kw(name:str, value:str)->str:
-    "An argument as the user would type it: `name='value'` in Python, `--name value` on the command line."
-    return _fix(f"{name}={value!r}", f"--{name.replace('_', '-')} {value}")
-
-def _cli_names(names)->str:
-    "Column names as one shell word for --drop/--nominal: comma-separated, a name holding a comma or quote in CSV quotes."
-    buf = io.StringIO(); csv.writer(buf, lineterminator='').writerow([str(n) for n in names])
-    return shlex.quote(buf.getvalue())
-
-def _drop_fix(names)->str:
-    "How to leave out the columns `names`: drop=[...] in Python, --drop ... on the command line."
-    names = [str(n) for n in names]
-    return _fix(f"drop={names}", f"--drop {_cli_names(names)}")
-
 def _closest(name, columns, n:int=5)->list:
     "Column names closest to `name`: the ones equal to it but for case first, then difflib's closest (case-insensitive)."
     cols = [str(c) for c in columns]; low = [c.lower() for c in cols]
@@ -54,11 +35,7 @@ def _check_unique_columns(columns, what:str='the data'):
     dup = sorted(set(names[names.duplicated()]))
     if dup: raise ValueError(f"duplicate column names in {what}: {dup}; rename them so that each name is unique")
 
-_MISSING = ('impute', 'drop', 'error')
-
-def _check_missing_mode(missing):
-    if missing not in _MISSING: raise ValueError(f"{_fix('missing', '--missing')} must be one of {list(_MISSING)}, got {missing!r}")
-
+# %% ../nbs/00_data.ipynb #73e77d01
 def _missing_counts(X:pd.DataFrame)->pd.Series:
     "Number of missing (NaN) cells of each column that has some, in column order."
     n = X.isna().sum()
@@ -78,10 +55,10 @@ def _check_features(X:pd.DataFrame, nominal:tuple, missing:str='error'):
     if bad: raise TypeError(f"non-numeric feature columns {bad}: declare them nominal or encode them as numbers")
     gaps = _missing_counts(X)
     if len(gaps) and missing != 'impute':
-        raise ValueError(f"{_missing_message(gaps)}: pass {_kw('missing', 'impute')} (each model imputes them "
-                         f"from its training fold only) or {_kw('missing', 'drop')} (drops those rows)")
+        raise ValueError(f"{_missing_message(gaps)}: pass {user_arg('missing', 'impute')} (each model imputes them "
+                         f"from its training fold only) or {user_arg('missing', 'drop')} (drops those rows)")
     empty = [c for c, k in gaps.items() if k == len(X)]
-    if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({_drop_fix(empty)})")
+    if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({drop_fix(empty)})")
     for c in X.columns:
         if c not in nominal and np.isinf(X[c].to_numpy(dtype=float)).any():
             raise ValueError(f"feature column {c!r} has infinite values")
@@ -224,7 +201,7 @@ def check_task(y,                   # the target: a Series, array or a `Dataset`
     why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
            f"{k} distinct whole numbers in {n} rows")
     raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
-                     f"{_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {_kw('task', 'classification')} "
+                     f"{user_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {user_arg('task', 'classification')} "
                      f"if these values are classes, or use robustdiff.robustness.robustness_test (Python), which supports regressors")
 
 
@@ -233,6 +210,7 @@ class DataWarning(UserWarning):
     "Something in the input data looks suspicious but was accepted."
 
 _DATE = r'^\s*(\d{4}([-/])\d{1,2}\2\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\s*$'
+
 _ID_NAME = r'(?i:(.*[_\s.-])?(id|uuid|guid|identifier))|.*[a-z](Id|ID)'   # id, ID, customer_id, userId, uuid
 
 def _nominal_from_dtypes(X:pd.DataFrame)->list:
@@ -254,13 +232,13 @@ def _text_column_problem(c:str, col:pd.Series)->str|None:
     num = pd.to_numeric(vals, errors='coerce')
     ok = num.notna()
     if ok.all():
-        return (f"column {c!r} holds numbers stored as text: convert it to numbers{_fix(' (pd.to_numeric)', ' in the file')}, "
-                f"or pass {_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} if they are category codes")
+        return (f"column {c!r} holds numbers stored as text: convert it to numbers{user_fix(' (pd.to_numeric)', ' in the file')}, "
+                f"or pass {user_fix(f'nominal=[..., {c!r}]', f'--nominal {cli_names([c])}')} if they are category codes")
     if ok.mean() >= 0.5:
         odd = list(dict.fromkeys(vals[~ok]))[:5]
         return (f"column {c!r} is numeric except for the values {odd} ({int((~ok).sum())} rows): pass "
-                f"{_fix(f'na_values={odd}', f'--na-values {_cli_names(odd)}')} (they become missing values), or "
-                f"{_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} if it is categorical")
+                f"{user_fix(f'na_values={odd}', f'--na-values {cli_names(odd)}')} (they become missing values), or "
+                f"{user_fix(f'nominal=[..., {c!r}]', f'--nominal {cli_names([c])}')} if it is categorical")
     return None
 
 def _is_date_text(col:pd.Series)->bool:
@@ -299,7 +277,7 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
             else:
                 notes.append(f"column {str(c)!r} is text with {k} different values in {len(vals)} filled rows (an identifier or "
                              f"free text: one-hot encoding would give nearly every row its own feature): dropped; "
-                             f"{_fix(f'nominal=[..., {c!r}]', f'--nominal {_cli_names([c])}')} keeps it")
+                             f"{user_fix(f'nominal=[..., {c!r}]', f'--nominal {cli_names([c])}')} keeps it")
         elif idlike and not col.hasnans and col.is_unique and not _is_index_like(col):
             drop.append(c); notes.append(f"column {str(c)!r} is an identifier (a different integer in every row): dropped")
     if conv or drop:
@@ -316,19 +294,19 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         raise ValueError(f"feature column{'s' if len(empty) > 1 else ''} {', '.join(map(repr, empty))} "
                          f"{'are' if len(empty) > 1 else 'is'} empty (no value in any row"
                          f"{'; every line of the file probably ends with a separator' if trailing else ''}): "
-                         f"drop {'them' if len(empty) > 1 else 'it'} ({_drop_fix(empty)})")
+                         f"drop {'them' if len(empty) > 1 else 'it'} ({drop_fix(empty)})")
     for c in X:
         s = str(c)
         if re.fullmatch(r'Unnamed: \d+', s) or _is_index_like(X[c]):
             i = list(df.columns).index(c)
             raise ValueError(f"column {s!r} looks like a row index written to the file (e.g. to_csv without index=False), and "
-                             f"would leak the row order into the model: read it as the index ({_fix(f'index_col={i}', f'--index-col {i}')}) "
-                             f"or drop it ({_drop_fix([s])}); {_fix('checks=False', '--no-checks')} keeps it as a feature")
+                             f"would leak the row order into the model: read it as the index ({user_fix(f'index_col={i}', f'--index-col {i}')}) "
+                             f"or drop it ({drop_fix([s])}); {user_fix('checks=False', '--no-checks')} keeps it as a feature")
         if re.fullmatch(re.escape(str(target)) + r'\.\d+', s):
             raise ValueError(f"column {s!r} looks like a second copy of the target {target!r} (a duplicated header): "
-                             f"drop it ({_drop_fix([s])}) or rename it")
+                             f"drop it ({drop_fix([s])}) or rename it")
         if X[c].equals(df[target]):
-            raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it ({_drop_fix([s])})")
+            raise ValueError(f"column {s!r} is identical to the target {target!r} and would leak the label: drop it ({drop_fix([s])})")
     auto = nominal is None
     nominal = [str(c) for c in (_nominal_from_dtypes(df.iloc[:0].drop(columns=[target])) if auto else nominal)]
     for c in X:
@@ -340,45 +318,42 @@ def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
         k = X[c].nunique()
         if k > max_levels:
             msg = (f"column {s!r} would be a nominal feature with {k} levels (one-hot encoding makes {k} features): "
-                   f"if it is an identifier or free text, drop it ({_drop_fix([s])}); if it is numeric, fix its values")
-            if auto: raise ValueError(msg + _fix(f"; or raise max_levels (now {max_levels})",
-                                                 f"; or keep it as it is with --nominal {_cli_names([s])}"))
+                   f"if it is an identifier or free text, drop it ({drop_fix([s])}); if it is numeric, fix its values")
+            if auto: raise ValueError(msg + user_fix(f"; or raise max_levels (now {max_levels})",
+                                                 f"; or keep it as it is with --nominal {cli_names([s])}"))
             warnings.warn(msg, DataWarning, stacklevel=3)
 
 def _label_note(n:int, target:str)->str:
     "The note for rows dropped because their label is missing (only an empty cell, or a marker the user named, is)."
     return (f"{n} rows without a label (an empty cell in the target column {target!r}) dropped; a value such as 'NA' or "
-            f"'None' is a class unless named as missing ({_fix('na_values=[...]', '--na-values')})")
+            f"'None' is a class unless named as missing ({user_fix('na_values=[...]', '--na-values')})")
 
-def _rows_dropped(notes)->int:
-    "Rows the intake dropped, counted from a dataset's notes ('N rows ... dropped')."
-    return sum(int(m.group(1)) for n in notes if (m := re.match(r'(\d+) rows? .*\bdropped\b', str(n))))
-
+# %% ../nbs/00_data.ipynb #f6c27d1a
 def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
     "Apply the missing-value policy: (frame, notes). Rows without a label are dropped unless missing='error'."
     notes = []
     ny = int(df[target].isna().sum())
     if ny == len(df) and ny:
         raise ValueError(f"the target column {target!r} is empty in all {ny} rows: name the class column with "
-                         f"{_fix('target=...', '--target')}")
+                         f"{user_fix('target=...', '--target')}")
     if ny:
         if missing == 'error':
-            raise ValueError(f"the target {target!r} has {ny} missing values: pass {_kw('missing', 'drop')} "
-                             f"or {_kw('missing', 'impute')} (both drop those rows)")
+            raise ValueError(f"the target {target!r} has {ny} missing values: pass {user_arg('missing', 'drop')} "
+                             f"or {user_arg('missing', 'impute')} (both drop those rows)")
         df = df[df[target].notna()]; notes.append(_label_note(ny, target))
     gaps = _missing_counts(df).drop(target, errors='ignore')
     if not len(gaps): return df, notes
     if missing == 'error':
-        raise ValueError(f"{_missing_message(gaps)}: pass {_kw('missing', 'impute')} (each model imputes "
-                         f"them from its training fold only) or {_kw('missing', 'drop')} (drops those rows)")
+        raise ValueError(f"{_missing_message(gaps)}: pass {user_arg('missing', 'impute')} (each model imputes "
+                         f"them from its training fold only) or {user_arg('missing', 'drop')} (drops those rows)")
     where = ', '.join(f"{c} {k}" for c, k in gaps.head(12).items()) + (f", and {len(gaps) - 12} more" if len(gaps) > 12 else '')
     if missing == 'drop':
         n = len(df); df = df.dropna()
-        if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use {_kw('missing', 'impute')}")
+        if len(df) == 0: raise ValueError(f"every row has a missing value ({where}): use {user_arg('missing', 'impute')}")
         notes.append(f"{n - len(df)} rows with missing values dropped (missing cells per column: {where})")
     else:
         empty = [c for c, k in gaps.items() if k == len(df)]
-        if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({_drop_fix(empty)})")
+        if empty: raise ValueError(f"feature columns {empty} have no value at all (every row is missing): drop them ({drop_fix(empty)})")
         notes.append(f"{int(gaps.sum())} missing cells in {len(gaps)} column{'s' if len(gaps) > 1 else ''} ({where}) imputed inside "
                      f"the package's preprocessing from each training fold (numeric: median, nominal: most frequent value; plus a "
                      f"missing-value indicator); a model of your own used as given receives them as NaN")
@@ -397,7 +372,7 @@ def from_frame(df:pd.DataFrame,        # features and target
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    _check_missing_mode(missing)
+    check_missing_mode(missing)
     if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
     read_notes = list(df.attrs.get('robustdiff_notes', ()))   # what read_table noticed (duplicate headers)
     if dropna: missing = 'drop'
@@ -405,15 +380,15 @@ def from_frame(df:pd.DataFrame,        # features and target
     if drop:
         drop = [drop] if isinstance(drop, str) else list(drop)
         miss = [c for c in drop if c not in df.columns]
-        if miss: raise ValueError(f"{_fix('drop', '--drop')}: " + _not_found('column' + 's' * (len(miss) > 1), miss, df.columns))
-        if target in drop: raise ValueError(f"{_fix('drop', '--drop')}: {target!r} is the target column")
+        if miss: raise ValueError(f"{user_fix('drop', '--drop')}: " + _not_found('column' + 's' * (len(miss) > 1), miss, df.columns))
+        if target in drop: raise ValueError(f"{user_fix('drop', '--drop')}: {target!r} is the target column")
         df = df.drop(columns=drop)
     if target not in df.columns:
-        raise ValueError(_not_found('target column', [target], df.columns) + f": name the class column with {_fix('target=...', '--target')}")
+        raise ValueError(_not_found('target column', [target], df.columns) + f": name the class column with {user_fix('target=...', '--target')}")
     if nominal is not None:
         nominal = [nominal] if isinstance(nominal, str) else list(nominal)
         miss = [c for c in nominal if c not in df.columns or c == target]
-        if miss: raise ValueError(f"{_fix('nominal', '--nominal')}: " + _not_found('feature column' + 's' * (len(miss) > 1), miss,
+        if miss: raise ValueError(f"{user_fix('nominal', '--nominal')}: " + _not_found('feature column' + 's' * (len(miss) > 1), miss,
                                                                               [c for c in df.columns if c != target]))
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)

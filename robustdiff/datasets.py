@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .data import Dataset, from_frame
-from .tables import _KNOWN, is_table_path, from_file
+from .tables import is_table_path, from_file
+from ._frames import KNOWN_FORMATS
 
 # %% auto #0
-__all__ = ['load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel', 'load_openml', 'load_dataset']
+__all__ = ['load_sklearn', 'make_synthetic', 'data_dir', 'load_pmlb', 'keel_names', 'load_keel', 'load_openml', 'irt_names',
+           'read_responses', 'load_dataset']
 
 # %% ../nbs/00c_datasets.ipynb #43a47086
 _SKLEARN = {'iris':'load_iris', 'wine':'load_wine', 'breast_cancer':'load_breast_cancer', 'digits':'load_digits'}
@@ -137,6 +139,32 @@ def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
     target = b.target.name if hasattr(b.target, 'name') else b.target_names[0]
     return from_frame(df, target, None, str(b.details.get('name', name_or_id)), dropna=dropna, checks=False)
 
+# %% ../nbs/00c_datasets.ipynb #dca1740c
+def irt_names(folder:str|Path|None=None)->list:
+    "Names of the response-matrix datasets in `folder` (default: $ROBUSTDIFF_DATA/irt)."
+    folder = _need_dir(folder, 'irt')
+    return sorted(p.name[:-len('_responses.csv.gz')] for p in folder.glob('*_responses.csv.gz'))
+
+def read_responses(name:str,                  # dataset name, e.g. 'diabetes'
+                   folder:str|Path|None=None, # folder with the files (default: $ROBUSTDIFF_DATA/irt)
+                  )->tuple:                   # (U: learners × instances 0/1, info: one row per instance)
+    "An external response matrix and its per-instance table, in the format of [MP22]'s published data."
+    folder = _need_dir(folder, 'irt')
+    rpath, dpath = folder/f'{name}_responses.csv.gz', folder/f'{name}_difficulty.csv.gz'
+    if not rpath.exists(): raise ValueError(f"unknown response matrix {name!r} in {folder}; available: {irt_names(folder)}")
+    U = pd.read_csv(rpath)
+    if 'learner' not in U.columns: raise ValueError(f"{rpath.name}: no 'learner' column")
+    U = U.set_index('learner')
+    vals = U.to_numpy()
+    if np.isnan(vals.astype(float)).any() or not np.isin(vals, (0, 1)).all():
+        raise ValueError(f"{rpath.name}: the response matrix must hold only 0 and 1")
+    U = U.astype('int8'); U.columns = pd.RangeIndex(U.shape[1], name='instance'); U.index.name = 'model'
+    info = pd.read_csv(dpath) if dpath.exists() else pd.DataFrame(index=range(U.shape[1]))
+    if len(info) != U.shape[1]:
+        raise ValueError(f"{name}: {U.shape[1]} instances in the responses but {len(info)} rows in {dpath.name}")
+    info.index.name = 'instance'
+    return U, info
+
 # %% ../nbs/00c_datasets.ipynb #a51e3627
 def load_dataset(spec:str|Path|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pmlb:letter', 'keel:banana', 'openml:61', a table file, or a Dataset
                  **kwargs)->Dataset:
@@ -152,7 +180,7 @@ def load_dataset(spec:str|Path|Dataset, # 'sklearn:iris', 'synthetic:moons', 'pm
         elif is_table_path(name) or Path(name).exists(): source = 'file'
         else: raise ValueError(f"unknown dataset {spec!r}: use 'sklearn:NAME' ({', '.join(_SKLEARN)}), 'synthetic:NAME' "
                                f"({', '.join(_SYNTHETIC)}), 'pmlb:NAME', 'keel:NAME', 'openml:NAME_OR_ID' or a table file "
-                               f"({_KNOWN})")
+                               f"({KNOWN_FORMATS})")
     file = lambda n, **kw: from_file(n, kw.pop('target', None) or 'target', **kw)
     loaders = {'sklearn':load_sklearn, 'synthetic':make_synthetic, 'pmlb':load_pmlb, 'keel':load_keel,
                'openml':load_openml, 'csv':file, 'file':file}

@@ -20,6 +20,7 @@ from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from .irt import irt_probability
+from ._scores import spearman_rho
 
 # %% auto #0
 __all__ = ['REGRESSORS', 'TUNINGS', 'CaretGlmnet', 'CaretTrain', 'get_regressor', 'DifficultyEstimator', 'nrmse', 'DifficultyCV',
@@ -199,11 +200,7 @@ def nrmse(observed, predicted, sd:float|None=None)->float:
     if not s > 0: raise ValueError("the observed difficulties have zero variance: NRMSE is undefined")
     return float(np.sqrt(np.mean((o - p) ** 2)) / s)
 
-def _spearman(observed, predicted)->float:
-    "Spearman ρ; a constant prediction ranks nothing, so its ρ is 0 (not NaN)."
-    if np.ptp(np.asarray(predicted, float)) == 0 or np.ptp(np.asarray(observed, float)) == 0: return 0.0
-    return float(spearmanr(observed, predicted)[0])
-
+# %% ../nbs/11_difficulty_model.ipynb #b6cf2fef
 def _fold(reg, X, y, tr, te, seed, repeat, fold, tuning=None):
     est = DifficultyEstimator(reg, random_state=seed, tuning=tuning).fit(X.iloc[tr], y.iloc[tr])
     return pd.DataFrame({'repeat': repeat, 'fold': fold, 'instance': y.index[te], 'observed': y.iloc[te].to_numpy(),
@@ -220,13 +217,13 @@ class DifficultyCV:
         g = self.predictions.groupby(['repeat', 'fold'])
         return g.apply(lambda d: pd.Series({'n': len(d), 'rmse': float(np.sqrt(np.mean((d.observed - d.predicted) ** 2))),
                                             'nrmse': nrmse(d.observed, d.predicted, self.sd),
-                                            'spearman': _spearman(d.observed, d.predicted)}),
+                                            'spearman': spearman_rho(d.observed, d.predicted)}),
                        include_groups=False).reset_index()
 
     def summary(self)->pd.Series:
         "Mean (and sd) over folds of NRMSE and Spearman, plus Spearman of the pooled predictions per repeat."
         s = self.scores
-        pooled = self.predictions.groupby('repeat').apply(lambda d: _spearman(d.observed, d.predicted),
+        pooled = self.predictions.groupby('repeat').apply(lambda d: spearman_rho(d.observed, d.predicted),
                                                          include_groups=False)
         return pd.Series({'regressor': self.regressor, 'n': int(self.predictions.groupby('repeat').size().iloc[0]),
                           'nrmse': s.nrmse.mean(), 'nrmse_sd': s.nrmse.std(), 'spearman': s.spearman.mean(),

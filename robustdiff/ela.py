@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from .data import Dataset
 from .datasets import load_dataset
 from .responses import map_folds, FoldContext
+from ._folds import level_key
 
 # %% auto #0
 __all__ = ['rla', 'ela', 'bra', 'class_noise', 'ela_predictions', 'ela_table', 'ela_experiment', 'winners', 'best_counts',
@@ -124,8 +125,7 @@ def _noise_levels(noise)->list:
         raise ValueError(f"noise levels must be distinct, {dup} repeated")
     return levels
 
-def _level_key(rate:float)->int: return int(round(rate * 1_000_000))
-
+# %% ../nbs/30_ela.ipynb #9909ceb6
 def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
     "Clean vs noisy-training correctness of one model on one test fold, for every noise level."
     ds, tr, te = ctx.dataset, ctx.train, ctx.test
@@ -138,7 +138,7 @@ def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
     noisy, n_changed, t_fit, t_predict, t_noise, t_score = [], [], [], [], [], []
     for rate in levels:
         t0 = clock()
-        y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind) if rate > 0 else y_tr
+        y_noisy = class_noise(y_tr, rate, ctx.rng(level_key(rate)), kind=kind) if rate > 0 else y_tr
         t1 = clock()
         est = clone(ctx.estimator).fit(X_tr, y_noisy)
         t2 = clock()
@@ -334,7 +334,8 @@ def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dat
                      )->pd.DataFrame:     # model, noise, bin, acc_clean, acc_noisy, drop, rla, ela (+ sds), bin_difficulty
     "Accuracy lost to training-label noise per IRT-difficulty bin (difficulty given, or fitted on the clean responses)."
     from robustdiff.irt import fit_irt
-    from robustdiff.scc import difficulty_bins, _difficulty_series
+    from robustdiff.scc import difficulty_bins
+    from robustdiff._folds import difficulty_series
     _check_preds(preds)
     if 'dataset' in preds.columns and preds.dataset.nunique() > 1: raise ValueError("ela_by_difficulty takes one dataset at a time")
     if held_out or difficulty is None:
@@ -349,7 +350,7 @@ def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dat
         if U.shape[0] < 3: raise ValueError(f"IRT difficulty needs at least 3 models, got {U.shape[0]}")
         items = fit_irt(U.astype('int8'), model=irt_model).items
     else:
-        d = _difficulty_series(difficulty)
+        d = difficulty_series(difficulty)
         missing = np.setdiff1d(preds.instance.unique(), d.index.to_numpy())
         if len(missing): raise ValueError(f"difficulty misses {len(missing)} instance(s) of preds, e.g. {missing[0]!r}")
         items = d[d.index.isin(preds.instance.unique())]    # bins over the instances of preds only

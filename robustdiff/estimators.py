@@ -21,6 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
+from ._models import local_rng, ProbaClassifier, MANY_CLASSES, many_classes, quiet_many_classes
 
 # %% auto #0
 __all__ = ['toy_frame', 'check_contract', 'FDAClassifier', 'PLSDAClassifier', 'RDAClassifier', 'LVQClassifier',
@@ -54,39 +55,12 @@ def check_contract(est,           # an unfitted classifier
     return m
 
 # %% ../nbs/01b_estimators.ipynb #c32b16ba
-def _rng(random_state):
-    "A local `np.random.Generator` from an int, None, a Generator or a legacy RandomState (never the global RNG)."
-    if isinstance(random_state, np.random.Generator): return random_state
-    if isinstance(random_state, np.random.RandomState): return np.random.default_rng(random_state.randint(2**32, dtype=np.uint64))
-    if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
-        return np.random.default_rng(random_state)
-    raise TypeError(f"random_state must be an int, None or a numpy Generator/RandomState, got {type(random_state).__name__}")
-
 def _softmax(z):
     z = z - z.max(1, keepdims=True); e = np.exp(z)
     return e / e.sum(1, keepdims=True)
 
-class _ProbaClassifier(ClassifierMixin, BaseEstimator):
-    "Shared plumbing: input validation, `classes_`, and `predict` = argmax of `predict_proba`."
-    def _fit_xy(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_code = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 classes in y, got one class only: {self.classes_[0]!r}")
-        return X, y_code
-
-    def _x(self, X):
-        check_is_fitted(self, 'classes_')
-        return validate_data(self, X, reset=False, dtype=np.float64)
-
-    def predict(self, X):
-        "The class of highest probability for each row of `X`."
-        p = self.predict_proba(X)
-        return self.classes_[np.argmax(p, axis=1)]
-
 # %% ../nbs/01b_estimators.ipynb #52b6e0cb
-class FDAClassifier(_ProbaClassifier):
+class FDAClassifier(ProbaClassifier):
     "Flexible discriminant analysis: additive MARS-like hinge regression of the class indicators, then LDA on the fitted values."
     def __init__(self, max_terms:int=17, # largest number of basis terms besides the intercept (earth's `nprune`)
                  n_knots:int=10,         # candidate knots per feature (quantiles)
@@ -145,7 +119,7 @@ class FDAClassifier(_ProbaClassifier):
         return self.lda_.predict_proba((B @ self.coef_)[:, :len(self.classes_) - 1])
 
 # %% ../nbs/01b_estimators.ipynb #6d4d99f4
-class PLSDAClassifier(_ProbaClassifier):
+class PLSDAClassifier(ProbaClassifier):
     "PLS discriminant analysis: PLS regression on the one-hot classes, softmax of the predictions (caret's `plsda`)."
     def __init__(self, n_components:int=3, # PLS components (capped by the number of features)
                 ): self.n_components = n_components
@@ -163,7 +137,7 @@ class PLSDAClassifier(_ProbaClassifier):
         return _softmax(self.pls_.predict(X))
 
 # %% ../nbs/01b_estimators.ipynb #01ff0ef3
-class RDAClassifier(_ProbaClassifier):
+class RDAClassifier(ProbaClassifier):
     "Friedman's (1989) regularised discriminant analysis."
     def __init__(self, reg_lambda:float=0.5, # shrinkage of class covariances towards the pooled one (1 = LDA)
                  reg_gamma:float=0.1,        # shrinkage towards a multiple of the identity
@@ -197,7 +171,7 @@ class RDAClassifier(_ProbaClassifier):
         return _softmax(ll)
 
 # %% ../nbs/01b_estimators.ipynb #f4ed6782
-class LVQClassifier(_ProbaClassifier):
+class LVQClassifier(ProbaClassifier):
     "Learning vector quantisation with caret's `lvq` recipe: `lvqinit(size, k)` then LVQ3 (or LVQ1)."
     def __init__(self, size:int=50,    # codebook size
                  k:int=3,              # neighbours of the k-NN filter of the initial codebook
@@ -230,7 +204,7 @@ class LVQClassifier(_ProbaClassifier):
         "Initialise the codebook and train it."
         X, y = self._fit_xy(X, y)
         if self.variant not in ('lvq1', 'lvq3'): raise ValueError(f"variant must be 'lvq1' or 'lvq3', got {self.variant!r}")
-        rng = _rng(self.random_state)
+        rng = local_rng(self.random_state)
         M, cl = self._init_codebook(X, y, rng)
         n_iter = 100 * len(M) if self.n_iter is None else int(self.n_iter)
         if n_iter < 0: raise ValueError(f"n_iter must be >= 0, got {n_iter}")
@@ -285,7 +259,7 @@ def _levels(t):
         cur = np.concatenate([t.children_left[inner], t.children_right[inner]])
     return out
 
-class _PrunedTree(_ProbaClassifier):
+class _PrunedTree(ProbaClassifier):
     "A scikit-learn tree grown in full, then post-pruned bottom-up by the subclass's `_collapse` rule."
     def fit(self, X, y):
         "Grow the tree, then prune it."
@@ -375,7 +349,7 @@ def _ci_split_stat(x_sorted, Y_sorted):
     T = np.cumsum(Y_sorted[:, keep], 0)[:-1]; nL = np.arange(1, n)
     return (n - 1) / (nL * (n - nL)) * (((T - nL[:, None] * pk)**2) / pk).sum(1)
 
-class CITreeClassifier(_ProbaClassifier):
+class CITreeClassifier(ProbaClassifier):
     "Conditional-inference-like tree (Hothorn et al. 2006): variable selection and stopping by permutation tests."
     def __init__(self, alpha:float=0.05,        # significance level of the Bonferroni-adjusted test (1 - mincriterion)
                  min_samples_split:int=20,      # party's minsplit
@@ -432,27 +406,11 @@ class CITreeClassifier(_ProbaClassifier):
         c = self.node_counts_[leaf]
         return c / c.sum(1, keepdims=True)
 
-# %% ../nbs/01b_estimators.ipynb #83d9231e
-_MANY_CLASSES = 'The number of unique classes is greater than 50%'
-
-def _many_classes(y)->bool:
-    "scikit-learn's condition for its 'more than 50 % unique classes' warning: more than 20 labels, over half distinct."
-    n = len(y)
-    return n > 20 and len(np.unique(np.asarray(y))) > round(0.5 * n)
-
-@contextmanager
-def _quiet_many_classes(y=None):
-    "Silence scikit-learn's 'more than 50 % unique classes' warning inside the block (only if `y` meets it; `None`: always)."
-    if y is not None and not _many_classes(y): yield; return
-    with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', message=_MANY_CLASSES, category=UserWarning)
-        yield
-
 # %% ../nbs/01b_estimators.ipynb #50e54cac
 from .c45 import PARTClassifier   # Weka's PART, built on C45Classifier's tree code
 
 # %% ../nbs/01b_estimators.ipynb #c66ebdcd
-class RBFNetworkClassifier(_ProbaClassifier):
+class RBFNetworkClassifier(ProbaClassifier):
     "RBF network: k-means centres, Gaussian units with per-centre widths, a multinomial logistic output layer."
     def __init__(self, n_centers:int=20,     # hidden Gaussian units
                  C:float=10.0,               # inverse L2 penalty of the output layer
@@ -465,7 +423,7 @@ class RBFNetworkClassifier(_ProbaClassifier):
         "Centres, widths, then the output layer."
         X, y = self._fit_xy(X, y)
         k = max(1, min(int(self.n_centers), len(np.unique(X, axis=0))))
-        km = KMeans(k, n_init=3, random_state=int(_rng(self.random_state).integers(2**31))).fit(X)
+        km = KMeans(k, n_init=3, random_state=int(local_rng(self.random_state).integers(2**31))).fit(X)
         self.centers_ = km.cluster_centers_
         d = np.sqrt(((X - self.centers_[km.labels_])**2).sum(1))
         w = np.array([d[km.labels_ == c].mean() if (km.labels_ == c).sum() > 1 else np.nan for c in range(k)])
@@ -479,7 +437,7 @@ class RBFNetworkClassifier(_ProbaClassifier):
         return self.output_.predict_proba(self._phi(X))
 
 # %% ../nbs/01b_estimators.ipynb #a9804bfe
-class RuleEnsembleClassifier(_ProbaClassifier):
+class RuleEnsembleClassifier(ProbaClassifier):
     "RuleFit-like rule ensemble: the nodes of a shallow random forest are rules; an L1 logistic model selects and weights them."
     def __init__(self, n_estimators:int=30, # trees the rules are drawn from
                  max_depth:int=3,           # depth of the trees = longest rule
@@ -490,7 +448,7 @@ class RuleEnsembleClassifier(_ProbaClassifier):
     def fit(self, X, y):
         "Grow the forest, extract its rules, fit the sparse rule weights."
         X, y = self._fit_xy(X, y)
-        rng = _rng(self.random_state)
+        rng = local_rng(self.random_state)
         self.forest_ = RandomForestClassifier(self.n_estimators, max_depth=self.max_depth, max_features='sqrt',
                                               random_state=int(rng.integers(2**31))).fit(X, y)
         ind, ptr = self.forest_.decision_path(X)
@@ -518,7 +476,7 @@ def _check_nonneg(name, v, strict=False):
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v < 0 or (strict and v == 0):
         raise ValueError(f"{name} must be a finite number {'> 0' if strict else '>= 0'}, got {v!r}")
 
-class GaussianNBFloor(_ProbaClassifier):
+class GaussianNBFloor(ProbaClassifier):
     "Gaussian naive Bayes with Weka's per-feature standard-deviation floor (precision/6); 0/1 columns as Bernoulli."
     def __init__(self, floor:float=1/6,      # sd floor as a multiple of the feature's precision (Weka: 1/(2·3); 0 = none)
                  var_smoothing:float=1e-9,   # GaussianNB's ε: this share of the largest feature variance is added to all

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.calibration import CalibratedClassifierCV
 from .data import Dataset
 from .datasets import load_dataset
+from ._validation import check_int, check_real
 
 # %% auto #0
 __all__ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness',
@@ -131,19 +132,18 @@ def _state_digest(stream:np.random.RandomState)->str:
 def _resampled_fold(ctx, how:str='over', states:dict|None=None)->pd.DataFrame:
     "Out-of-fold predictions of a model fitted on its training fold resampled (`how`), test fold untouched."
     from sklearn.base import clone
-    from robustdiff.responses import FoldContext, _predict_fold
+    from robustdiff.responses import FoldContext, predict_fold
     ds = ctx.dataset
     est = ctx.estimator.named_steps['model'].estimator
     state = None if states is None else states[(ctx.model, ctx.repeat, ctx.fold)]
     X, y = _resample(ds.X.iloc[ctx.train], ds.y.iloc[ctx.train].to_numpy(), how, ctx.seed, state)
     pipe = clone(ctx.estimator).set_params(model=clone(est)).fit(X, y)   # its pipeline (the package's prep, or as given) around the real model
-    return _predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
+    return predict_fold(FoldContext(ctx.model, pipe, ds, ctx.train, ctx.test, ctx.repeat, ctx.fold, ctx.seed))
 
 # %% ../nbs/40b_ih.ipynb #b32be76e
 def good_threshold(n_classes:int)->float:
     "Proposition 1 of [PLM22]: log-loss below the harmonic mean of log 2 and log C counts as a good prediction."
-    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
-        raise ValueError(f"n_classes must be an int ≥ 2, got {n_classes!r}")
+    check_int(n_classes, 'n_classes', low=2)
     a, b = math.log(2), math.log(n_classes)
     return 2 * a * b / (a + b)
 
@@ -175,9 +175,9 @@ class InstanceHardness:
 
 def _calibrated(models:dict)->dict:
     "Platt-calibrate (sigmoid, 3-fold, ensemble=False) every model that is not calibrated already."
-    from robustdiff.portfolio import _keep_mark
+    from robustdiff._models import keep_mark
     return {name: est if isinstance(est, CalibratedClassifierCV) else
-            _keep_mark(CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False), est) for name, est in models.items()}
+            keep_mark(CalibratedClassifierCV(est, method='sigmoid', cv=3, ensemble=False), est) for name, est in models.items()}
 
 _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the pool's training folds
 
@@ -204,15 +204,13 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     if preset not in _IH_PRESETS: raise ValueError(f"unknown preset {preset!r}; choose one of {list(_IH_PRESETS)}")
     resampling = _IH_PRESETS[preset] if resampling is None else resampling
     if resampling not in RESAMPLING: raise ValueError(f"resampling must be one of {RESAMPLING}, got {resampling!r}")
-    if isinstance(ir_tol, bool) or not isinstance(ir_tol, numbers.Real) or ir_tol < 1:
-        raise ValueError(f"ir_tol must be a number ≥ 1, got {ir_tol!r}")
+    check_real(ir_tol, 'ir_tol', low=1)
     if resampling_stream is not None and not isinstance(resampling_stream, np.random.RandomState):
         raise TypeError(f"resampling_stream must be a numpy RandomState (e.g. np.random.RandomState(seed)), got {type(resampling_stream).__name__}")
     resample = resampling != 'none' and imbalance_ratio(dataset.y) > ir_tol
     if resample and resampling == 'over': _numeric_matrix(dataset.X.iloc[:1])   # nominal features: fail before any fit
     counts = dataset.y.value_counts()
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
-        raise ValueError(f"n_splits must be an int ≥ 2, got {n_splits!r}")
+    check_int(n_splits, 'n_splits', low=2)
     if counts.min() < n_splits:
         raise ValueError(f"class {counts.idxmin()!r} has {counts.min()} instances, fewer than n_splits = {n_splits}")
     ms = get_models(models, random_state)
@@ -223,7 +221,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     if resample:
         from functools import partial
         from robustdiff.responses import map_folds
-        from robustdiff.portfolio import _keep_mark
+        from robustdiff._models import keep_mark
         from robustdiff.responses import cv_splits
         states, key = None, ('resampling', resampling)
         if resampling_stream is not None:
@@ -231,7 +229,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
             key += ('stream', _state_digest(resampling_stream))
         fn = partial(_resampled_fold, how=resampling, states=states)
         fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
-        preds = map_folds(fn, dataset, {n: _keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
+        preds = map_folds(fn, dataset, {n: keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
                           progress=progress, cache_dir=cache_dir, cache_key=key)
     else:
         preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,

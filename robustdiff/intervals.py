@@ -7,8 +7,11 @@ from __future__ import annotations
 import math, warnings
 import numpy as np
 import pandas as pd
-from .perturb import group_ranks, perturb_counts, _check_lambdas
-from .metrics import _onehot, _from_sums, _used
+from .perturb import group_ranks, perturb_counts
+from ._frames import check_lambdas
+from ._scores import onehot_labels, score_from_sums, f1_labels
+from ._resample import check_level, ones_first, weighted_means, as_str_array, per_instance_means, true_classes, positive_scores, metric_matrix, class_shares, bin_strata, draw_ids
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
@@ -17,19 +20,16 @@ __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shri
 
 # %% ../nbs/91b_intervals.ipynb #bef9e49f
 LEVEL = 0.90      # nominal coverage of every interval
+
 N_BOOT = 1000     # bootstrap resamples
 
-def _check_level(level):
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ValueError(f"level must be a coverage in (0, 1), e.g. 0.9, got {level!r}")
-
+# %% ../nbs/91b_intervals.ipynb #3751963d
 def bootstrap_weights(strata,                # one stratum label per instance (e.g. its difficulty bin)
                       n_boot:int=N_BOOT,     # B, the number of resamples
                       random_state=0,        # seed (int or None)
                      )->np.ndarray:          # (B, n) float32: how often each instance is drawn in each resample
     "Stratified bootstrap: each stratum resampled with replacement to its own size, B times (one row per resample)."
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    check_int(n_boot, 'n_boot', low=1)
     s = np.asarray(strata)
     if s.ndim != 1 or len(s) == 0: raise ValueError("strata must be a non-empty 1-d array (one label per instance)")
     codes = pd.factorize(s, sort=True)[0]
@@ -105,7 +105,7 @@ def percentile_interval(samples,           # bootstrap replicates, resamples alo
                         level:float=LEVEL, # coverage
                        )->tuple:           # (lo, hi) arrays of the remaining shape
     "The percentile bootstrap interval: the (1−level)/2 and (1+level)/2 quantiles of the replicates."
-    _check_level(level)
+    check_level(level)
     a = (1 - level) / 2
     S = np.asarray(samples, float)
     gaps = np.isnan(S).any(axis=0)
@@ -120,63 +120,26 @@ def percentile_interval(samples,           # bootstrap replicates, resamples alo
     return lo, hi
 
 # %% ../nbs/91b_intervals.ipynb #1b3e2274
-def _ones_first(W:np.ndarray)->np.ndarray:
-    "Weights with a first row of ones: row 0 gives the point estimate, rows 1… the bootstrap replicates."
-    return np.vstack([np.ones((1, W.shape[1]), W.dtype), W])
-
 def _align(W:np.ndarray, universe:np.ndarray, instances:np.ndarray)->np.ndarray:
     "The columns of W (one per instance of `universe`) for `instances` (every one must be in the universe)."
     pos = pd.Index(universe).get_indexer(instances)
     if (pos < 0).any(): raise ValueError(f"{int((pos < 0).sum())} instance(s) are not in the resampled instances")
     return W[:, pos]
 
-def _wmean(W:np.ndarray, V:np.ndarray, rows:int=64)->np.ndarray:
-    "Weighted means of each column of V (n × k) under each weight row of W (R × n): (R × k), `rows` weight rows at a time."
-    V, num, den = V.astype(np.float64), np.empty((len(W), V.shape[1])), np.empty((len(W), 1), W.dtype)
-    for i in range(0, len(W), rows):   # float64 copies of a few rows, not of all of W (R × n × 8 bytes: 400 MB at 50 000 rows)
-        num[i:i + rows] = W[i:i + rows].astype(np.float64) @ V
-        den[i:i + rows] = W[i:i + rows].sum(1, keepdims=True)
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return num / np.where(den > 0, den, np.nan)
-
-def _as_str(values)->np.ndarray:
-    "`pd.Series(values).astype(str).to_numpy()`, each distinct value converted once (a few classes, not every row)."
-    s = values if isinstance(values, pd.Series) else pd.Series(values)
-    codes, uniq = pd.factorize(s)
-    if (codes < 0).any(): return s.astype(str).to_numpy()   # missing values ('nan', 'None', …): as pandas writes each
-    return pd.Series(uniq).astype(str).to_numpy()[codes]
-
+# %% ../nbs/91b_intervals.ipynb #8ba71fde
 def _cells(df:pd.DataFrame, models:list, instances:np.ndarray)->np.ndarray:
     "Each row's cell of an (instances × models) matrix, flattened (instance × M + model); −1 for an instance or model outside them."
     r = pd.Index(instances).get_indexer(df.instance.to_numpy())
     c = pd.Index(models).get_indexer(df.model.to_numpy())
     return np.where((r >= 0) & (c >= 0), r * len(models) + c, -1)
 
-def _per_instance(df:pd.DataFrame, value:str, models:list, instances:np.ndarray, cell:np.ndarray|None=None)->np.ndarray:
-    "An (instances × models) matrix of `value` averaged over everything else (repeats, folds, noise copies); `cell`: `_cells(df, models, instances)`, computed once for many columns."
-    if cell is not None:       # sums by cell (bincount): the very means of the groupby below when every sum is exact
-        v, on = df[value].to_numpy(np.float64), cell >= 0
-        n, M = len(instances), len(models)
-        cnt = np.bincount(cell[on], minlength=n * M)
-        if not np.isnan(v[on]).any() and (cnt.max(initial=0) <= 1 or np.array_equal(v[on], np.round(v[on]))):
-            if (cnt == 0).any():
-                miss = [models[j] for j in np.flatnonzero((cnt.reshape(n, M) == 0).any(0))]
-                raise ValueError(f"model(s) {miss} have no {value!r} for some instances: every model must predict every instance")
-            return (np.bincount(cell[on], v[on], n * M) / cnt).reshape(n, M)
-    m = df.groupby(['instance', 'model'], sort=False, observed=True)[value].mean().unstack('model')
-    m = m.reindex(index=instances, columns=models)
-    if m.isna().any().any():
-        miss = m.columns[m.isna().any()].tolist()
-        raise ValueError(f"model(s) {miss} have no {value!r} for some instances: every model must predict every instance")
-    return m.to_numpy(np.float64)
-
+# %% ../nbs/91b_intervals.ipynb #7aa919c8
 def draw_weights(n_draws:int,         # D, the independent noise draws
                  n_boot:int=N_BOOT,   # B, the resamples (rows of the instance weights they pair with)
                  random_state=0,      # seed
                 )->np.ndarray:        # (B + 1, D): row 0 all ones (the estimate), then multinomial(D, 1/D) per resample
     "Bootstrap weights of the noise draws: each resample redraws the D draws with replacement, paired with a row of the instance weights."
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive int, got {n_draws!r}")
+    check_int(n_draws, 'n_draws', low=1)
     rng = np.random.default_rng([0 if random_state is None else int(random_state), 91])
     return np.vstack([np.ones((1, n_draws)), rng.multinomial(n_draws, np.full(n_draws, 1 / n_draws), size=n_boot).astype(float)])
 
@@ -203,35 +166,6 @@ def _combine_draws(U:np.ndarray, Rs:list, shrink:bool=True)->np.ndarray:
     with np.errstate(invalid='ignore', divide='ignore'):
         return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
 
-def _truth(df:pd.DataFrame, instances:np.ndarray)->np.ndarray:
-    "Each instance's true class as str, in the order of `instances`."
-    return df.drop_duplicates('instance').set_index('instance').y_true.astype(str).loc[instances].to_numpy()
-
-def _positive_scores(df:pd.DataFrame, p_col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
-    "(n × M × 2) probabilities of [negative, positive] class (binary targets) from each row's probability of its true class, averaged over repeats."
-    if len(classes) != 2: raise ValueError(f"roc_auc here needs a binary target (the predictions keep the probability of the true class only); got {len(classes)} classes")
-    if p_col not in df.columns or df[p_col].isna().any():
-        bad = sorted(df.loc[df[p_col].isna(), 'model'].unique()) if p_col in df.columns else models
-        raise ValueError(f"roc_auc needs predicted probabilities: model(s) {bad} have no predict_proba")
-    pos = np.where(_as_str(df.y_true) == classes[1], df[p_col].to_numpy(float), 1 - df[p_col].to_numpy(float))
-    s = _per_instance(df.assign(_pos=pos), '_pos', models, instances)
-    return np.stack([1 - s, s], 2)
-
-def _metric_matrix(metric:str, Wa:np.ndarray, df:pd.DataFrame, pred:str, models:list, instances:np.ndarray, classes:list|None=None,
-                   p_col:str|None=None)->np.ndarray:
-    "Replicates (rows of Wa) × models of `metric` on the predictions in column `pred` (pooled over repeats and copies)."
-    from robustdiff.metrics import metric_replicates_many
-    if metric == 'accuracy':
-        return _wmean(Wa, _per_instance(df.assign(_ok=(_as_str(df[pred]) == _as_str(df.y_true)).astype(float)),
-                                        '_ok', models, instances))
-    y = _truth(df, instances)
-    yp = _as_str(df[pred])
-    classes = classes or sorted(set(y) | set(yp))
-    P = _class_shares(df.assign(**{pred: yp}), pred, models, instances, classes).reshape(len(instances), len(models), -1)
-    S = _positive_scores(df, p_col, models, instances, classes) if metric == 'roc_auc' else None
-    return metric_replicates_many(metric, Wa, y, P, S, classes)
-
-
 # %% ../nbs/91b_intervals.ipynb #d94e2c15
 def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
     "What `_mix` needs whatever λ: the rows with their bin, each row's rank and group size, the labels as str."
@@ -244,7 +178,7 @@ def _mixed_parts(noisy:pd.DataFrame, bins:pd.DataFrame)->tuple:
     if p.empty: raise ValueError("no predicted instance has a difficulty bin")
     keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
     rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
-    yt, yc, yn = (_as_str(p[c]) for c in ('y_true', 'y_pred', 'y_noisy'))
+    yt, yc, yn = (as_str_array(p[c]) for c in ('y_true', 'y_pred', 'y_noisy'))
     p['y_pred'] = yc
     return p, rank, size, yt, yc, yn
 
@@ -260,25 +194,10 @@ def _mix(parts:tuple, lam:float)->pd.DataFrame:
     if {'p_true', 'p_noisy'} <= set(p.columns): p['p_mixed'] = np.where(hit, p.p_noisy.to_numpy(float), p.p_true.to_numpy(float))
     return p
 
-def _class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list, cell:np.ndarray|None=None)->np.ndarray:
-    "(instances × models·classes): the share of each instance's predictions (over repeats) that are each class; `cell`: `_cells(p, models, instances)`."
-    if cell is not None:       # counts by cell and class (bincount): the same shares as the groupby below (0/1 sums are exact)
-        C, n = len(classes), len(instances) * len(models)
-        k, on = pd.Index(classes).get_indexer(p[col].to_numpy()), cell >= 0
-        cnt = np.bincount(cell[on], minlength=n).astype(np.float64)
-        hit = on & (k >= 0)
-        sums = np.bincount(cell[hit] * C + k[hit], minlength=n * C).reshape(n, C)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return (sums / cnt[:, None]).reshape(len(instances), len(models) * C)
-    oh = pd.get_dummies(pd.Categorical(p[col], categories=classes)).astype(float)
-    oh.index = p.index
-    m = pd.concat([p[['instance', 'model']], oh], axis=1).groupby(['instance', 'model'], sort=False).mean()
-    m = m.unstack('model').reorder_levels([1, 0], axis=1)
-    return m.reindex(index=instances, columns=pd.MultiIndex.from_product([models, classes])).to_numpy(np.float64)
-
+# %% ../nbs/91b_intervals.ipynb #1a7ac5eb
 def _kappa_from_shares(W:np.ndarray, agree:np.ndarray, S1:np.ndarray, S2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
     "κ (eqs. 2–4) per weight row and model from per-instance agreement and class shares; and the dominant clean class share."
-    return _kappa_from_means(_wmean(W, agree), _wmean(W, S1), _wmean(W, S2), n_models, on_constant)
+    return _kappa_from_means(weighted_means(W, agree), weighted_means(W, S1), weighted_means(W, S2), n_models, on_constant)
 
 def _kappa_from_means(p0:np.ndarray, s1:np.ndarray, s2:np.ndarray, n_models:int, on_constant=1.0)->tuple:
     "κ from the weighted agreement (R × M) and class shares (R × M·C) of each resample; and the dominant clean class share."
@@ -290,26 +209,18 @@ def _kappa_from_means(p0:np.ndarray, s1:np.ndarray, s2:np.ndarray, n_models:int,
 
 ILL_CONDITIONED = 0.9   # κ is not used for a verdict on a bin where one class makes ≥ 90 % of a model's clean predictions
 
-def _strata(bins:pd.DataFrame)->pd.Series:
-    if not isinstance(bins, pd.DataFrame) or not {'instance', 'bin'} <= set(bins.columns):
-        raise ValueError("bins must be the output of difficulty_bins (columns instance, bin)")
-    if bins.instance.duplicated().any(): raise ValueError("bins has duplicated instances")
-    return bins.set_index('instance').bin
-
+# %% ../nbs/91b_intervals.ipynb #3a0a886d
 def _weights(bins, instances, W, n_boot, random_state)->np.ndarray:
     "Bootstrap weights (with the point-estimate row first) for `instances`: columns of the shared W, or drawn here."
-    b = _strata(bins)
-    if W is None: return _ones_first(bootstrap_weights(b.loc[instances].to_numpy(), n_boot, random_state))
+    b = bin_strata(bins)
+    if W is None: return ones_first(bootstrap_weights(b.loc[instances].to_numpy(), n_boot, random_state))
     if W.shape[1] != len(b): raise ValueError(f"W has {W.shape[1]} columns for {len(b)} instances in bins")
-    return _ones_first(_align(W, b.index.to_numpy(), instances))
+    return ones_first(_align(W, b.index.to_numpy(), instances))
 
-def _draws(df:pd.DataFrame)->list:
-    "The noise draws in a prediction table (one, 0, when it has no `draw` column)."
-    return sorted(df.draw.unique().tolist()) if 'draw' in df.columns else [0]
-
+# %% ../nbs/91b_intervals.ipynb #fe3863da
 def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy', U=None)->list:
     "`_feature_noise_reps` at each λ of `lams`: per noise draw, then the draws averaged with their bootstrap weights U (`draw_weights`)."
-    draws = _draws(noisy)
+    draws = draw_ids(noisy)
     if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric)
     per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric) for d in draws]
     R = next(iter(per[0][0][1].values())).shape[0]
@@ -320,33 +231,33 @@ def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:
 
 def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy')->list:
     "One noise draw at each λ: what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
-    lams = [float(_check_lambdas([lam])[0]) for lam in lams]
+    lams = [float(check_lambdas([lam])[0]) for lam in lams]
     parts = _mixed_parts(noisy, bins)
     p = parts[0]
     models = list(dict.fromkeys(p.model)); M = len(models)
-    b = _strata(bins)
+    b = bin_strata(bins)
     inst = b.index[b.index.isin(p.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     binv = b.loc[inst].to_numpy()
     diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
-    y = _truth(p, inst)
+    y = true_classes(p, inst)
     V_clean, S1s, clean_means, clean_scores, out = None, {}, {}, {}, []
-    Sc = _positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
+    Sc = positive_scores(p, 'p_true', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
     cell = _cells(p, models, inst)          # the rows stay the same at every λ: their cells once
     W_bin = {}                              # each bin's weight columns, selected once for every λ
     for lam in lams:
         p = _mix(parts, lam)
         classes = sorted(set(p.y_pred) | set(p.y_mixed) | set(y))
-        if V_clean is None: V_clean = _per_instance(p, 'correct_clean', models, inst, cell)
-        if tuple(classes) not in S1s: S1s[tuple(classes)] = _class_shares(p, 'y_pred', models, inst, classes, cell)
+        if V_clean is None: V_clean = per_instance_means(p, 'correct_clean', models, inst, cell)
+        if tuple(classes) not in S1s: S1s[tuple(classes)] = class_shares(p, 'y_pred', models, inst, classes, cell)
         S1 = S1s[tuple(classes)]
-        Vn, Vf, Vb = (_per_instance(p, c, models, inst, cell) for c in ('correct_noisy', 'flip', 'broke'))
-        S2 = _class_shares(p, 'y_mixed', models, inst, classes, cell)
-        Sn = _positive_scores(p, 'p_mixed', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
+        Vn, Vf, Vb = (per_instance_means(p, c, models, inst, cell) for c in ('correct_noisy', 'flip', 'broke'))
+        S2 = class_shares(p, 'y_mixed', models, inst, classes, cell)
+        Sn = positive_scores(p, 'p_mixed', models, inst, sorted(set(y))) if metric == 'roc_auc' else None
         K = len(classes)
         linear = metric in ('balanced_accuracy', 'macro_f1')   # ratios of weighted sums: their columns join the products below
         if linear:
-            T = _onehot(y, classes)
+            T = onehot_labels(y, classes)
             TP1, TP2 = ((T[:, None, :] * S.reshape(len(S), M, K)).reshape(len(S), M * K) for S in (S1, S2))
         reps, facts = {}, {}
         for k in np.sort(np.unique(binv)):
@@ -355,10 +266,10 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
             Wk = W_bin[k]
             # the weighted means of the clean answers and class shares do not depend on λ: one product per bin (and class list)
             if (k, tuple(classes)) not in clean_means:
-                clean_means[(k, tuple(classes))] = _wmean(Wk, np.hstack([V_clean[on], S1[on]] + ([TP1[on], T[on]] if linear else [])))
+                clean_means[(k, tuple(classes))] = weighted_means(Wk, np.hstack([V_clean[on], S1[on]] + ([TP1[on], T[on]] if linear else [])))
             cm = clean_means[(k, tuple(classes))]
             a0, s1 = cm[:, :M], cm[:, M:M + M * K]
-            a1, fl, br, s2, tp2 = np.split(_wmean(Wk, np.hstack([Vn[on], Vf[on], Vb[on], S2[on]] + ([TP2[on]] if linear else []))),
+            a1, fl, br, s2, tp2 = np.split(weighted_means(Wk, np.hstack([Vn[on], Vf[on], Vb[on], S2[on]] + ([TP2[on]] if linear else []))),
                                            [M, 2 * M, 3 * M, 3 * M + M * K], axis=1)
             kap, dom = _kappa_from_means(1 - fl, s1, s2, M)
             with np.errstate(invalid='ignore', divide='ignore'):
@@ -366,9 +277,9 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
             if metric == 'accuracy': m0, m1 = a0, a1
             elif linear:
                 R, t = len(cm), cm[:, None, M + 2 * M * K:]
-                m0 = _from_sums(metric, cm[:, M + M * K:M + 2 * M * K].reshape(R, M, K), t, s1.reshape(R, M, K),
-                                _used(T[on], S1[on].reshape(-1, M, K)))
-                m1 = _from_sums(metric, tp2.reshape(R, M, K), t, s2.reshape(R, M, K), _used(T[on], S2[on].reshape(-1, M, K)))
+                m0 = score_from_sums(metric, cm[:, M + M * K:M + 2 * M * K].reshape(R, M, K), t, s1.reshape(R, M, K),
+                                f1_labels(T[on], S1[on].reshape(-1, M, K)))
+                m1 = score_from_sums(metric, tp2.reshape(R, M, K), t, s2.reshape(R, M, K), f1_labels(T[on], S2[on].reshape(-1, M, K)))
             else:
                 if (k, tuple(classes)) not in clean_scores:
                     clean_scores[(k, tuple(classes))] = _score_of(metric, Wk, y[on], S1[on], None if Sc is None else Sc[on], M, classes)
@@ -399,7 +310,7 @@ def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (
                             metric:str='accuracy',# the metric of score_* (`robustdiff.metrics.METRICS`)
                            )->pd.DataFrame:       # model, bin, difficulty, n, lam, measure, value, lo, hi, dominant_share, kappa_ok
     "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy and metric, their change, flip rate, break rate and κ at λ."
-    _check_level(level)
+    check_level(level)
     return _noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric), lam, level)
 
 def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd.DataFrame:
@@ -421,13 +332,13 @@ def _accuracy_reps(clean, bins, W, n_boot, random_state, metric:str='accuracy')-
     if not isinstance(clean, pd.DataFrame) or not need <= set(clean.columns):
         raise ValueError(f"clean must be the output of clean_predictions/cv_predictions (columns {sorted(need)})")
     models = list(dict.fromkeys(clean.model))
-    b = _strata(bins)
+    b = bin_strata(bins)
     inst = b.index[b.index.isin(clean.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     pred = 'y_pred' if 'y_pred' in clean.columns else None
     if pred is None: clean, pred = clean.assign(_yp=_pseudo_labels(clean, 'correct', metric)), '_yp'
-    score = _metric_matrix(metric, Wa, clean, pred, models, inst, p_col='p_true')
-    y = _truth(clean, inst)
+    score = metric_matrix(metric, Wa, clean, pred, models, inst, p_col='p_true')
+    y = true_classes(clean, inst)
     major = pd.Series(y).value_counts().index[0]
     base = baseline_replicates(metric, Wa, y, sorted(set(y)))
     return models, score, base, str(major)
@@ -450,16 +361,16 @@ def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None, metric:str='
     e = ela_preds[np.isclose(ela_preds.noise, noise)]
     if e.empty: raise ValueError(f"no rows at noise rate {noise!r}; rates: {rates}")
     models = list(dict.fromkeys(e.model))
-    b = _strata(bins)
+    b = bin_strata(bins)
     inst = b.index[b.index.isin(e.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     out = []
     for c, lab, p in (('correct_clean', 'y_pred_clean', 'p_true_clean'), ('correct_noisy', 'y_pred_noisy', 'p_true_noisy')):
         d = e if lab in e.columns else e.assign(**{lab: _pseudo_labels(e, c, metric)})
-        out.append(_metric_matrix(metric, Wa, d, lab, models, inst, p_col=p))
+        out.append(metric_matrix(metric, Wa, d, lab, models, inst, p_col=p))
     a0, ax = out
     e2 = e.assign(_broke=e.correct_clean.to_numpy(float) * (1 - e.correct_noisy.to_numpy(float)))
-    br, c0 = (_wmean(Wa, _per_instance(e2, c, models, inst)) for c in ('_broke', 'correct_clean'))
+    br, c0 = (weighted_means(Wa, per_instance_means(e2, c, models, inst)) for c in ('_broke', 'correct_clean'))
     with np.errstate(invalid='ignore', divide='ignore'):
         rla, ela = np.where(a0 > 0, (a0 - ax) / a0, np.nan), np.where(a0 > 0, (1 - ax) / a0, np.nan)
         brk = np.where(c0 > 0, br / np.where(c0 > 0, c0, 1), np.nan)      # `metrics.break_rate`: right with clean labels, wrong with noisy ones
@@ -474,7 +385,7 @@ def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or se
                   metric:str='accuracy',   # the metric of the clean and noisy scores (RLA and ELA on it)
                  )->pd.DataFrame:          # model, noise, measure (acc_clean, acc_noisy, rla, ela), value, lo, hi
     "Per model and class-noise rate: clean and noisy-training score, RLA and ELA ([SLH16] eqs. 2–3) with percentile intervals."
-    _check_level(level)
+    check_level(level)
     if not isinstance(ela_preds, pd.DataFrame) or 'noise' not in ela_preds.columns:
         raise ValueError("ela_preds must be the output of ela_predictions (a noise column)")
     rows = []
@@ -505,7 +416,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
     lv0, lv1 = pp.level.min(), pp.level.max()
     if lv0 == lv1: raise ValueError("perturbation predictions hold one level only: a drop needs the clean and a perturbed level")
     models = list(dict.fromkeys(pp.model))
-    b = _strata(bins)
+    b = bin_strata(bins)
     inst = b.index[b.index.isin(pp.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     top = hardest(bins, inst, alpha)
@@ -513,19 +424,19 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
     p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
-    p1['flip'] = (_as_str(p1.y_pred) != _as_str(p1.y_clean)).astype(float)
+    p1['flip'] = (as_str_array(p1.y_pred) != as_str_array(p1.y_clean)).astype(float)
     p1['broke'] = p1.c_clean.to_numpy(float) * (1 - p1.correct.to_numpy(float))
-    m0_all = _metric_matrix(metric, Wa, p0, 'y_pred', models, inst, p_col='p_true')
-    m0_top = _metric_matrix(metric, Wa[:, top], p0[p0.instance.isin(inst[top])], 'y_pred', models, inst[top], p_col='p_true')
-    c0_top = _wmean(Wa[:, top], _per_instance(p0, 'correct', models, inst)[top])
+    m0_all = metric_matrix(metric, Wa, p0, 'y_pred', models, inst, p_col='p_true')
+    m0_top = metric_matrix(metric, Wa[:, top], p0[p0.instance.isin(inst[top])], 'y_pred', models, inst[top], p_col='p_true')
+    c0_top = weighted_means(Wa[:, top], per_instance_means(p0, 'correct', models, inst)[top])
     copies = sorted(p1.rep.unique()) if 'rep' in p1.columns else [0]
     per = []
     for r in copies:
         q = p1[p1.rep.to_numpy() == r] if 'rep' in p1.columns else p1
         qt = q[q.instance.isin(inst[top])]
-        m1_all = _metric_matrix(metric, Wa, q, 'y_pred', models, inst, p_col='p_true')
-        m1_top = _metric_matrix(metric, Wa[:, top], qt, 'y_pred', models, inst[top], p_col='p_true')
-        fl, br = (_wmean(Wa[:, top], _per_instance(q, c, models, inst)[top]) for c in ('flip', 'broke'))
+        m1_all = metric_matrix(metric, Wa, q, 'y_pred', models, inst, p_col='p_true')
+        m1_top = metric_matrix(metric, Wa[:, top], qt, 'y_pred', models, inst[top], p_col='p_true')
+        fl, br = (weighted_means(Wa[:, top], per_instance_means(q, c, models, inst)[top]) for c in ('flip', 'broke'))
         with np.errstate(invalid='ignore', divide='ignore'):
             brk = np.where(c0_top > 0, br / np.where(c0_top > 0, c0_top, 1), np.nan)
         per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
@@ -583,7 +494,7 @@ def compare_to_rest(R:np.ndarray,          # replicates (row 0 = estimate) × mo
                    )->pd.DataFrame:        # per model: diff (own − mean of the others), lo, hi, call
     "Each model against the mean of the others on the same resamples, Bonferroni-adjusted: intervals at 1 − (1 − level)/k."
     if better not in ('higher', 'lower'): raise ValueError(f"better must be 'higher' or 'lower', got {better!r}")
-    _check_level(level)
+    check_level(level)
     R = np.asarray(R, float)
     among = np.ones(R.shape[1], bool) if among is None else np.asarray(among, bool)
     out = pd.DataFrame({'diff': np.nan, 'lo': np.nan, 'hi': np.nan, 'call': 'not compared'}, index=range(R.shape[1]))
@@ -597,7 +508,7 @@ def compare_to_rest(R:np.ndarray,          # replicates (row 0 = estimate) × mo
 
 def compare_pairs(R:np.ndarray, models:list, better:str='higher', level:float=LEVEL, among=None)->pd.DataFrame:
     "Every pair of models (a − b on the same resamples), Bonferroni-adjusted over the k(k−1)/2 pairs."
-    _check_level(level)
+    check_level(level)
     R = np.asarray(R, float)
     idx = np.flatnonzero(np.ones(R.shape[1], bool) if among is None else np.asarray(among, bool))
     pairs = [(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]]

@@ -17,7 +17,8 @@ from threadpoolctl import ThreadpoolController
 
 # %% auto #0
 __all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt',
-           'difficulty_se_chart', 'irt_checks', 'difficulty', 'difficulty_metrics', 'difficulty_chart']
+           'rasch_difficulty', 'difficulty_se_chart', 'irt_checks', 'difficulty', 'difficulty_metrics',
+           'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
 def irt_probability(theta,       # ability θ of the model(s)
@@ -520,9 +521,9 @@ def fit_irt(U,                        # response matrix: DataFrame models × ins
                      Jf, time.perf_counter() - t0, b_range, bound)
 
 # %% ../nbs/10_irt.ipynb #95102e08
-def _rasch_difficulty(U,              # response matrix (DataFrame or 2-D array), respondents × instances
-                      n_quad:int=61, bound:float=6.0, tol:float=1e-4, max_iter:int=5000, sigma_update:str='moment',
-                     )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
+def rasch_difficulty(U,              # response matrix (DataFrame or 2-D array), respondents × instances
+                     *, n_quad:int=61, bound:float=6.0, tol:float=1e-4, max_iter:int=5000, sigma_update:str='moment',
+                    )->np.ndarray:   # difficulty per instance; −inf all right, +inf all wrong
     "`fit_irt(U, '1PL')`'s difficulties only (the same EM), without abilities, standard errors or fit statistics."
     A, _, _ = _as_response_matrix(U)
     s, keep, r = _sum_scores(A)

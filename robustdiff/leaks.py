@@ -7,7 +7,8 @@ from __future__ import annotations
 import warnings
 import numpy as np
 import pandas as pd
-from .data import Dataset, _drop_fix
+from .data import Dataset
+from ._frames import drop_fix
 
 # %% auto #0
 __all__ = ['LeakWarning', 'leak_check', 'leak_warnings']
@@ -103,7 +104,7 @@ def leak_check(ds:Dataset,             # the data
                          balanced_accuracy=round(acc, 4), agreement=round(agree, 4), best_other=round(best, 4),
                          monotone_in_rows=mono,
                          message=f"possible label leak: column {str(col)!r} {why}; if it should not be known at prediction "
-                                 f"time, drop it ({_drop_fix([col])})"))
+                                 f"time, drop it ({drop_fix([col])})"))
     return pd.DataFrame(rows, columns=['column', 'check', 'balanced_accuracy', 'agreement', 'best_other', 'monotone_in_rows', 'message'])
 
 def leak_warnings(ds:Dataset, # the data

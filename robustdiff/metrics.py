@@ -7,16 +7,18 @@ from __future__ import annotations
 import warnings
 import numpy as np
 import pandas as pd
+from ._scores import METRICS, check_metric, onehot_labels, safe_div, f1_labels, score_from_sums
 
 # %% auto #0
-__all__ = ['METRICS', 'IMBALANCE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score', 'metric_replicates',
+__all__ = ['IMBALANCE', 'metric_name', 'target_profile', 'choose_metric', 'metric_score', 'metric_replicates',
            'metric_replicates_many', 'baseline_score', 'baseline_replicates', 'expected_metric', 'metric_label_draws',
            'break_rate']
 
 # %% ../nbs/06_metrics.ipynb #c7c972b4
-METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
 IMBALANCE = 0.5    # a target is imbalanced when its smallest class share is below IMBALANCE / K
+
 _NAMES = {'accuracy': 'accuracy', 'balanced_accuracy': 'balanced accuracy', 'macro_f1': 'macro-F1', 'roc_auc': 'ROC AUC'}
+
 _GRADES = [('very low', 'low', 'medium', 'high', 'very high'), ('none', 'mild', 'moderate', 'severe'),
            ('poor', 'fair', 'good', 'very good', 'excellent'), ('small', 'medium', 'large'), ('fair', 'good', 'very good', 'premium', 'ideal'),
            ('bad', 'average', 'good'), ('never', 'rarely', 'sometimes', 'often', 'always'), ('low', 'mid', 'high'),
@@ -24,14 +26,10 @@ _GRADES = [('very low', 'low', 'medium', 'high', 'very high'), ('none', 'mild', 
 
 def metric_name(metric:str)->str:
     "The metric's name in prose ('balanced accuracy')."
-    _check_metric(metric)
+    check_metric(metric)
     return _NAMES[metric]
 
-def _check_metric(metric, auto:bool=False):
-    ok = METRICS + (('auto',) if auto else ())
-    if not isinstance(metric, str) or metric not in ok:
-        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(ok)}")
-
+# %% ../nbs/06_metrics.ipynb #1fae86dc
 def _ordered(y:pd.Series)->tuple:
     "(looks ordered, the levels in order) for a target: integers, an ordered categorical or graded words."
     if isinstance(y.dtype, pd.CategoricalDtype) and y.dtype.ordered: return True, [str(c) for c in y.dtype.categories]
@@ -60,7 +58,7 @@ def target_profile(y,                # the target (class labels), e.g. `Dataset.
                    metric:str='auto',# the metric requested (its choice is stated in the sentence)
                   )->dict:           # n, n_classes, shares, majority/minority class and share, imbalanced, ordered, levels, metric, sentence
     "Class shares, imbalance and ordered-class detection of a target, and one sentence saying which metric compares the models."
-    _check_metric(metric, auto=True)
+    check_metric(metric, auto=True)
     s = _target(y)
     sh = s.astype(str).value_counts(normalize=True)
     sh = sh.sort_values(ascending=False, kind='stable')
@@ -110,14 +108,6 @@ def choose_metric(y,                 # the target (class labels)
     return m, reason
 
 # %% ../nbs/06_metrics.ipynb #0142e2dd
-def _onehot(y, classes)->np.ndarray:
-    "(n × K) float one-hot of labels in `classes` order (a label outside `classes`: a zero row)."
-    pos = pd.Index(classes).get_indexer(np.asarray(y, dtype=object))
-    T = np.zeros((len(pos), len(classes)))
-    ok = pos >= 0
-    T[np.flatnonzero(ok), pos[ok]] = 1
-    return T
-
 def _classes(y_true, y_pred, classes)->list:
     if classes is not None: return list(classes)
     return sorted(set(pd.unique(np.asarray(y_true, dtype=object))) | set(pd.unique(np.asarray(y_pred, dtype=object))), key=str)
@@ -128,10 +118,7 @@ def _as_matrix(P, n:int, K:int, what:str)->np.ndarray:
     if P.shape != (n, K): raise ValueError(f"{what} must have shape ({n}, {K}) (one column per class), got {P.shape}")
     return P
 
-def _safe_div(a, b):
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(b > 0, a / np.where(b > 0, b, 1), np.nan)
-
+# %% ../nbs/06_metrics.ipynb #3c79df1b
 def _auc_reps(W:np.ndarray, pos:np.ndarray, s:np.ndarray)->np.ndarray:
     "Weighted binary ROC AUC (ties count ½) of scores `s` for the positives `pos`, per weight row of W: (R,)."
     order = np.argsort(s, kind='mergesort')
@@ -141,32 +128,19 @@ def _auc_reps(W:np.ndarray, pos:np.ndarray, s:np.ndarray)->np.ndarray:
     gp = np.add.reduceat(Wo * pos[order], starts, axis=1)
     gn = np.add.reduceat(Wo * (1 - pos[order]), starts, axis=1)
     below = np.cumsum(gn, 1) - gn
-    return _safe_div((gp * (below + 0.5 * gn)).sum(1), gp.sum(1) * gn.sum(1))
+    return safe_div((gp * (below + 0.5 * gn)).sum(1), gp.sum(1) * gn.sum(1))
 
-def _used(T:np.ndarray, P:np.ndarray)->np.ndarray:
-    "(M × K) the labels macro-F1 averages over: those in y_true or in that model's y_pred (scikit-learn's), from the unweighted instances."
-    return (T.sum(0)[None, :] > 0) | (P.sum(0) > 0)
-
-def _from_sums(metric:str, tp:np.ndarray, t:np.ndarray, p:np.ndarray|None=None, used:np.ndarray|None=None)->np.ndarray:
-    "Balanced accuracy or macro-F1 (R × M) from weighted sums (or means) per class: right predictions tp (R × M × K), true counts t (R × 1 × K), predicted counts p (R × M × K)."
-    if metric == 'balanced_accuracy':
-        rec = _safe_div(tp, np.broadcast_to(t, tp.shape))
-        with np.errstate(all='ignore'), warnings.catch_warnings():
-            warnings.simplefilter('ignore', RuntimeWarning)
-            return np.nanmean(rec, 2)
-    f1 = np.where(t + p > 0, _safe_div(2 * tp, t + p), 0.0)
-    return (f1 * used).sum(2) / used.sum(1)
-
+# %% ../nbs/06_metrics.ipynb #c99b8a9a
 def _reps(metric:str, W:np.ndarray, T:np.ndarray, P:np.ndarray, S:np.ndarray|None=None)->np.ndarray:
     "The metric per weight row of W (R × n) and model from the one-hot truth T (n × K), predicted class shares P and scores S (n × M × K): (R × M)."
     W = np.asarray(W, np.float64)
     n, M, K = P.shape
     TP = (T[:, None, :] * P).reshape(n, M * K)
-    if metric == 'accuracy': return _safe_div(W @ TP.reshape(n, M, K).sum(2), W.sum(1, keepdims=True))
+    if metric == 'accuracy': return safe_div(W @ TP.reshape(n, M, K).sum(2), W.sum(1, keepdims=True))
     if metric in ('balanced_accuracy', 'macro_f1'):
         tp, t = (W @ TP).reshape(len(W), M, K), (W @ T)[:, None, :]
         p = (W @ P.reshape(n, M * K)).reshape(len(W), M, K) if metric == 'macro_f1' else None
-        return _from_sums(metric, tp, t, p, _used(T, P))
+        return score_from_sums(metric, tp, t, p, f1_labels(T, P))
     if metric == 'roc_auc':
         if S is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")
         cols = [1] if K == 2 else range(K)
@@ -174,7 +148,7 @@ def _reps(metric:str, W:np.ndarray, T:np.ndarray, P:np.ndarray, S:np.ndarray|Non
         with np.errstate(all='ignore'), warnings.catch_warnings():
             warnings.simplefilter('ignore', RuntimeWarning)
             return np.nanmean(A, 2)
-    _check_metric(metric)
+    check_metric(metric)
 
 def metric_score(metric:str,        # one of METRICS
                  y_true,            # true labels (n,)
@@ -184,7 +158,7 @@ def metric_score(metric:str,        # one of METRICS
                  weights=None,      # (n,) weights (e.g. one bootstrap resample's counts); None: all 1
                 )->float:
     "One score of predictions on the chosen metric (roc_auc: one-vs-rest macro on `proba`; binary: the positive class's column)."
-    _check_metric(metric)
+    check_metric(metric)
     y_true, y_pred = np.asarray(y_true, dtype=object), np.asarray(y_pred, dtype=object)
     if len(y_true) != len(y_pred): raise ValueError(f"y_true has {len(y_true)} labels, y_pred {len(y_pred)}")
     w = np.ones((1, len(y_true))) if weights is None else np.asarray(weights, float)[None, :]
@@ -200,13 +174,13 @@ def metric_replicates(metric:str,   # one of METRICS
                       rows:int=64,  # weight rows per product (memory: rows × n float64)
                      )->np.ndarray: # (B,)
     "The metric under each bootstrap weight row, vectorised: equal to `metric_score(..., weights=W[b])` for every b."
-    _check_metric(metric)
+    check_metric(metric)
     yp = np.asarray(y_pred, dtype=object) if np.ndim(y_pred) == 1 else np.asarray(y_pred, float)
     soft = yp.ndim == 2
     if soft and classes is None: raise ValueError("y_pred as class shares (n × K) needs `classes`")
     cl = _classes(y_true, [] if soft else yp, classes)
     n = len(np.asarray(y_true))
-    P = _as_matrix(yp, n, len(cl), 'y_pred') if soft else _onehot(yp, cl)
+    P = _as_matrix(yp, n, len(cl), 'y_pred') if soft else onehot_labels(yp, cl)
     S = None if proba is None else _as_matrix(proba, n, len(cl), 'proba')[:, None, :]
     return metric_replicates_many(metric, W, y_true, P[:, None, :], S, cl, rows)[:, 0]
 
@@ -219,13 +193,13 @@ def metric_replicates_many(metric:str,   # one of METRICS
                            rows:int=64,  # weight rows per product
                           )->np.ndarray: # (B, M)
     "`metric_replicates` for M models at once, one product of the weights per chunk of rows (the models share the resamples)."
-    _check_metric(metric)
+    check_metric(metric)
     W = np.atleast_2d(np.asarray(W))
     P = np.asarray(P, float)
     if P.ndim != 3: raise ValueError(f"P must be (instances, models, classes), got shape {P.shape}")
     cl = list(classes) if classes is not None else _classes(y_true, [], None)
     if P.shape[2] != len(cl): raise ValueError(f"P has {P.shape[2]} class columns for {len(cl)} classes")
-    T = _onehot(y_true, cl)
+    T = onehot_labels(y_true, cl)
     if W.shape[1] != len(T) or len(P) != len(T): raise ValueError(f"W has {W.shape[1]} columns and P {len(P)} rows for {len(T)} labels")
     if S is not None:
         S = np.asarray(S, float)
@@ -239,7 +213,7 @@ def baseline_score(metric:str,  # one of METRICS
                    y,           # the target
                   )->float:
     "The score of always predicting the majority class on the chosen metric."
-    _check_metric(metric)
+    check_metric(metric)
     s = _target(y).astype(str)
     K, p = s.nunique(), s.value_counts(normalize=True).iloc[0]
     return float({'accuracy': p, 'balanced_accuracy': 1 / K, 'macro_f1': 2 * p / (1 + p) / K, 'roc_auc': 0.5}[metric])
@@ -258,7 +232,7 @@ def _check_q(Q, y_pred, classes)->tuple:
     cl = list(classes)
     Q = _as_matrix(Q, len(np.asarray(y_pred)), len(cl), 'Q')
     if (Q < -1e-9).any() or np.abs(Q.sum(1) - 1).max() > 1e-6: raise ValueError("each row of Q must be probabilities summing to 1")
-    P = _onehot(y_pred, cl)
+    P = onehot_labels(y_pred, cl)
     if (P.sum(1) == 0).any(): raise ValueError(f"y_pred holds labels outside classes {cl}")
     return Q, P, cl
 
@@ -282,7 +256,7 @@ def expected_metric(metric:str,   # one of METRICS
                     proba=None,   # (n, K) the model's scores (roc_auc ranks rows by them)
                    )->float:
     "The metric's expected value when each row's true class is drawn from Q (CBPE): no label needed."
-    _check_metric(metric)
+    check_metric(metric)
     Q, P, cl = _check_q(Q, y_pred, classes)
     if metric == 'accuracy': return float((Q * P).sum(1).mean())
     if metric == 'roc_auc':
@@ -297,7 +271,7 @@ def metric_label_draws(metric:str,       # one of METRICS
                        cells:int=20_000_000, # draws × rows × classes per chunk (memory)
                       )->np.ndarray:     # (n_draws,) the metric under each draw of the labels
     "The metric under labels drawn from Q, row by row: the batch-to-batch spread of the metric at fixed Q."
-    _check_metric(metric)
+    check_metric(metric)
     Q, P, cl = _check_q(Q, y_pred, classes)
     n, K = Q.shape
     if metric == 'roc_auc' and proba is None: raise ValueError("roc_auc needs probabilities (proba): the model must have predict_proba")

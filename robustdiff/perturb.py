@@ -8,15 +8,12 @@ import math, numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from ._frames import check_frame, check_lambdas
 
 # %% auto #0
 __all__ = ['Perturbation', 'FB24Noise', 'perturb_counts', 'group_ranks', 'perturb_masks', 'mix']
 
 # %% ../nbs/20_perturb.ipynb #c60360d6
-def _check_frame(X, what='X'):
-    if not isinstance(X, pd.DataFrame): raise TypeError(f"{what} must be a pandas DataFrame, got {type(X).__name__}")
-    if X.shape[0] == 0: raise ValueError(f"{what} has no rows")
-
 def _rows_mask(rows, n:int)->np.ndarray|None:
     "Turn `rows` (None, boolean mask or integer positions) into a boolean mask of length `n`."
     if rows is None: return None
@@ -44,7 +41,7 @@ class Perturbation(BaseEstimator):
            ):
         "Learn the noise statistics from the training fold; returns `self`."
         self._validate_params()
-        _check_frame(X, 'X_train')
+        check_frame(X, 'X_train')
         self.columns_ = list(X.columns)
         self.nominal_ = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
         bad = [c for c in X.columns if c not in self.nominal_ and not pd.api.types.is_numeric_dtype(X[c])]
@@ -61,7 +58,7 @@ class Perturbation(BaseEstimator):
         "Perturbed copies of `X` (and `y`); noise is drawn for every row, kept only on `rows`."
         if not hasattr(self, 'columns_'): raise ValueError(f"{type(self).__name__} is not fitted: call fit(X_train) first")
         self._validate_params()
-        _check_frame(X)
+        check_frame(X)
         if list(X.columns) != self.columns_:
             raise ValueError(f"X has columns {list(X.columns)} but the perturbation was fitted on {self.columns_}")
         if y is not None and len(y) != len(X): raise ValueError(f"y has {len(y)} labels for {len(X)} rows")
@@ -150,19 +147,12 @@ class FB24Noise(Perturbation):
         return out, y
 
 # %% ../nbs/20_perturb.ipynb #4e499225
-def _check_lambdas(lambdas)->np.ndarray:
-    lam = np.atleast_1d(np.asarray(lambdas, dtype=float))
-    if lam.ndim != 1 or lam.size == 0: raise ValueError("lambdas must be a non-empty 1-d sequence of proportions")
-    if not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any():
-        raise ValueError(f"every proportion λ must lie in [0, 1], got {lam.tolist()}")
-    return lam
-
 def perturb_counts(sizes,             # group sizes n (int array)
                    lam:float,         # proportion λ in [0, 1]
                    rounding:str='ceil', # 'ceil' (⌈λ·n⌉) or 'floor' (⌊λ·n⌋, as the reference R code)
                   )->np.ndarray:      # number of rows to perturb per group
     "How many rows of each group a proportion λ perturbs."
-    lam = float(_check_lambdas([lam])[0])
+    lam = float(check_lambdas([lam])[0])
     sizes = np.asarray(sizes)
     if rounding == 'ceil': return np.ceil(lam*sizes - 1e-9).astype(np.int64)
     if rounding == 'floor': return np.floor(lam*sizes + 1e-9).astype(np.int64)
@@ -189,7 +179,7 @@ def perturb_masks(groups,             # group (e.g. difficulty bin) of each row
                   rounding:str='ceil',# 'ceil' or 'floor' (see `perturb_counts`)
                  )->np.ndarray:       # boolean array (len(lambdas), n_rows)
     "Nested masks selecting ⌈λ·n⌉ random rows of every group (of n rows), one mask per λ."
-    lam = _check_lambdas(lambdas)
+    lam = check_lambdas(lambdas)
     groups = np.asarray(groups)
     if priority is None: priority = np.random.default_rng(random_state).random(len(groups))
     rank, size = group_ranks(groups, priority)

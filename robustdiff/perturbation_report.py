@@ -50,7 +50,8 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
-    from robustdiff.intervals import _ones_first, _wmean, percentile_interval, _metric_matrix, _as_str
+    from robustdiff.intervals import percentile_interval
+    from robustdiff._resample import ones_first as _ones_first, weighted_means as _wmean, metric_matrix as _metric_matrix, as_str_array as _as_str
     Wa, inst, rows = _ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
         models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
@@ -103,7 +104,7 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
-    from robustdiff.intervals import _as_str
+    from robustdiff._resample import as_str_array as _as_str
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
     classes = sorted(set(_as_str(pp.y_true)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib, numbers
 from typing import Callable, Mapping
 import numpy as np, pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone, is_classifier
+from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
@@ -19,11 +19,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.validation import check_is_fitted
 from .c45 import C45Classifier
 from .estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
     RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier, RuleEnsembleClassifier, GaussianNBFloor, PukKernel, PukSVC)
 from .ripper import RipperClassifier
+from ._models import PREP_MARK, PlainColumns, wants_prep, PlattSVMLabels
 
 # %% auto #0
 __all__ = ['PORTFOLIOS', 'make_pipeline', 'needs_prep', 'model_pipeline', 'load_model', 'register_portfolio', 'get_models']
@@ -77,60 +77,33 @@ def make_pipeline(estimator, # an unfitted scikit-learn classifier
     return Pipeline([('prep', prep), ('model', clone(estimator))])
 
 # %% ../nbs/01_portfolio.ipynb #ef4f91a5
-_PREP_MARK = '_robustdiff_needs_prep'   # the attribute `needs_prep` sets
-
-def _plain(col:pd.Series)->pd.Series:
-    "A pandas categorical column as the values a CSV reader gives: text as object, numbers as numbers (float where missing), booleans as bool."
-    cats = col.cat.categories
-    if pd.api.types.is_bool_dtype(cats.dtype) or not pd.api.types.is_numeric_dtype(cats.dtype):
-        return col.astype(object) if col.hasnans or not pd.api.types.is_bool_dtype(cats.dtype) else col.astype(bool)
-    return col.astype('float64' if col.hasnans else cats.dtype)
-
-class _PlainColumns(TransformerMixin, BaseEstimator):
-    "The feature columns as a CSV reader gives them: every pandas categorical column back to plain values; nothing else changes."
-    def fit(self, X, y=None): return self
-    def transform(self, X):
-        "X with its categorical columns as plain values (a new frame when any changes; X itself otherwise)."
-        if not isinstance(X, pd.DataFrame): return X
-        cats = [c for c, t in X.dtypes.items() if isinstance(t, pd.CategoricalDtype)]
-        if not cats: return X
-        return pd.DataFrame({c: (_plain(X[c]) if c in cats else X[c]) for c in X.columns}, index=X.index, columns=X.columns)
-
 def needs_prep(estimator, # an unfitted (or fitted: it is cloned) scikit-learn classifier of yours
               ):          # the same estimator, marked
     "Mark `estimator` (in place) so that robustdiff fits it behind `make_pipeline`'s impute, scale and one-hot step, as the bundled portfolio models."
     _check_classifier('estimator', estimator)
-    setattr(estimator, _PREP_MARK, True)
+    setattr(estimator, PREP_MARK, True)
     return estimator
 
-def _wants_prep(est)->bool:
-    "Whether `est` carries the `needs_prep` mark (a bundled portfolio model or one marked by the user)."
-    return vars(est).get(_PREP_MARK, False) is True if hasattr(est, '__dict__') else False
-
-def _keep_mark(new, old):
-    "`new` (an estimator wrapping `old`) with `old`'s `needs_prep` mark, if it has one."
-    if _wants_prep(old): setattr(new, _PREP_MARK, True)
-    return new
-
+# %% ../nbs/01_portfolio.ipynb #1bcaa397
 def model_pipeline(estimator, # a model from `get_models`
                    dataset,   # the `Dataset` it is fitted on
-                  ) -> Pipeline: # unfitted: `make_pipeline(estimator, dataset)`, or `[('columns', _PlainColumns()), ('model', clone(estimator))]`
+                  ) -> Pipeline: # unfitted: `make_pipeline(estimator, dataset)`, or `[('columns', PlainColumns()), ('model', clone(estimator))]`
     "What robustdiff fits on each training fold: the package's preprocessing around a bundled or `needs_prep` model, else the model as given."
-    if _wants_prep(estimator): return make_pipeline(estimator, dataset)
+    if wants_prep(estimator): return make_pipeline(estimator, dataset)
     _check_classifier('estimator', estimator)
-    return Pipeline([('columns', _PlainColumns()), ('model', clone(estimator))])
+    return Pipeline([('columns', PlainColumns()), ('model', clone(estimator))])
 
 # %% ../nbs/01_portfolio.ipynb #a848f049
 def _load_skops(path, trusted:list)->object:
     "The object in a skops file, loaded only if every type it names passes `robustdiff._trust` or is in `trusted` (one-line ValueError naming the file otherwise)."
     import skops.io as sio
     from pathlib import Path
-    from robustdiff import _trust
+    from robustdiff._trust import file_types, check_types, cwd_importable, check_memory
     what, data = f"model file {str(path)!r}", Path(path).read_bytes()
-    untrusted, functions = _trust.file_types(what, data)
-    ok = _trust.check_types(what, untrusted, functions, trusted)
-    with _trust.cwd_importable(): est = sio.loads(data, trusted=ok)
-    _trust.check_memory(what, est, trusted)
+    untrusted, functions = file_types(what, data)
+    ok = check_types(what, untrusted, functions, trusted)
+    with cwd_importable(): est = sio.loads(data, trusted=ok)
+    check_memory(what, est, trusted)
     return est
 
 def _import_object(spec:str)->object:
@@ -251,7 +224,7 @@ def get_models(spec='quick',            # a portfolio name, a dict {name: estima
         if name in models: raise ValueError(f"duplicate model name {name!r} in the portfolio")
         _check_classifier(name, est)
         m = _seed(clone(est), random_state, only_unset=not bundled)
-        if bundled or _wants_prep(est): setattr(m, _PREP_MARK, True)
+        if bundled or wants_prep(est): setattr(m, PREP_MARK, True)
         models[name] = m
     return models
 
@@ -295,17 +268,10 @@ def _pyhard7():
 register_portfolio('pyhard7', _pyhard7, overwrite=True)
 
 # %% ../nbs/01_portfolio.ipynb #7e5b769e
-class _PlattSVMLabels(CalibratedClassifierCV):
-    "Platt-scaled probabilities (one final SVM) with the SVM's own labels, libsvm's one-vs-one vote, as Weka's SMO classifies."
-    def predict(self, X):
-        "Labels of the final SVM (fitted on all the training rows), not the argmax of the Platt probabilities."
-        check_is_fitted(self, 'calibrated_classifiers_')
-        if self.ensemble is not False: raise ValueError("_PlattSVMLabels needs ensemble=False (one final SVM)")
-        return self.calibrated_classifiers_[0].estimator.predict(X)
-
 def _ela2():
     return {'C4.5': C45Classifier(confidence=0.25, min_leaf=2),
-            'SVM-Puk': _PlattSVMLabels(PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax'), method='sigmoid', cv=3, ensemble=False)}
+            'SVM-Puk': PlattSVMLabels(PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax'), method='sigmoid', cv=3, ensemble=False)}
+
 register_portfolio('ela2', _ela2, overwrite=True)
 
 # %% ../nbs/01_portfolio.ipynb #063f906f

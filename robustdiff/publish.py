@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .data import _fix, _rows_dropped
+from ._frames import user_fix as _fix, rows_dropped as _rows_dropped
 
 # %% auto #0
 __all__ = ['TABLE_NAMES', 'read_marker', 'owned_files', 'foreign_files', 'recover', 'check_out_dir', 'publish', 'save_report',

@@ -12,13 +12,17 @@ import pandas as pd
 from .data import check_task
 from .charts import chart_problems
 from .fitwarnings import collected, summarise
-from .portfolio import get_models, _wants_prep
-from .responses import _release_memory, ModelFitError
-from .scc import LAMBDAS, _as_perturbations
-from .perturb import _check_lambdas
+from .portfolio import get_models
+from ._models import wants_prep as _wants_prep
+from .responses import ModelFitError
+from ._folds import release_memory as _release_memory
+from .scc import LAMBDAS
+from ._folds import as_perturbations as _as_perturbations
+from ._frames import check_lambdas as _check_lambdas
 from .publish import check_out_dir, save_report, check_run
 from .leaks import leak_check, LeakWarning
-from .metrics import target_profile, choose_metric, _check_metric
+from .metrics import target_profile, choose_metric
+from ._scores import check_metric as _check_metric
 from .respondents import auto_respondents
 from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels,
                             _stage_order, _finish_refits)

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 import re
 from .portfolio import get_models, register_portfolio, needs_prep
 from .charts import alt   # altair, imported on first use (the chart functions below)
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['ARTIFICIAL', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',
@@ -222,7 +223,7 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
                    )->dict:                  # {name: unfitted classifier}, usable wherever a portfolio is
     "A seeded population of respondents of graded capacity and training budget (the IRT population, not the evaluated models)."
     if kind not in KINDS: raise ValueError(f"unknown population {kind!r}; known: {', '.join(KINDS)}")
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2: raise ValueError(f"n must be an int ≥ 2, got {n!r}")
+    check_int(n, 'n', low=2)
     if artificial is True: arts = list(ARTIFICIAL)
     elif artificial is False or artificial is None: arts = []
     else:
@@ -333,9 +334,8 @@ def split_half_reliability(U:pd.DataFrame,         # response matrix, respondent
                            detail:bool=False,      # also return the two halves' difficulties (tidy) for charts
                           ):                       # one row per split: split, n_a, n_b, spearman, spearman_brown, spearman_finite, n_finite (+ detail table)
     "Split-half reliability of IRT difficulties: Spearman between the difficulties fitted on two random halves of the respondents."
-    from robustdiff.irt import fit_irt, _rasch_difficulty
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
+    from robustdiff.irt import fit_irt, rasch_difficulty
+    check_int(n_repeats, 'n_repeats', low=1)
     if not isinstance(U, pd.DataFrame): U = pd.DataFrame(np.asarray(U))
     if U.shape[0] < 4: raise ValueError(f"split-half reliability needs at least 4 respondents (2 per half), got {U.shape[0]}")
     check_population(U)
@@ -346,7 +346,7 @@ def split_half_reliability(U:pd.DataFrame,         # response matrix, respondent
         perm = rng.permutation(J)
         ha, hb = np.sort(perm[:J // 2]), np.sort(perm[J // 2:])
         try:
-            da, db = ((_rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
+            da, db = ((rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
                       for h in (ha, hb))
         except ValueError as e:                                        # a half without informative instances
             warnings.warn(f"split {s}: {e}"); continue

@@ -4,38 +4,36 @@
 
 # %% ../nbs/02_responses.ipynb #6469f89b
 from __future__ import annotations
-import os, sys, time
-from contextlib import nullcontext
+import os, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
-from joblib import Parallel, delayed, hash as joblib_hash, parallel_config
+from joblib import delayed, hash as joblib_hash, parallel_config
 from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
-from threadpoolctl import ThreadpoolController
-from tqdm.auto import tqdm
 from .data import Dataset
-from .datasets import load_dataset, _need_dir
-from .portfolio import get_models, model_pipeline, _wants_prep
-from .estimators import _quiet_many_classes
+from .datasets import load_dataset
+from .portfolio import get_models, model_pipeline
+from ._models import wants_prep, quiet_many_classes
 from .fitwarnings import capture, tally
 from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
-from .cache import (_token, _code_versions, _task_key, _cache_file, _cache_read, _cache_write,
-                              _cache_failed, _cache_usable)   # the result cache (02c_cache)
+from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02e_cache_keys)
+from ._folds import one_thread, release_memory, fold_where, run_plans
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
-           'predict_labels_proba', 'cv_predictions', 'response_matrix', 'accuracy_table', 'accuracy_chart', 'irt_names',
-           'read_responses']
+           'predict_labels_proba', 'predict_fold', 'cv_predictions', 'response_matrix', 'accuracy_table',
+           'fold_accuracy_chart']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
     if not isinstance(dataset, Dataset): raise TypeError(f"expected a robustdiff Dataset, got {type(dataset).__name__}")
-    if not isinstance(n_splits, (int, np.integer)) or n_splits < 2: raise ValueError(f"n_splits must be an int ≥ 2, got {n_splits!r}")
-    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1: raise ValueError(f"n_repeats must be an int ≥ 1, got {n_repeats!r}")
+    check_int(n_splits, 'n_splits', low=2)
+    check_int(n_repeats, 'n_repeats', low=1)
     counts = dataset.y.value_counts()
     small = counts[counts < n_splits]
     if len(small):
@@ -89,38 +87,10 @@ class FoldContext:
         return _check_predictions(pred, None, len(self.test), getattr(final, 'classes_', None))[0]
 
 # %% ../nbs/02_responses.ipynb #98f50a27
-def _noop(): return None
-
 def _fold_seed(entropy:int, repeat:int, fold:int)->np.random.SeedSequence:
     return np.random.SeedSequence(entropy, spawn_key=(int(repeat), int(fold)))
 
-
 # %% ../nbs/02_responses.ipynb #a36ee851
-class _PerProcess(dict):
-    "A per-process cache that pickles as an empty one (functions defined in a notebook are shipped by value)."
-    def __reduce__(self): return (_PerProcess, ())
-
-_CONTROLLER = _PerProcess()
-
-def _one_thread():
-    "threadpool_limits(1) through one controller per process (finding the libraries costs ~15 ms: not once per task)."
-    key = (os.getpid(), len(sys.modules))   # rescan when a new module (possibly a new BLAS/OpenMP) was imported
-    if key not in _CONTROLLER: _CONTROLLER.clear(); _CONTROLLER[key] = ThreadpoolController()
-    return _CONTROLLER[key].limit(limits=1)
-
-def _libc_trim():
-    "glibc's `malloc_trim`, or None (another C library)."
-    import ctypes, ctypes.util
-    try: return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6').malloc_trim
-    except (OSError, AttributeError): return None
-
-_TRIM = _PerProcess()   # looked up once per process; a `_PerProcess`, not `lru_cache`, so that functions defined in a notebook still pickle by value
-
-def _release_memory():
-    "Give the heap pages freed by the last task back to the OS (glibc `malloc_trim`; a no-op elsewhere): a long-lived worker's footprint stays that of its current task."
-    if 'fn' not in _TRIM: _TRIM['fn'] = _libc_trim()
-    if _TRIM['fn'] is not None: _TRIM['fn'](0)
-
 class ModelFitError(RuntimeError):
     "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
     def __init__(self, message:str, model:str=''):
@@ -130,8 +100,7 @@ class ModelFitError(RuntimeError):
 class ModelOutputError(ModelFitError, ValueError):
     "A fitted model's predictions cannot be used (wrong length or shape, probabilities not finite, outside [0, 1] or not summing to 1, labels that are not classes of y): the message names the model and fold where they are known."
 
-def _where(ctx)->str: return f"model {ctx.model!r} on repeat {ctx.repeat}, fold {ctx.fold} of {ctx.dataset.name!r}"
-
+# %% ../nbs/02_responses.ipynb #1e845f69
 def _output_error(e:BaseException)->ModelOutputError|None:
     "The `ModelOutputError` without a model's name that `e` is or wraps (`__cause__`, `__context__`), else None."
     seen = set()
@@ -194,26 +163,26 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
     # 50 % unique classes" warning silenced (a respondent's 40-row budget of 26 classes; on a whole dataset it cannot
     # hold: more than half distinct classes means singleton classes, which `cv_splits` refuses with a clear error)
     # every warning of the fit is recorded (and returned with the result), not printed into the progress bars
-    with capture(name, est) as caught, _one_thread(), _quiet_many_classes():
+    with capture(name, est) as caught, one_thread(), quiet_many_classes():
         try:
             if fit: _fit_pipeline(pipe, lambda: dataset.X.iloc[train], _fold_labels(dataset, train, shared, 'y_train'), shared)
         except Exception as e:
-            hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
+            hint = ('' if wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
                                 f"{type(e).__name__}: {e}{hint}", name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         classes = _fitted_classes(pipe)
-        if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), _where(ctx))
+        if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), fold_where(ctx))
         del pipe           # the context holds the only reference: `fn` may drop the fitted model once done with it
         try: out = fn(ctx)
         except Exception as e:     # a model's unusable outputs (`predict_labels_proba`), even inside a wrapping error: its name and fold
             bad = _output_error(e)
             if bad is None: raise
-            raise ModelOutputError(f"{_where(ctx)}: {bad}", name) from e
+            raise ModelOutputError(f"{fold_where(ctx)}: {bad}", name) from e
         if classes is None and fit and isinstance(out, pd.DataFrame) and 'y_pred' in out.columns:   # no classes_ to check them against: y's labels
             try: _check_predictions(out['y_pred'].to_numpy(), None, len(out), pd.unique(dataset.y))
-            except ModelOutputError as e: raise ModelOutputError(f"{_where(ctx)}: {e}", name) from None
+            except ModelOutputError as e: raise ModelOutputError(f"{fold_where(ctx)}: {e}", name) from None
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
     attrs, out.attrs = out.attrs, {}           # pandas deep-copies attrs on a copy: a fitted model riding along (`attrs['fitted']`) would be
     new = out.copy(); out.attrs = new.attrs = attrs   # copied too
@@ -246,7 +215,7 @@ else: os.environ[_PARENT_ENV] = str(os.getpid())   # inherited by the workers th
 # %% ../nbs/02_responses.ipynb #a6bbaaa8
 @dataclass
 class _Plan:
-    "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`_run_plans`)."
+    "The model × fold tasks of one `map_folds` call, planned so that several calls can run in one schedule (`run_plans`)."
     fn:Callable; dataset:Dataset; specs:list; results:list; files:list; entropy:int
     batch:int = 1               # fits per task (tasks of many small fits cost less to schedule, e.g. on Dask)
     keep:Callable|None = None   # what of each result to keep in memory (the cache still gets the whole result)
@@ -279,25 +248,20 @@ class _Plan:
         out.attrs.pop('seconds', None)             # the worker's time of the task: read by a watcher (`robustdiff.run._Timeline.watch`), never cached
         self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
-        try: _cache_write(self.files[k][0], self.files[k][1], out)
+        try: cache_write(self.files[k][0], self.files[k][1], out)
         except OSError as e:                       # read-only or full: one warning, no cache from here on
-            _cache_failed(Path(self.files[k][0]).parent, e); self.files = [None] * len(self.files)
+            cache_failed(Path(self.files[k][0]).parent, e); self.files = [None] * len(self.files)
 
     def frame(self)->pd.DataFrame: return pd.concat(self.results, ignore_index=True)
 
-def _answers_only(preds:pd.DataFrame)->pd.DataFrame:
-    "What `response_matrix` reads of tidy predictions (model, repeat, instance, correct), in small dtypes."
-    return pd.DataFrame({'model': preds.model.to_numpy(), 'repeat': preds.repeat.to_numpy(np.int16),
-                         'instance': preds.instance.to_numpy(np.int64),
-                         'correct': preds.correct.to_numpy(np.int8)})
-
+# %% ../nbs/02_responses.ipynb #b185bf61
 def _run_batch(tag, fn, dataset, entropy, items:list, fit:bool=True)->tuple:
     "Several model × fold fits in one task: (tag, [(idx, DataFrame)]), `_run_task` for each (`fit=False`: `fn` fits the unfitted pipeline itself); their own parallel calls stay in the task (`_in_task`)."
     one_fold = len({(it[3], it[4]) for it in items}) == 1
     shared = {} if one_fold and len(items) > 1 and fit else None    # the prep step of the batch's fold, fitted once (`_fit_pipeline`)
     with _in_task():
         out = [_run_task(k, fn, name, est, dataset, repeat, fold, train, test, entropy, shared, fit) for k, name, est, repeat, fold, train, test in items]
-    _release_memory()   # the fitted models and their temporaries are gone: return their pages (see `_release_memory`)
+    release_memory()   # the fitted models and their temporaries are gone: return their pages (see `release_memory`)
     return tag, out
 
 def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, cache_dir, cache_key, batch:int=1)->_Plan:
@@ -307,59 +271,24 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     if cache_dir is not None and random_state is None:
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1: raise ValueError(f"batch must be an int ≥ 1, got {batch!r}")
+    check_int(batch, 'batch', low=1)
     models = get_models(models, random_state)
     splits = cv_splits(dataset, n_splits, n_repeats, random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
     results, files = [None] * len(specs), [None] * len(specs)
-    if cache_dir is not None and not _cache_usable(cache_dir): cache_dir = None
+    if cache_dir is not None and not cache_usable(cache_dir): cache_dir = None
     if cache_dir is not None:
-        base = joblib_hash((_code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
-                            random_state, _token(fn), _token(cache_key)))
-        est_tok = {name: joblib_hash((_token(est), _wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
+        base = joblib_hash((code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
+                            random_state, param_token(fn), param_token(cache_key)))
+        est_tok = {name: joblib_hash((param_token(est), wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
         for k, (name, est, repeat, fold, _, _) in enumerate(specs):
-            key = _task_key(base, name, est_tok[name], repeat, fold)
-            files[k] = (_cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
-            results[k] = _cache_read(*files[k])
+            key = task_key(base, name, est_tok[name], repeat, fold)
+            files[k] = (cache_file(cache_dir, dataset.name, name, repeat, fold, key), key)
+            results[k] = cache_read(*files[k])
     return _Plan(fn, dataset, specs, results, files, entropy, int(batch))
 
-def _tty(stream)->bool:
-    "Whether `stream` is a terminal (a log file or a pipe is not)."
-    try: return bool(stream.isatty())
-    except Exception: return False
-
-def _costliest_first(plans:list)->list:
-    "The batches of `plans` [(planned cost, plan number, spec numbers)], the costliest first: the order `_run_plans` submits them in by default."
-    return sorted(((cost, i, ks) for i, p in enumerate(plans) for cost, ks in p.todo()), key=lambda t: -t[0])
-
-def _run_plans(plans:list, n_jobs, backend, progress:bool, desc:str, postfix:Callable|None=None, on_start:Callable|None=None,
-               order:Callable|None=None):
-    "Run the tasks of several plans in one parallel schedule, in the order `order(plans)` gives (default `_costliest_first`); `postfix()`, if given, is the bar's time left in words (e.g. the planner's ETA of the fits), in place of the bar's own; `on_start()` is called once the workers are up, as the first tasks go to them."
-    batches = (order or _costliest_first)(plans)
-    total = sum(len(p.specs) for p in plans)
-    done = total - sum(len(ks) for _, _, ks in batches)
-    ctx = parallel_config(backend=backend) if backend is not None else nullcontext()
-    bar = tqdm(total=sum(c for c, _, _ in batches) or 1, disable=not progress, desc=desc, smoothing=0,   # in prior CPU-s
-               bar_format='{desc}: {percentage:3.0f}%|{bar}| [{elapsed}' + ('{postfix}]' if postfix else '<{remaining}{postfix}]'),
-               postfix=f'{done}/{total} fits',
-               position=None if _tty(sys.stderr) else 0)   # a log file cannot move the cursor: no "\x1b[A" when two bars run at once
-    with ctx, Parallel(n_jobs=n_jobs, return_as='generator_unordered') as parallel, bar:
-        if progress and len(batches) > 1:   # start the workers before the bar moves, so its first estimate is not the start-up
-            list(parallel(delayed(_noop)() for _ in range(max(1, parallel._effective_n_jobs()))))
-        if on_start is not None: on_start()   # (the workers' start-up is not the first tasks' time)
-        for j, outs in parallel(plans[i].task(j, ks) for j, (_, i, ks) in enumerate(batches)):
-            cost, i, _ = batches[j]
-            for k, out in outs: plans[i].store(k, out)
-            done += len(outs)
-            bar.set_postfix_str(f'{done}/{total} fits' + (_postfix_words(postfix) if postfix else ''), refresh=False)
-            bar.update(min(cost, bar.total - bar.n))   # a float sum of costs: never past the total (tqdm would warn)
-
-def _postfix_words(postfix:Callable)->str:
-    "', ' + `postfix()`, or '' if it fails (the bar never stops the schedule)."
-    try: return ', ' + str(postfix())
-    except Exception: return ''
-
+# %% ../nbs/02_responses.ipynb #c7396c28
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
               models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
@@ -376,7 +305,7 @@ def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, cal
              )->pd.DataFrame:           # fn's results with `model`, `repeat`, `fold` columns in front
     "Fit every model on every training fold (in parallel) and collect `fn` of each fitted model."
     plan = _plan_folds(fn, dataset, models, n_splits, n_repeats, random_state, cache_dir, cache_key, batch)
-    _run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
+    run_plans([plan], n_jobs, backend, progress, desc or f"{plan.dataset.name}: fits")
     return plan.frame()
 
 # %% ../nbs/02_responses.ipynb #e7a1c0d3
@@ -389,9 +318,9 @@ def _argmax_predicts()->tuple:
     "The `predict` functions whose code is `classes_[argmax(self.predict_proba(X))]` (read in their source)."
     from sklearn.ensemble import RandomForestClassifier, BaggingClassifier
     from sklearn.calibration import CalibratedClassifierCV
-    from robustdiff.estimators import _ProbaClassifier
+    from robustdiff._models import ProbaClassifier
     return (RandomForestClassifier.predict, BaggingClassifier.predict, CalibratedClassifierCV.predict,
-            _ProbaClassifier.predict)
+            ProbaClassifier.predict)
 
 def _knn_argmax(est)->bool:
     "A k-NN classifier with uniform weights and one output (scikit-learn's own `predict` and `predict_proba`): its vote is the argmax of its vote shares (see above)."
@@ -407,10 +336,10 @@ def predict_is_argmax(est)->bool:
     return hasattr(est, 'predict_proba') and (any(f is g for g in _argmax_predicts()) or _knn_argmax(est))
 
 def _platt_svm(final):
-    "The SVC inside a Platt-scaled `_PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
+    "The SVC inside a Platt-scaled `PlattSVMLabels` (one final SVM, sigmoid, more than 2 classes, dense rows) whose labels and probabilities can share one pass of decision values; else None."
     from sklearn.calibration import CalibratedClassifierCV as C
     from sklearn.svm._base import BaseSVC, BaseLibSVM
-    from robustdiff.portfolio import _PlattSVMLabels as P
+    from robustdiff._models import PlattSVMLabels as P
     t = type(final)
     if not (issubclass(t, P) and t.predict is P.predict and t.predict_proba is C.predict_proba and final.ensemble is False
             and final.method == 'sigmoid' and len(getattr(final, 'calibrated_classifiers_', ())) == 1): return None
@@ -510,7 +439,8 @@ def _labels_proba(final, Xt)->tuple:
 # %% ../nbs/02_responses.ipynb #5495f40a
 _EPS = 1e-15
 
-def _predict_fold(ctx:FoldContext, proba:bool=False)->pd.DataFrame:
+def predict_fold(ctx:FoldContext, *, proba:bool=False)->pd.DataFrame:
+    "One fitted model's predictions of its test fold: instance, y_true, y_pred, p_true, logloss (and `proba_<class>` with `proba`); for a fold function of `map_folds` that fits its own model."
     ds, te = ctx.dataset, ctx.test
     X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
     est = ctx.estimator
@@ -545,8 +475,8 @@ def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
                   )->pd.DataFrame:       # model, repeat, fold, instance, y_true, y_pred, correct, p_true, logloss
     "Out-of-fold predictions of every model of a portfolio, one row per model × repeat × instance."
     from functools import partial
-    fn = partial(_predict_fold, proba=proba)
-    fn.__qualname__, fn.__module__ = '_predict_fold', __name__
+    fn = partial(predict_fold, proba=proba)
+    fn.__qualname__, fn.__module__ = 'predict_fold', __name__
     preds = map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
                       cache_dir, cache_key=('proba', proba), desc=None)
     return preds
@@ -604,7 +534,7 @@ def accuracy_table(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
     return tab.reset_index()
 
 # %% ../nbs/02_responses.ipynb #6766c40a
-def accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
+def fold_accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
                   )->alt.Chart:
     "Per-fold accuracy of each model: points per fold, a bar for the mean."
     per_fold = preds.groupby(['model', 'repeat', 'fold'], sort=False).correct.mean().rename('accuracy').reset_index()
@@ -613,29 +543,3 @@ def accuracy_chart(preds:pd.DataFrame, # tidy predictions from `cv_predictions`
     return (base.mark_bar(opacity=.35).encode(x=alt.X('mean(accuracy):Q', title='cross-validated accuracy',
                                                       scale=alt.Scale(zero=False)))
             + base.mark_tick().encode(x='accuracy:Q', tooltip=['model', 'repeat', 'fold', 'accuracy']))
-
-# %% ../nbs/02_responses.ipynb #dca1740c
-def irt_names(folder:str|Path|None=None)->list:
-    "Names of the response-matrix datasets in `folder` (default: $ROBUSTDIFF_DATA/irt)."
-    folder = _need_dir(folder, 'irt')
-    return sorted(p.name[:-len('_responses.csv.gz')] for p in folder.glob('*_responses.csv.gz'))
-
-def read_responses(name:str,                  # dataset name, e.g. 'diabetes'
-                   folder:str|Path|None=None, # folder with the files (default: $ROBUSTDIFF_DATA/irt)
-                  )->tuple:                   # (U: learners × instances 0/1, info: one row per instance)
-    "An external response matrix and its per-instance table, in the format of [MP22]'s published data."
-    folder = _need_dir(folder, 'irt')
-    rpath, dpath = folder/f'{name}_responses.csv.gz', folder/f'{name}_difficulty.csv.gz'
-    if not rpath.exists(): raise ValueError(f"unknown response matrix {name!r} in {folder}; available: {irt_names(folder)}")
-    U = pd.read_csv(rpath)
-    if 'learner' not in U.columns: raise ValueError(f"{rpath.name}: no 'learner' column")
-    U = U.set_index('learner')
-    vals = U.to_numpy()
-    if np.isnan(vals.astype(float)).any() or not np.isin(vals, (0, 1)).all():
-        raise ValueError(f"{rpath.name}: the response matrix must hold only 0 and 1")
-    U = U.astype('int8'); U.columns = pd.RangeIndex(U.shape[1], name='instance'); U.index.name = 'model'
-    info = pd.read_csv(dpath) if dpath.exists() else pd.DataFrame(index=range(U.shape[1]))
-    if len(info) != U.shape[1]:
-        raise ValueError(f"{name}: {U.shape[1]} instances in the responses but {len(info)} rows in {dpath.name}")
-    info.index.name = 'instance'
-    return U, info

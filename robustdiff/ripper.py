@@ -8,7 +8,7 @@ import math, numbers
 from types import SimpleNamespace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
-from .estimators import _ProbaClassifier, _rng
+from ._models import ProbaClassifier, local_rng
 
 # %% auto #0
 __all__ = ['RipperClassifier']
@@ -288,7 +288,7 @@ def _ripper_fit(X, y, K, folds=3, min_no=2.0, optimizations=2, check_error_rate=
     return rules, dists, np.bincount(y[data], minlength=K).astype(float), fit.class_order
 
 # %% ../nbs/01c_ripper.ipynb #726326b0
-class RipperClassifier(_ProbaClassifier):
+class RipperClassifier(ProbaClassifier):
     "RIPPER (Cohen 1995) as Weka's JRip: one ordered rule list, classes by increasing frequency, the most frequent as default."
     def __init__(self, folds:int=3,               # 1/folds of the rows prunes, the rest grows (Weka -F)
                  min_no:float=2.0,                # fewest positive rows a condition must cover (Weka -N)
@@ -320,7 +320,7 @@ class RipperClassifier(_ProbaClassifier):
         X, y = self._fit_xy(X, y)
         rules, dists, default, order = _ripper_fit(X, y, len(self.classes_), int(self.folds), float(self.min_no),
                                                    int(self.optimizations), bool(self.check_error_rate),
-                                                   bool(self.use_pruning), _rng(self.random_state))
+                                                   bool(self.use_pruning), local_rng(self.random_state))
         self.rules_ = [(c, tuple((j, '>=' if ge else '<=', t) for j, ge, t in conds)) for c, conds in rules]
         self.rule_counts_ = np.array(dists + [default]).reshape(-1, len(self.classes_))
         self.class_order_ = order

@@ -205,7 +205,7 @@ def _final_pipeline(est, ds):
 
 def _fit_final(name, est, ds, rows=None):
     "Fit the deployable pipeline on `rows` (positions; default all): the report's first training fold, so that it is the very model that scored that fold's held-out rows."
-    from robustdiff.responses import _one_thread
+    from robustdiff._folds import one_thread as _one_thread
     pipe = _final_pipeline(est, ds)
     X, y = (ds.X, ds.y.to_numpy()) if rows is None else (ds.X.iloc[rows], ds.y.to_numpy()[rows])
     with _one_thread(), warnings.catch_warnings():
@@ -237,10 +237,11 @@ def _dfold(regressor, X, y, tr, te, seed):
 def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random_state, n_jobs)->tuple:
     "[MP22]'s k-fold CV of the difficulty estimator on the report's folds: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
     from joblib import Parallel, delayed
-    from robustdiff.difficulty_model import nrmse, _spearman
+    from robustdiff.difficulty_model import nrmse
+    from robustdiff._scores import spearman_rho as _spearman
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
-    from robustdiff.responses import _one_thread
+    from robustdiff._folds import one_thread as _one_thread
     with _one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
         res = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))
@@ -459,7 +460,7 @@ def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwi
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
-    from robustdiff.portfolio import _PlainColumns
+    from robustdiff._models import PlainColumns as _PlainColumns
     if self._kind(m) in ('split', 'oof'): Xm = _PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
@@ -630,7 +631,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     "Model `name`'s calibrations from labelled rows it never saw: its sets' rows, p_correct, risk, flips and the batch estimate's inputs."
     from robustdiff.responses import predict_labels_proba, ModelOutputError
     from robustdiff.perturb import FB24Noise
-    from robustdiff.portfolio import _PlainColumns
+    from robustdiff._models import PlainColumns as _PlainColumns
     if y_cal is None: raise ValueError("X_cal without y_cal: give the calibration rows' labels (or the name of their label column in X_cal)")
     if isinstance(y_cal, str):
         if not isinstance(X_cal, pd.DataFrame) or y_cal not in X_cal.columns: raise ValueError(f"y_cal {y_cal!r} is not a column of X_cal")
@@ -1046,7 +1047,7 @@ def _report_dir(p:Path)->Path|None:
 
 def _check_out(out:Path, data:Path, p:Path, report:Path|None):
     "One line when the scored CSV would replace an input: the data file, the risk file, the report folder or a file in it, a folder."
-    from robustdiff.data import _fix
+    from robustdiff._frames import user_fix as _fix
     o, flag = out.resolve(), _fix('out', '--out')
     if o == data.resolve(): raise ValueError(f"{flag} {str(out)!r} is the input data file: choose another name")
     if o == p.resolve(): raise ValueError(f"{flag} {str(out)!r} is the risk model file: choose another name")

@@ -8,7 +8,10 @@ import math, numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from .perturb import Perturbation, _check_frame
+from .perturb import Perturbation
+from ._frames import check_frame
+from ._folds import stacked_copies
+from ._validation import check_int
 
 # %% auto #0
 __all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'robustness_test', 'robustness_chart', 'robustness_compare',
@@ -179,7 +182,7 @@ def _task(model, y)->str:
     if hasattr(model, 'predict_proba') or hasattr(model, 'classes_'): return 'classification'
     return 'regression' if np.asarray(y).dtype.kind == 'f' else 'classification'
 
-def _check_metric(metric, task:str, model)->str:
+def _robustness_metric(metric, task:str, model)->str:
     if metric is None: return 'ACC' if task == 'classification' else 'MSE'
     if not isinstance(metric, str): raise TypeError(f"metric must be a name (one of {_CLF_METRICS + _REG_METRICS}), got {metric!r}")
     m = metric.upper()
@@ -235,26 +238,7 @@ def _rng(entropy, *key)->np.random.Generator:
     "The generator of one (level, repeat, part): independent streams from one seed."
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tuple(int(k) for k in key)))
 
-def _part_level(part, level:float)->float:
-    return min(level, part._upper) if part._upper is not None else level
-
-def _stacked(parts:list, X:pd.DataFrame, level:float, rngs:list)->pd.DataFrame:
-    "R perturbed copies of X stacked into R·n rows; `rngs[r][k]` seeds part k of repeat r."
-    R, new = len(rngs), {}
-    for r in range(R):
-        for k, p in enumerate(parts):
-            for c, v in p._values(X, rngs[r][k], _part_level(p, level)).items(): new.setdefault(c, []).append(v)
-    cols = {}
-    for c in X.columns:
-        col = X[c]
-        if c in new:
-            vs = new[c]
-            cols[c] = (pd.Categorical.from_codes(np.concatenate([v.codes for v in vs]), dtype=vs[0].dtype)
-                       if isinstance(vs[0], pd.Categorical) else np.concatenate(vs))
-        elif isinstance(col.dtype, pd.CategoricalDtype): cols[c] = pd.Categorical.from_codes(np.tile(col.cat.codes.to_numpy(), R), dtype=col.dtype)
-        else: cols[c] = np.tile(col.to_numpy(), R)
-    return pd.DataFrame(cols, columns=X.columns)
-
+# %% ../nbs/31_robustness.ipynb #6ed3f053
 def _parts(method, features, X:pd.DataFrame)->list:
     "The unfitted perturbations behind `method`: raw/quantile noise on numeric features, resampling on category ones."
     if isinstance(method, _PiMLNoise) or (isinstance(method, (list, tuple)) and method and all(isinstance(m, _PiMLNoise) for m in method)):
@@ -276,9 +260,6 @@ def _parts(method, features, X:pd.DataFrame)->list:
     return ([cls(features=numeric)] if numeric else []) + ([CategoricalResample(features=nominal)] if nominal else [])
 
 # %% ../nbs/31_robustness.ipynb #1d35d0ea
-def _check_int(v, name, lo=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-
 def _check_model_columns(model, X):
     names = getattr(model, 'feature_names_in_', None)
     if names is not None and list(names) != list(X.columns):
@@ -301,17 +282,17 @@ def _hard_scores(worst, X)->np.ndarray:
 def _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)->dict:
     "Validate everything cheap before any prediction; return the fitted perturbation parts and the task."
     if not hasattr(model, 'predict'): raise TypeError(f"model must be a fitted estimator with predict, got {type(model).__name__}")
-    _check_frame(X_test, 'X_test')
+    check_frame(X_test, 'X_test')
     if y_test is None or len(y_test) != len(X_test): raise ValueError(f"y_test must have one value per row of X_test ({len(X_test)})")
     y = np.asarray(y_test)
     if pd.isna(y).any(): raise ValueError("y_test has missing values")
     _check_size(size)
     _check_model_columns(model, X_test)
     if X_train is not None:
-        _check_frame(X_train, 'X_train')
+        check_frame(X_train, 'X_train')
         if list(X_train.columns) != list(X_test.columns): raise ValueError(f"X_train has columns {list(X_train.columns)}, X_test {list(X_test.columns)}")
     task = _task(model, y)
-    metric = _check_metric(metric, task, model)
+    metric = _robustness_metric(metric, task, model)
     scores = None
     if alpha is not None:
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
@@ -359,7 +340,7 @@ def _score_levels(model, X, s:dict, level_values, keys, n_repeats, entropy, alph
             pred, proba, score = (np.broadcast_to(a, (n_repeats,) + a.shape) if a is not None else None for a in clean)
         else:
             rngs = [[_rng(entropy, *key, r, k) for k in range(len(s['parts']))] for r in range(n_repeats)]
-            out = _predict_all(model, _stacked(s['parts'], X, lvl, rngs), task, reselect, need_score)
+            out = _predict_all(model, stacked_copies(s['parts'], X, lvl, rngs), task, reselect, need_score)
             pred, proba, score = (a.reshape((n_repeats, n) + a.shape[1:]) if a is not None else None for a in out)
         for r in range(n_repeats):
             sc = score[r] if score is not None else None
@@ -389,7 +370,7 @@ def robustness_test(model,                 # a fitted classifier or regressor (s
                     random_state=0,        # seed (int or None)
                    )->pd.DataFrame:        # tidy: level, repeat, metric, value, subset
     "[PiML] robustness test (eqs. R1–R4): the metric of `model` on perturbed copies of the test set at each noise level."
-    _check_int(levels, 'levels'); _check_int(n_repeats, 'n_repeats')
+    check_int(levels, 'levels', low=1); check_int(n_repeats, 'n_repeats', low=1)
     s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
     level_values = [round(i * size, 12) for i in range(levels)]
     entropy = np.random.SeedSequence(random_state).entropy
@@ -494,7 +475,7 @@ def feature_sensitivity(model,                 # a fitted classifier or regresso
                        )->pd.DataFrame:        # one row per feature: feature, metric, subset, clean, mean, sd, drop (sorted, largest drop first)
     "Metric drop when one feature at a time is perturbed at level `size` (per-feature [PiML] robustness)."
     if not isinstance(method, str): raise TypeError("feature_sensitivity takes a method name ('raw', 'quantile', 'categorical')")
-    _check_int(n_repeats, 'n_repeats')
+    check_int(n_repeats, 'n_repeats', low=1)
     s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
     feats = _feature_list(features) or list(X_test.columns)
     ref = X_train if X_train is not None else X_test

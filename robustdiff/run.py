@@ -12,9 +12,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from .data import Dataset
-from .responses import (response_matrix, map_folds, predict_labels_proba, FoldContext, _release_memory, _Plan)
+from .responses import response_matrix, map_folds, predict_labels_proba, FoldContext, _Plan
+from ._folds import release_memory as _release_memory
 from .costs import hardness_cost, one_pass_cost, stage_costs, probe_seconds, remaining_seconds, _pass_shape, _PROBE_REF
-from .scc import clean_predictions, _as_perturbations, _fold_noise, _stack_rows, _FoldNoise
+from .scc import clean_predictions
+from ._folds import as_perturbations as _as_perturbations, fold_noise as _fold_noise, stack_rows as _stack_rows, FoldNoise as _FoldNoise
 from ._stages import Settings, respondent_models
 
 # %% auto #0
@@ -50,7 +52,8 @@ def _perturb_levels(size:float, levels:int)->list:
 
 def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, repeats:int, draws:int=1)->tuple:
     "A fold's perturbed test rows (the SCC copies, `draws` per perturbation, then the PiML copies level by level) and the SCC row priorities (draws × rows)."
-    from robustdiff.robustness import _parts, _stacked
+    from robustdiff.robustness import _parts
+    from robustdiff._folds import stacked_copies as _stacked
     ds = ctx.dataset
     noisy, priority = _fold_noise(ctx, perturbations, draws)     # the seeds of `noisy_predictions`
     copies = list(noisy)
@@ -77,7 +80,8 @@ def _p_true(P, classes, y)->np.ndarray:
 
 def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
     "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips, probability of the true class (NaN without predict_proba)."
-    from robustdiff.ela import class_noise, _level_key
+    from robustdiff.ela import class_noise
+    from robustdiff._folds import level_key as _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
     y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
@@ -375,7 +379,7 @@ def _refit_plan(ctx:_Ctx)->_RefitPlan:
 
 def _run_refits(plan:_RefitPlan, n_jobs, backend, progress:bool, desc:str)->tuple:
     "Run the refits' plan (in a background thread, beside the stages): their rows and fit warnings."
-    from robustdiff.responses import _run_plans
+    from robustdiff._folds import run_plans as _run_plans
     if plan.todo(): _run_plans([plan], n_jobs, backend, progress, desc)
     return plan.frame(), plan.warned
 
@@ -418,7 +422,8 @@ def _stage_order(ctx:_Ctx, stages:tuple)->list:
 def _schedule(ctx:_Ctx)->float:
     "Run every independent fit of the selected stages in one parallel schedule (see above); its wall time."
     import math, warnings
-    from robustdiff.responses import _plan_folds, _run_plans, _answers_only
+    from robustdiff.responses import _plan_folds
+    from robustdiff._folds import run_plans as _run_plans, answers_only as _answers_only
     c, run, names, plans, refit = ctx.cfg, ctx.run, ctx.names, {}, None
     t0 = time.perf_counter()
     if any(n in names for n in ('accuracy', 'scc', 'ela', 'perturbation', 'verdict', 'risk')) or \
@@ -705,7 +710,7 @@ def _stage_names(ctx:_Ctx, beside:bool)->list:
 
 def _first_folds_first(plans:list)->list:
     "The schedule's order (`_run_plans(order=)`): the first fold of each model of the one pass (the costliest first), then the costliest batch of each batched plan (the respondents), then every other batch, the costliest first. The first minute then times many models, not the five folds of one, and a whole batch of respondents: the ETA's evidence of each model's rate and of theirs."
-    from robustdiff.responses import _costliest_first
+    from robustdiff._folds import costliest_first as _costliest_first
     batches = _costliest_first(plans)
     first = [b for b in batches if plans[b[1]].batch == 1 and plans[b[1]].specs[b[2][0]][2:4] == (0, 0) and not isinstance(plans[b[1]], _RefitPlan)]
     for i, p in enumerate(plans):             # (the batches are in cost order: a plan's first is its costliest)

@@ -8,7 +8,10 @@ import math, numbers, threading, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks, _check_lambdas
+from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
+from ._frames import check_lambdas
+from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
+from ._validation import check_choice, check_int
 
 # %% auto #0
 __all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
@@ -69,26 +72,6 @@ def cohen_kappa(a,               # first labelling
     return float(kappa_by_group(a, b, None, on_constant).kappa.iloc[0])
 
 # %% ../nbs/21_scc.ipynb #16a10878
-def _difficulty_series(difficulty)->pd.Series:
-    "A float Series (index = instance) from a Series or an IRT items table; extremes as ±inf."
-    if isinstance(difficulty, pd.DataFrame):
-        if 'difficulty' not in difficulty.columns: raise ValueError("an items table needs a 'difficulty' column")
-        d = difficulty.set_index('instance')['difficulty'] if 'instance' in difficulty.columns else difficulty['difficulty']
-        d = d.astype(float).copy()
-        if 'status' in difficulty.columns:
-            st = difficulty['status'].to_numpy()
-            d[st == 'all_right'] = -np.inf
-            d[st == 'all_wrong'] = np.inf
-    elif isinstance(difficulty, pd.Series): d = difficulty.astype(float)
-    else:
-        try: d = pd.Series(np.asarray(difficulty, dtype=float))
-        except (TypeError, ValueError): raise TypeError(f"difficulty must be a Series, an items DataFrame or an array, got {type(difficulty).__name__}")
-    if d.index.has_duplicates: raise ValueError("difficulty has duplicated instances")
-    if d.isna().any():
-        raise ValueError(f"difficulty has {int(d.isna().sum())} missing values (mark all-right/all-wrong instances as ±inf "
-                         "or pass the IRT items table with its status column)")
-    return d.rename('difficulty').rename_axis('instance')
-
 def difficulty_bins(difficulty,            # per-instance difficulty: Series (index = instance) or IRT items table
                     n_bins:int=5,          # K, the number of bins
                     method:str='rank',     # 'rank': equal-size bins, ties split at random; 'quantile': cut at quantiles, ties kept together
@@ -97,8 +80,8 @@ def difficulty_bins(difficulty,            # per-instance difficulty: Series (in
                     random_state=0,        # seed for breaking ties (method='rank')
                    )->pd.DataFrame:        # instance, difficulty, bin (0 = easiest), bin_difficulty (mean of the bin), n_bin
     "Assign instances to K bins of increasing difficulty ([FB24] §3.3)."
-    d = _difficulty_series(difficulty)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1: raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    d = difficulty_series(difficulty)
+    check_int(n_bins, 'n_bins', low=1)
     if method not in ('rank', 'quantile'): raise ValueError(f"method must be 'rank' or 'quantile', got {method!r}")
     if extremes not in ('clip', 'drop'): raise ValueError(f"extremes must be 'clip' or 'drop', got {extremes!r}")
     if not (bound > 0): raise ValueError(f"bound must be > 0, got {bound}")
@@ -126,73 +109,23 @@ def difficulty_bins(difficulty,            # per-instance difficulty: Series (in
 # %% ../nbs/21_scc.ipynb #78ca7dd9
 LAMBDAS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # [FB24]'s proportions of perturbed instances per bin
 
-def _as_perturbations(perturbation)->list:
-    if isinstance(perturbation, (str, bytes)): raise TypeError(f"perturbation must be a Perturbation, a noise level ν, or a list of them, got {perturbation!r}")
-    if isinstance(perturbation, Perturbation): perts = [perturbation]
-    elif isinstance(perturbation, numbers.Real) and not isinstance(perturbation, bool): perts = [FB24Noise(nu=float(perturbation))]
-    else:
-        try: perts = [p if isinstance(p, Perturbation) else FB24Noise(nu=float(p)) for p in perturbation]
-        except TypeError: raise TypeError(f"perturbation must be a Perturbation, a noise level ν, or a list of them, got {perturbation!r}")
-    if not perts: raise ValueError("no perturbation given")
-    for p in perts:
-        if p.target != 'X': raise ValueError(f"{type(p).__name__} perturbs labels; SCCs need a feature perturbation")
-        p._validate_params()
-    return perts
+# %% ../nbs/21_scc.ipynb #4760abfe
+_FOLD_NOISE = FoldNoise()
 
-def _stack_rows(frames:list)->pd.DataFrame|None:
-    "Rows of several frames with the same columns, one frame, dtypes kept (None if a dtype would change)."
-    X = pd.concat(frames, ignore_index=True)
-    return X if (X.dtypes == frames[0].dtypes.to_numpy()).all() else None
-
-class _FoldNoise:
-    "Per-process cache of each fold's perturbed test rows (the same for every model): computed once, not once per model."
-    max_entries, max_bytes = 32, 64 * 2**20
-    def __init__(self): self.store, self.lock = {}, threading.Lock()   # key -> (test rows, value, bytes)
-    def __reduce__(self): return (_FoldNoise, ())       # pickles empty: each worker process has its own
-    def get(self, ctx, perturbations, make):
-        "The cached value for this dataset, fold and perturbations, else `make()` (stored, oldest entries evicted)."
-        # keyed by the dataset's token, which its copies share: a worker process receives a new copy of the dataset with
-        # every task, and a key by object (`id`) would compute the same rows again for every model × fold
-        token = getattr(ctx.dataset, '_token', None)
-        if token is None: return make()                 # not a `Dataset` (or one pickled before tokens): nothing to key on
-        key = (token, ctx.seed.entropy, tuple(ctx.seed.spawn_key), tuple(map(repr, perturbations)))
-        with self.lock: hit = self.store.get(key)
-        if hit is not None and np.array_equal(hit[0], ctx.test): return hit[1]
-        value = make()
-        size = sum(int(X.memory_usage(index=False).sum()) for X in value[0]) + value[1].nbytes
-        with self.lock:
-            self.store.pop(key, None); self.store[key] = (ctx.test, value, size)
-            while len(self.store) > 1 and (len(self.store) > self.max_entries or sum(v[2] for v in self.store.values()) > self.max_bytes):
-                self.store.pop(next(iter(self.store)))
-        return value
-    def clear(self):
-        with self.lock: self.store.clear()
-
-_FOLD_NOISE = _FoldNoise()
-
-def _fold_noise(ctx, perturbations, draws:int=1)->tuple:
-    "The perturbed copies of the fold's test rows (per perturbation, `draws` independent noise draws each, fitted on the training rows) and the row priorities (draws × rows)."
-    from sklearn.base import clone
-    ds = ctx.dataset
-    Xtr, Xte = ds.X.iloc[ctx.train], ds.X.iloc[ctx.test]
-    fitted = [clone(pert).fit(Xtr, ds.y.iloc[ctx.train]) for pert in perturbations]
-    seed = lambda *key, d: ctx.rng(*key) if d == 0 else ctx.rng(*key, d)      # draw 0: the seeds of one draw
-    noisy = [p.transform(Xte, random_state=seed(1, k, d=d)) for k, p in enumerate(fitted) for d in range(draws)]
-    return noisy, np.stack([seed(0, d=d).random(len(ctx.test)) for d in range(draws)])
-
+# %% ../nbs/21_scc.ipynb #044d7765
 def _noisy_fold(ctx, perturbations, draws:int=1)->pd.DataFrame:
     "For one fitted model on one fold: clean and fully perturbed predictions of the test fold (each noise draw), in one `predict` call."
     ds, est = ctx.dataset, ctx.estimator
     Xte = ds.X.iloc[ctx.test]
     y_true = ds.y.iloc[ctx.test].to_numpy()
     key = list(perturbations) + ([('draws', draws)] if draws > 1 else [])
-    noisy, priority = _FOLD_NOISE.get(ctx, key, lambda: _fold_noise(ctx, perturbations, draws))  # same for every model
-    m, X_all = len(ctx.test), _stack_rows([Xte] + noisy)
+    noisy, priority = _FOLD_NOISE.get(ctx, key, lambda: fold_noise(ctx, perturbations, draws))  # same for every model
+    m, X_all = len(ctx.test), stack_rows([Xte] + noisy)
     if X_all is not None: pred = np.asarray(est.predict(X_all))      # clean and noisy rows stacked: one call
     else: pred = np.concatenate([np.asarray(est.predict(X)) for X in [Xte] + noisy])
     if pred.shape != ((len(noisy) + 1) * m,):   # a user's model: never truncate or misalign its answers
-        from robustdiff.responses import _where
-        raise ValueError(f"{_where(ctx)}: predict returned shape {pred.shape} for {(len(noisy) + 1) * m} rows "
+        from robustdiff._folds import fold_where
+        raise ValueError(f"{fold_where(ctx)}: predict returned shape {pred.shape} for {(len(noisy) + 1) * m} rows "
                          f"(the test fold and its perturbed copies), expected ({(len(noisy) + 1) * m},)")
     y_pred = pred[:m]
     frames = [pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
@@ -217,9 +150,8 @@ def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or
     "Cross-validated clean and fully perturbed predictions of every model (one fit per model × fold)."
     from functools import partial
     from robustdiff.responses import map_folds
-    perts = _as_perturbations(perturbation)
-    if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or noise_draws < 1:
-        raise ValueError(f"noise_draws must be an int ≥ 1, got {noise_draws!r}")
+    perts = as_perturbations(perturbation)
+    check_int(noise_draws, 'noise_draws', low=1)
     fn = partial(_noisy_fold, perturbations=perts, draws=int(noise_draws))
     fn.__qualname__, fn.__module__ = '_noisy_fold', __name__
     key = ('noisy_predictions', [repr(p) for p in perts]) + ((int(noise_draws),) if noise_draws > 1 else ())
@@ -244,7 +176,7 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
                per_fold:bool=False,   # return per-fold rows instead of fold-pooled curves
               )->pd.DataFrame:        # model, perturbation, level, lam, bin, difficulty, n, agree, kappa, acc (+ kappa_sd, acc_sd)
     "The κ and accuracy system characteristic curves: one row per model × perturbation × λ × bin."
-    lam = _check_lambdas(lambdas)
+    lam = check_lambdas(lambdas)
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(preds, pd.DataFrame) or not need <= set(preds.columns):
         raise ValueError(f"preds must be the output of noisy_predictions (columns {sorted(need)})")
@@ -308,12 +240,9 @@ class SCCResult:
     reliability:pd.DataFrame|None=None # `split_half_reliability` of the difficulties (one row per split)
     respondent_predictions:pd.DataFrame|None=None # the population's CV answers (`respondent_predictions`)
 
-def _check_choice(name, value, choices):
-    if value not in choices: raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-
 def _aligned_difficulty(difficulty, ds)->pd.DataFrame:
     "The given difficulty as a table indexed by row position; aligned by label or refused, never shifted."
-    d = _difficulty_series(difficulty)
+    d = difficulty_series(difficulty)
     n, pos = ds.n_instances, pd.RangeIndex(ds.n_instances)
     if len(d) == n and d.index.isin(pos).all(): pass                    # positions (the package's instance ids)
     elif len(d) == n and d.index.isin(ds.X.index).all():                 # the dataset's own row labels
@@ -366,13 +295,12 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     from robustdiff.datasets import load_dataset
     from robustdiff.portfolio import get_models
     ds = load_dataset(dataset)
-    _check_lambdas(lambdas); _as_perturbations(perturbation); _check_on_constant(on_constant)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1: raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    check_lambdas(lambdas); as_perturbations(perturbation); _check_on_constant(on_constant)
+    check_int(n_bins, 'n_bins', low=1)
     if n_bins > ds.n_instances: raise ValueError(f"cannot make {n_bins} bins from {ds.n_instances} instances")
-    _check_choice('extremes', extremes, ('clip', 'drop')); _check_choice('bin_method', bin_method, ('rank', 'quantile'))
-    _check_choice('irt_model', irt_model, ('1PL', '2PL'))
-    if isinstance(reliability, bool) or not isinstance(reliability, numbers.Integral) or reliability < 0:
-        raise ValueError(f"reliability must be an int ≥ 0 (random splits), got {reliability!r}")
+    check_choice(extremes, 'extremes', ('clip', 'drop')); check_choice(bin_method, 'bin_method', ('rank', 'quantile'))
+    check_choice(irt_model, 'irt_model', ('1PL', '2PL'))
+    check_int(reliability, 'reliability', low=0, why='random splits')
     get_models(models, random_state)                                   # evaluated models: TypeError/ValueError before any fit
     if difficulty is not None:
         if respondents is not None: raise ValueError("pass either difficulty= or respondents=, not both: respondents define the difficulty")

@@ -8,17 +8,21 @@ import csv, gzip, importlib, math, shlex, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .data import _fix, _kw, _check_missing_mode, DataWarning, Dataset, from_frame
+from .data import DataWarning, Dataset, from_frame
+from ._frames import user_fix, user_arg, check_missing_mode
+from ._frames import KNOWN_FORMATS
 
 # %% auto #0
 __all__ = ['from_csv', 'is_table_path', 'read_table', 'from_file']
 
 # %% ../nbs/00b_tables.ipynb #99fe2143
 _TEXT = ('.csv', '.tsv', '.tab', '.txt', '.dat')
-_PARQUET = ('.parquet', '.pq')
-_EXCEL = ('.xlsx', '.xlsm', '.xls')
-_KNOWN = "CSV or TSV (.csv, .tsv, .txt, also gzipped: .csv.gz), Parquet (.parquet) or Excel (.xlsx)"
 
+_PARQUET = ('.parquet', '.pq')
+
+_EXCEL = ('.xlsx', '.xlsm', '.xls')
+
+# %% ../nbs/00b_tables.ipynb #3d8beb9f
 def _suffix(path:Path)->str:
     "The table type of a file name: '.csv' for 'a.csv' and 'a.csv.gz'."
     sfx = [s.lower() for s in path.suffixes]
@@ -63,9 +67,9 @@ def _read_csv(path:Path, **kw)->pd.DataFrame:
     except pd.errors.EmptyDataError: raise ValueError(f"{path} holds no data (no header, no rows)") from None
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not {kw.get('encoding') or 'UTF-8'} text (byte {e.object[e.start:e.start+1]!r} at "
-                         f"position {e.start}): pass {_kw('encoding', 'latin-1')} (or the file's encoding)") from None
+                         f"position {e.start}): pass {user_arg('encoding', 'latin-1')} (or the file's encoding)") from None
     except pd.errors.ParserError as e:
-        raise ValueError(f"{path} could not be parsed as CSV ({_one_line(e)}): check the separator ({_fix('sep=...', '--sep')}) "
+        raise ValueError(f"{path} could not be parsed as CSV ({_one_line(e)}): check the separator ({user_fix('sep=...', '--sep')}) "
                          f"and the quotes") from None
     if kw.get('index_col') is None and not isinstance(df.index, pd.RangeIndex):   # pandas made the first fields the index
         k = df.index.nlevels
@@ -76,7 +80,7 @@ def _read_csv(path:Path, **kw)->pd.DataFrame:
         for s in (',', ';', '\t', '|'):
             if s != kw.get('sep') and s in head:
                 raise ValueError(f"{path}: only one column was read, and its header contains {s!r}: pass "
-                                 f"{_fix(f'sep={s!r}', f'--sep {shlex.quote(s)}')}")
+                                 f"{user_fix(f'sep={s!r}', f'--sep {shlex.quote(s)}')}")
     return df
 
 def _one_line(e:BaseException, n:int=200)->str:
@@ -132,7 +136,7 @@ def _read_excel(path:Path, sheet, na_values, index_col, target, read_kwargs)->tu
         try: sheets = pd.ExcelFile(path).sheet_names
         except Exception: raise ValueError(f"{path} could not be read as Excel ({_one_line(e)})") from None
         raise ValueError(f"{path.name} has no sheet {sheet!r}; its sheets are {sheets}: pass "
-                         f"{_fix('sheet=NAME or sheet=INDEX', '--sheet NAME or --sheet INDEX')} (0 = the first)") from None
+                         f"{user_fix('sheet=NAME or sheet=INDEX', '--sheet NAME or --sheet INDEX')} (0 = the first)") from None
     header = [] if head.empty else list(head.iloc[0])
     kw = dict(read_kwargs)
     if 'keep_default_na' not in kw and (na := _na_for(header, target, na_values)) is not None:
@@ -181,7 +185,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
     if not path.exists(): raise FileNotFoundError(f"no such file: {path}")
     if path.is_dir():
         inside = sorted(p.name for p in path.iterdir() if is_table_path(p))[:5]
-        raise ValueError(f"{path} is a folder, not a table file: pass one file ({_KNOWN})"
+        raise ValueError(f"{path} is a folder, not a table file: pass one file ({KNOWN_FORMATS})"
                          + (f", e.g. {path/inside[0]}" if inside else ''))
     kind = _suffix(path)
     if kind in _TEXT:
@@ -200,7 +204,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
     elif kind in _EXCEL:
         _need('xlrd' if kind == '.xls' else 'openpyxl', 'excel', 'Excel')
         df, notes = _read_excel(path, sheet, na_values, index_col, target, read_kwargs)
-    else: raise ValueError(f"{path}: unknown file type {''.join(path.suffixes) or '(no extension)'!r}; robustdiff reads {_KNOWN}")
+    else: raise ValueError(f"{path}: unknown file type {''.join(path.suffixes) or '(no extension)'!r}; robustdiff reads {KNOWN_FORMATS}")
     if na_values and kind in _PARQUET:
         markers = na_values if isinstance(na_values, dict) else {c: list(na_values) for c in df.columns}
         for c, m in markers.items():
@@ -226,7 +230,7 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               task:str='auto',            # 'auto': refuse a target that looks continuous; 'classification': its values are classes
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
-    _check_missing_mode(missing)
+    check_missing_mode(missing)
     return from_frame(read_table(path, sep, encoding, na_values, index_col, target=target, **read_kwargs), target, nominal,
                       name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing, task=task)
 

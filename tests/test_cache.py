@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import Dataset
 from robustdiff.datasets import load_sklearn
-from robustdiff import responses, cache as result_cache
+from robustdiff import responses, _cache as result_cache
 from robustdiff.responses import map_folds, cv_predictions
 from robustdiff.cache import CacheWarning
 
@@ -105,10 +105,10 @@ def test_estimator_class_source_and_global_helpers(iris, tmp_path, monkeypatch):
 
 def test_library_and_package_versions(iris, tmp_path, monkeypatch):
     assert run(iris, tmp_path)[0] == 2
-    real = responses._code_versions()
+    real = responses.code_versions()
     for i in range(len(real)):   # robustdiff, sklearn, numpy, pandas, scipy, python versions and robustdiff's source
         fake = real[:i] + ('changed',) + real[i + 1:]
-        monkeypatch.setattr(responses, '_code_versions', lambda fake=fake: fake)
+        monkeypatch.setattr(responses, 'code_versions', lambda fake=fake: fake)
         assert run(iris, tmp_path)[0] == 2, i
 
 def test_random_state_none_with_cache_is_refused(iris, tmp_path):
@@ -176,10 +176,10 @@ def test_round_trip_of_column_types(tmp_path):
                        'b': [True, False, True], 'cat': pd.Categorical(['x', 'y', 'x']), 'mix': [1, 'a', 2.5],
                        'i': [1, 2, 3], 7: [1.0, 2.0, 3.0]})
     p = tmp_path/'t.npz'
-    result_cache._cache_write(p, 'k', df)
-    back = result_cache._cache_read(p, 'k')
+    result_cache.cache_write(p, 'k', df)
+    back = result_cache.cache_read(p, 'k')
     pd.testing.assert_frame_equal(back, df, check_exact=True)
-    with pytest.warns(CacheWarning, match='key does not match'): assert result_cache._cache_read(p, 'other') is None
+    with pytest.warns(CacheWarning, match='key does not match'): assert result_cache.cache_read(p, 'other') is None
 
 # killed and resumed ------------------------------------------------------------------------------------------------
 RESUME = '''

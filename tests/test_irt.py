@@ -205,7 +205,7 @@ def test_checks_flag_small_and_degenerate_matrices():
 
 # ---------------------------------------------------------------- real data
 def test_real_matrix_agrees_with_the_authors_when_fed_their_input():
-    from robustdiff.responses import read_responses
+    from robustdiff.datasets import read_responses
     U, info = read_responses('diabetes')
     res = fit_irt(U)
     assert res.items.instance.tolist() == list(U.columns)

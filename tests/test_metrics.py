@@ -1,8 +1,8 @@
 "robustdiff.metrics: replicates equal the weighted score and scikit-learn's metrics; target profile; baseline; break rate."
 import numpy as np, pandas as pd, pytest
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, roc_auc_score
-from robustdiff.metrics import (METRICS, target_profile, choose_metric, metric_score, metric_replicates, baseline_score,
-                                baseline_replicates, break_rate)
+from robustdiff.metrics import target_profile, choose_metric, metric_score, metric_replicates, baseline_score, baseline_replicates, break_rate
+from robustdiff._scores import METRICS
 
 
 def _problem(K, n, seed):

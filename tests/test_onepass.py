@@ -112,7 +112,8 @@ def test_cross_validated_perturbation_from_the_stored_predictions(case):
 
 def test_stored_perturbed_predictions_equal_a_direct_refit(case):
     "One model × fold refitted here: its predictions of the raw-noise copies (same fold seed, spawned by 2) match the stored ones."
-    from robustdiff.robustness import _parts, _stacked
+    from robustdiff.robustness import _parts
+    from robustdiff._folds import stacked_copies as _stacked
     ds, rep = case
     c = rep.config
     pp = rep.extra['perturbation_predictions']
@@ -232,7 +233,7 @@ def test_a_model_that_cannot_be_fitted_stops_the_report(moons):
 def test_fold_cache_is_shared_by_copies_of_a_dataset():
     "A worker gets a new copy of the dataset with every task: the copies share one entry per fold; other datasets never hit; the cache stays bounded."
     import copy, pickle
-    from robustdiff.scc import _FoldNoise
+    from robustdiff._folds import FoldNoise as _FoldNoise
     from robustdiff.responses import FoldContext
     ds = make_synthetic('moons', n_samples=60, random_state=0)
     cache, made = _FoldNoise(), []
@@ -252,7 +253,8 @@ def test_fold_cache_is_shared_by_copies_of_a_dataset():
     assert len(cache.store) == _FoldNoise.max_entries              # bounded: the oldest entries go
 
 def test_answers_only_keeps_the_response_matrix():
-    from robustdiff.responses import _answers_only, response_matrix, cv_predictions
+    from robustdiff.responses import response_matrix, cv_predictions
+    from robustdiff._folds import answers_only as _answers_only
     ds = make_synthetic('moons', n_samples=80, random_state=0)
     p = cv_predictions(ds, models='quick', n_jobs=1, progress=False)
     slim = _answers_only(p)

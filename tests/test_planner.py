@@ -241,7 +241,7 @@ def test_refits_beside_the_stages_at_their_models_rates():
     np.testing.assert_allclose(tl.stages_left(31.0), 40)          # the refits done: the stage and the page
 
 def test_the_fits_bar_shows_the_planners_time_left(capsys):
-    from robustdiff.responses import _run_plans
+    from robustdiff._folds import run_plans as _run_plans
     ds = load_sklearn('breast_cancer')
     fn = lambda ctx: __import__('pandas').DataFrame({'n': [len(ctx.train)]})
     plan = _plan_folds(fn, ds, {'tree': DecisionTreeClassifier()}, 3, 1, 0, None, None)
@@ -280,7 +280,7 @@ def test_the_workers_start_up_is_not_the_first_tasks_time():
 
 def test_the_first_fold_of_every_model_goes_first_and_the_timeline_knows_the_order():
     from robustdiff.run import _first_folds_first
-    from robustdiff.responses import _costliest_first
+    from robustdiff._folds import costliest_first as _costliest_first
     ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
     order = _first_folds_first(list(plans.values()))
     p = plans['pass']

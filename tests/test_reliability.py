@@ -13,7 +13,7 @@ from robustdiff.datasets import load_sklearn
 from robustdiff.tables import from_csv
 from robustdiff.responses import map_folds, cv_predictions
 from robustdiff.cache import CacheWarning
-from robustdiff import responses, cache as result_cache
+from robustdiff import responses, _cache as result_cache
 import robustdiff.report as report
 from robustdiff.report import Report, Stage
 

@@ -2,7 +2,8 @@
 import numpy as np, pandas as pd, pytest
 from robustdiff.data import Dataset
 from robustdiff.datasets import load_sklearn, make_synthetic
-from robustdiff.responses import cv_predictions, response_matrix, map_folds, cv_splits, read_responses, accuracy_table
+from robustdiff.responses import cv_predictions, response_matrix, map_folds, cv_splits, accuracy_table
+from robustdiff.datasets import read_responses
 
 @pytest.fixture(scope='module')
 def wine(): return load_sklearn('wine')

@@ -224,7 +224,7 @@ def _noisy_fold_separate_calls(ctx, perturbations):
 @pytest.mark.parametrize('dataset', ['moons', 'nursery'])
 def test_stacked_prediction_identical_to_separate_calls(dataset):
     from functools import partial
-    from robustdiff.scc import _as_perturbations
+    from robustdiff._folds import as_perturbations as _as_perturbations
     if dataset == 'moons': ds = make_synthetic('moons', 200, random_state=3)
     else:
         full = load_pmlb('nursery'); sub = full.subset(np.sort(np.random.default_rng(0).choice(full.n_instances, 400, replace=False)))

@@ -117,7 +117,7 @@ def test_the_rule_refuses_reexports_functions_and_test_modules_and_keeps_what_mo
                 'sklearn.utils._testing.MinimalClassifier', 'mymods.Thresh', 'sklearn.nope.Nope', 'numpy.load'):
         assert not _trust.trusted_type(bad), bad
     for good in ('sklearn.tree._tree.Tree', 'sklearn.pipeline.Pipeline', 'sklearn.compose._column_transformer.ColumnTransformer',
-                 'robustdiff.difficulty_model.DifficultyEstimator', 'robustdiff.portfolio._PlainColumns', 'functools.partial',
+                 'robustdiff.difficulty_model.DifficultyEstimator', 'robustdiff._models.PlainColumns', 'functools.partial',
                  'sklearn.utils.validation.check_array', 'numpy.ndarray', *_trust.INTERNAL_CLASSES, *_trust.SAFE_FUNCTIONS):
         assert _trust.trusted_type(good), good
 
@@ -133,10 +133,10 @@ def test_every_sklearn_estimator_and_every_type_the_bundled_portfolios_hold_when
               'robustdiff.estimators.C45TreeClassifier', 'robustdiff.estimators.CITreeClassifier', 'robustdiff.estimators.FDAClassifier',
               'robustdiff.estimators.GaussianNBFloor', 'robustdiff.estimators.LVQClassifier', 'robustdiff.estimators.PLSDAClassifier',
               'robustdiff.estimators.PukSVC', 'robustdiff.estimators.RBFNetworkClassifier', 'robustdiff.estimators.RDAClassifier',
-              'robustdiff.estimators.RPartClassifier', 'robustdiff.estimators.RuleEnsembleClassifier', 'robustdiff.portfolio._PlattSVMLabels',
+              'robustdiff.estimators.RPartClassifier', 'robustdiff.estimators.RuleEnsembleClassifier', 'robustdiff._models.PlattSVMLabels',
               'robustdiff.ripper.RipperClassifier', 'sklearn.calibration._CalibratedClassifier', 'sklearn.calibration._SigmoidCalibration',
               'sklearn.metrics._dist_metrics.EuclideanDistance64', 'sklearn.neighbors._kd_tree.KDTree', 'sklearn.tree._tree.Tree',
-              'robustdiff.difficulty_model.DifficultyEstimator', 'robustdiff.portfolio._PlainColumns']
+              'robustdiff.difficulty_model.DifficultyEstimator', 'robustdiff._models.PlainColumns']
     assert [n for n in fitted if not _trust.trusted_type(n)] == []
 
 
