@@ -160,11 +160,11 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
     else:
         U = ctx.extra.get('response_matrix')                 # from the one schedule, else fitted here
         if U is None:
-            U = response_matrix(respondent_predictions(ctx.ds, resp, c['n_splits'], 1, c['random_state'], c['n_jobs'],
-                                                       c['backend'], c['progress'], c['cache_dir']))
+            U = response_matrix(respondent_predictions(ctx.ds, resp, n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=c['n_jobs'],
+                                                       backend=c['backend'], progress=c['progress'], cache_dir=c['cache_dir']))
         who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
         if c.get('respondents_reason'): st.notes.append(c['respondents_reason'])
-    irt = fit_irt(U, '1PL')
+    irt = fit_irt(U, model='1PL')
     items = with_reliability(irt)
     st.tables['difficulty'] = items
     st.tables['respondent_abilities'] = irt.abilities
@@ -180,7 +180,7 @@ def _stage_difficulty(ctx:_Ctx, st:Stage):
                         f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
                         f"{items.difficulty_se.median():.2f}.")
     ok = items[items.status == 'ok']
-    st.charts['difficulty'] = histogram(ok, 'difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
+    st.charts['difficulty'] = histogram(ok, field='difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
                                         title='distribution of finite difficulties')
     if 'difficulty_se' in ok:
         st.charts['difficulty_se'] = scatter(ok, 'difficulty', 'difficulty_se', x_title='difficulty b', y_title='standard error of b',
@@ -239,8 +239,8 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
 def _stage_scc(ctx:_Ctx, st:Stage):
     c = ctx.cfg
     items = ctx.table('difficulty', 'difficulty')
-    bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=c['random_state'])
-    curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
+    bins = difficulty_bins(items, n_bins=c['n_bins'], method='rank', extremes='clip', random_state=c['random_state'])
+    curves = scc_curves(ctx.noisy(), bins, lambdas=c['lambdas'])
     metric = c.get('metric', 'accuracy')
     reps = {}
     iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, c['random_state'], keep=reps)
@@ -405,7 +405,7 @@ def _group_metric(q:pd.DataFrame, keys:list, metric:str, classes:list)->pd.DataF
         if metric == 'roc_auc':
             s = np.where(yt == classes[1], g.p_true.to_numpy(float), 1 - g.p_true.to_numpy(float))
             proba = np.c_[1 - s, s]
-        rows.append((*key, metric_score(metric, yt, yp, proba, classes)))
+        rows.append((*key, metric_score(metric, yt, yp, proba, classes=classes)))
     return pd.DataFrame(rows, columns=keys + ['value'])
 
 def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
@@ -537,7 +537,7 @@ def _stage_hardness(ctx:_Ctx, st:Stage):
             y=alt.Y('measure:N', sort='-x', title=None)).properties(width=300, height=280,
             title='which hardness measures track difficulty')
     st.tables['instance_hardness'] = tab
-    st.charts['ih'] = histogram(tab, 'ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
+    st.charts['ih'] = histogram(tab, field='ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
                                 title='instance hardness (eq. 7)')
     st.notes.append(f"IH (eq. 7) from {pool}.")
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
@@ -581,7 +581,7 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     kept = kept['reps'] if kept is not None and noisy is not None and kept['lam'] == max(c['lambdas']) else None
     pkept = ctx.extra.pop('perturbation_reps', None)   # the perturbation stage's replicates (its `perturbation_break`): not computed twice
     v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'),
+                worst_share=c['alpha'], random_state=c['random_state'], W=ctx.weights(bins.instance), metric=c.get('metric', 'accuracy'),
                 noise_reps=kept, perturbation_reps=pkept if pp is not None else None)
     v.config['fold_shrink'] = ctx.extra['fold_shrink']
     st.tables['verdict'] = v.table
@@ -592,7 +592,7 @@ def _stage_verdict(ctx:_Ctx, st:Stage):
     if len(v.bins): st.tables['verdict_bins'] = v.bins
     if v.front is not None and len(v.front): st.tables['verdict_front'] = v.front        # each noise's front and the intervals that decide it
     for meas, key in (('break_hard', 'tradeoff'), ('break_labels', 'tradeoff_labels'), ('break_perturbed', 'tradeoff_perturbation')):
-        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, meas)    # one chart per noise, its front marked
+        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, robustness=meas)    # one chart per noise, its front marked
     st.charts['accuracy_baseline'] = accuracy_chart(v)
     if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)
 
@@ -691,20 +691,20 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     _check_model_names(models)
     ds = _load(dataset, target, csv_kws, task)
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
-    check_task(ds.y, task, f'target {target!r}' if target else 'target')
-    profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
-    metric, metric_reason = choose_metric(ds.y, metric)
+    check_task(ds.y, task=task, name=f'target {target!r}' if target else 'target')
+    profile = target_profile(ds.y, metric=metric)        # imbalance and ordered classes, said before any fit
+    metric, metric_reason = choose_metric(ds.y, metric=metric)
     if metric == 'roc_auc' and profile['n_classes'] != 2:
         raise ValueError(f"metric 'roc_auc' needs a binary target here (the report keeps each prediction's probability of the true "
                          f"class only); this target has {profile['n_classes']} classes: use 'balanced_accuracy' or 'macro_f1'")
-    check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
+    check_run(ds, n_splits=n_splits if set(names) - {'data'} else None, n_jobs=n_jobs, cache_dir=cache_dir, nu=nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
-    evaluated = get_models(models, random_state)                 # TypeError / ValueError naming a bad model, before any fit
+    evaluated = get_models(models, random_state=random_state)                 # TypeError / ValueError naming a bad model, before any fit
     respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
     if 'difficulty' in names: _respondent_models(respondents, random_state)
-    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
+    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state=random_state)
     if out is not None:
-        out = check_out_dir(out, force, protect=_inputs(dataset))
+        out = check_out_dir(out, force=force, protect=_inputs(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:

@@ -43,7 +43,7 @@ def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
                          f"(too small for stratified CV: use fewer folds or drop the class)")
 
 def cv_splits(dataset:Dataset,   # the data to split
-              n_splits:int=5,    # folds per repetition
+              *, n_splits:int=5,    # folds per repetition
               n_repeats:int=1,   # repetitions with different shuffles
               random_state:int|None=0, # seed of the shuffles
              )->list:            # (repeat, fold, train positions, test positions) for each fold
@@ -123,7 +123,7 @@ def _release_memory():
 
 class ModelFitError(RuntimeError):
     "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
-    def __init__(self, message:str, model:str=''):
+    def __init__(self, message:str, *, model:str=''):
         super().__init__(message); self.model = model
     def __reduce__(self): return (type(self), (self.args[0], self.model))   # keeps the class and `model` across processes
 
@@ -201,7 +201,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
             hint = ('' if _wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
-                                f"{type(e).__name__}: {e}{hint}", name) from e
+                                f"{type(e).__name__}: {e}{hint}", model=name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         classes = _fitted_classes(pipe)
         if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), _where(ctx))
@@ -308,8 +308,8 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1: raise ValueError(f"batch must be an int ≥ 1, got {batch!r}")
-    models = get_models(models, random_state)
-    splits = cv_splits(dataset, n_splits, n_repeats, random_state)
+    models = get_models(models, random_state=random_state)
+    splits = cv_splits(dataset, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
     results, files = [None] * len(specs), [None] * len(specs)
@@ -363,7 +363,7 @@ def _postfix_words(postfix:Callable)->str:
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
               models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
-              n_splits:int=5,           # folds per repetition
+              *, n_splits:int=5,           # folds per repetition
               n_repeats:int=1,          # repetitions
               random_state:int|None=0,  # seeds the folds, the models and `ctx.seed`
               n_jobs:int|None=1,        # parallel workers (joblib; -1 = all cores)
@@ -534,7 +534,7 @@ def _predict_fold(ctx:FoldContext, proba:bool=False)->pd.DataFrame:
 # %% ../nbs/02_responses.ipynb #b6593864
 def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
                    models='fabra18',     # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
-                   n_splits:int=5,       # folds per repetition
+                   *, n_splits:int=5,       # folds per repetition
                    n_repeats:int=1,      # repetitions
                    random_state:int|None=0, # seeds folds and models
                    n_jobs:int|None=1,    # parallel workers (joblib)
@@ -547,8 +547,8 @@ def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
     from functools import partial
     fn = partial(_predict_fold, proba=proba)
     fn.__qualname__, fn.__module__ = '_predict_fold', __name__
-    preds = map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                      cache_dir, cache_key=('proba', proba), desc=None)
+    preds = map_folds(fn, dataset, models, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+                      cache_dir=cache_dir, cache_key=('proba', proba), desc=None)
     return preds
 
 # %% ../nbs/02_responses.ipynb #ecd3eae3
@@ -571,7 +571,7 @@ def _response_parts(preds, repeat:int)->list:
     return out
 
 def response_matrix(preds,              # tidy predictions from `cv_predictions` (a DataFrame, or a list of its parts)
-                    repeat:int=0,       # which repetition
+                    *, repeat:int=0,       # which repetition
                    )->pd.DataFrame:     # models × instances, 0/1 (int8)
     "The binary response matrix U (models × instances) of one repetition, filled in place: no pivot of the long table."
     parts = _response_parts(preds, repeat)
@@ -621,7 +621,7 @@ def irt_names(folder:str|Path|None=None)->list:
     return sorted(p.name[:-len('_responses.csv.gz')] for p in folder.glob('*_responses.csv.gz'))
 
 def read_responses(name:str,                  # dataset name, e.g. 'diabetes'
-                   folder:str|Path|None=None, # folder with the files (default: $ROBUSTDIFF_DATA/irt)
+                   *, folder:str|Path|None=None, # folder with the files (default: $ROBUSTDIFF_DATA/irt)
                   )->tuple:                   # (U: learners × instances 0/1, info: one row per instance)
     "An external response matrix and its per-instance table, in the format of [MP22]'s published data."
     folder = _need_dir(folder, 'irt')

@@ -79,7 +79,7 @@ def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tup
     from robustdiff.ela import class_noise, _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
-    y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
+    y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(_level_key(rate)), kind=kind)
     est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
     labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
     return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
@@ -170,8 +170,8 @@ class _Ctx:
         if self._pass is None:
             c = self.cfg
             fn, key = self.pass_task()
-            try: r = map_folds(fn, self.ds, c['models'], c['n_splits'], 1, c['random_state'], c['n_jobs'], c['backend'],
-                               c['progress'], c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
+            try: r = map_folds(fn, self.ds, c['models'], n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=c['n_jobs'], backend=c['backend'],
+                               progress=c['progress'], cache_dir=c['cache_dir'], cache_key=key, desc=f"{self.ds.name}: one pass")
             finally: _PASS_INPUTS.clear()
             self.set_pass(r)
         return self._pass
@@ -303,7 +303,7 @@ def _respondent_models(spec, random_state):
     "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
     from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state)
+    return check_respondents(spec, random_state=random_state)
 
 
 # %% ../nbs/89_run.ipynb #785e075a
