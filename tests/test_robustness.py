@@ -210,7 +210,7 @@ def test_reselect_vs_fixed_regression(diab):
     "MSE/MAE: reselect (PiML) ≥ fixed in every repeat (top-k of the perturbed residuals); equal at level 0."
     lm, Xtr, Xte, ytr, yte = diab
     for metric in ('MSE', 'MAE'):
-        kw = dict(X_train=Xtr, size=0.3, levels=4, n_repeats=5, metric=metric, alpha=0.2)
+        kw = dict(X_train=Xtr, perturb_size=0.3, levels=4, n_repeats=5, metric=metric, worst_share=0.2)
         rs = robustness_test(lm, Xte, yte, worst='reselect', **kw).query("subset == 'worst 20%'")
         fx = robustness_test(lm, Xte, yte, worst='fixed', **kw).query("subset == 'worst 20% (fixed)'")
         a, b = rs.value.to_numpy(), fx.value.to_numpy()
@@ -240,7 +240,7 @@ def test_hard_scores_select_hardest(bc):
     r2 = robustness_test(rf, Xte, yte, worst_share=0.25, worst=hard, levels=2, n_repeats=2)   # an array in row order
     pd.testing.assert_frame_equal(r, r2)
     with pytest.raises(ValueError, match='lack'): robustness_test(rf, Xte, yte, worst_share=0.25, worst=scores.iloc[1:])
-    with pytest.raises(ValueError, match='alpha'): robustness_test(rf, Xte, yte, worst=scores)
+    with pytest.raises(ValueError, match='worst_share'): robustness_test(rf, Xte, yte, worst=scores)
 
 def test_regression_end_to_end(diab):
     lm, Xtr, Xte, ytr, yte = diab
@@ -307,15 +307,15 @@ def test_feature_sensitivity(diab):
 # ---------- bad input ----------
 def _bad_cases():
     return [
-        (dict(size=-0.1), ValueError, '>= 0'),
+        (dict(perturb_size=-0.1), ValueError, '>= 0'),
         (dict(method='gauss'), ValueError, 'unknown method'),
         (dict(metric='RMSE'), ValueError, 'unknown metric'),
         (dict(metric='MSE'), ValueError, 'for regressors'),
-        (dict(alpha=0.0), ValueError, 'alpha'),
-        (dict(alpha=1.0), ValueError, 'alpha'),
-        (dict(alpha=1.5), ValueError, 'alpha'),
+        (dict(worst_share=0.0), ValueError, 'worst_share'),
+        (dict(worst_share=1.0), ValueError, 'worst_share'),
+        (dict(worst_share=1.5), ValueError, 'worst_share'),
         (dict(features=['radius']), ValueError, 'not columns'),
-        (dict(worst='worse', alpha=0.2), ValueError, 'worst'),
+        (dict(worst='worse', worst_share=0.2), ValueError, 'worst'),
         (dict(levels=0), ValueError, 'levels'),
         (dict(n_repeats=0), ValueError, 'n_repeats'),
         (dict(method=QuantileNoise(), features=['mean radius']), ValueError, 'perturbation object'),
