@@ -123,7 +123,7 @@ def _release_memory():
 
 class ModelFitError(RuntimeError):
     "A model could not be fitted on a training fold: the message names the model, the fold and the cause (`__cause__`)."
-    def __init__(self, message:str, *, model:str=''):
+    def __init__(self, message:str, model:str=''):
         super().__init__(message); self.model = model
     def __reduce__(self): return (type(self), (self.args[0], self.model))   # keeps the class and `model` across processes
 
