@@ -80,7 +80,7 @@ def main():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            p = ela_predictions(ds, spec, a.noise, 5, n_repeats, 0, a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
+            p = ela_predictions(ds, spec, noise=a.noise, n_splits=5, n_repeats=n_repeats, random_state=0, n_jobs=a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
         wall = time.perf_counter() - t0
         per_fold = p.drop_duplicates(['model', 'repeat', 'fold', 'noise'])
         sec = per_fold.groupby('model')[['t_fit', 't_predict', 't_noise', 't_score']].sum()

@@ -78,10 +78,10 @@ def _big_report(n:int=100_000, seed:int=0):
                           'class': rng.choice(list('abc'), n), 'difficulty': items.difficulty})
     st = {k: Stage(k, 'off') for k in ('data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict')}
     st['difficulty'] = Stage('difficulty', 'ok', 1.0, tables={'difficulty': items}, charts={
-        'difficulty': histogram(items, 'difficulty', 40, 'distribution of finite difficulties'),
+        'difficulty': histogram(items, field='difficulty', maxbins=40, title='distribution of finite difficulties'),
         'difficulty_se': scatter(items, 'difficulty', 'difficulty_se', title='reliability of each difficulty')})
     st['hardness'] = Stage('hardness', 'ok', 1.0, tables={'hardness': hard, 'instance_hardness': ih},
-                           charts={'ih': histogram(ih, 'ih', 30, 'instance hardness (eq. 7)')})
+                           charts={'ih': histogram(ih, field='ih', maxbins=30, title='instance hardness (eq. 7)')})
     st['isa'] = Stage('isa', 'ok', 1.0, tables={'instance_space': space}, charts={
         'instance_space_ih': scatter(space, 'z1', 'z2', color='IH', width=360, height=320, title='coloured by IH'),
         'instance_space_difficulty': scatter(space, 'z1', 'z2', color='difficulty', width=360, height=320, title='coloured by difficulty'),

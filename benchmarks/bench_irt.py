@@ -141,7 +141,7 @@ def agreement(names):
                 r.update(pearson_authors_input=float(np.corrcoef(b, ref)[0, 1]), mean_b_authors_input=float(np.nanmean(b)),
                          n_out_of_range_authors_input=int((np.abs(b) > 6).sum()))
         M = authors_input(U, info)                      # chunked fit, as the authors' code does (splitcols4IRT)
-        best = max(((k, _rho(chunked_difficulty(M, k), ref)) for k in CHUNKS if M.shape[1] / k >= 5), key=lambda t: t[1])
+        best = max(((k, _rho(chunked_difficulty(M, chunks=k), ref)) for k in CHUNKS if M.shape[1] / k >= 5), key=lambda t: t[1])
         r.update(chunks=best[0], authors_chunked=best[1])
         rows.append(dict(dataset=name, kind='ML' if name in ML else 'solvers', **r,
                          ceiling=_rho(-p, ref), mean_Dffclt=float(ref.mean()), n_out_of_range_Dffclt=int((np.abs(ref) > 6).sum())))

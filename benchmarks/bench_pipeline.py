@@ -46,7 +46,7 @@ def plain_cv(ds, models, noisy=False):
     with threadpool_limits(limits=1):
         for name, est in get_models(models).items():
             correct = 0
-            for _, _, tr, te in cv_splits(ds, 5, 1, 0):
+            for _, _, tr, te in cv_splits(ds, n_splits=5, n_repeats=1, random_state=0):
                 Xtr, Xte = ds.X.iloc[tr], ds.X.iloc[te]
                 m = make_pipeline(est, ds).fit(Xtr, ds.y.iloc[tr])
                 if noisy: Xte = pd.concat([Xte, FB24Noise(0.2).fit(Xtr).transform(Xte, random_state=0)], ignore_index=True)
@@ -58,7 +58,7 @@ def plain_cv(ds, models, noisy=False):
 def same_predictions(ds, models): return plain_cv(ds, models, noisy=True)
 
 def pipeline(ds, models):
-    return robustness_by_difficulty(ds, models, 0.2, respondents='models', n_jobs=1, progress=False)
+    return robustness_by_difficulty(ds, models, perturbation=0.2, respondents='models', n_jobs=1, progress=False)
 
 def timed(fn, *a):
     c0, t0 = time.process_time(), time.perf_counter()

@@ -50,7 +50,7 @@ def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
         U = response_matrix(rp)
         fit = fit_irt(U)
         it = with_reliability(fit)
-        rel = split_half_reliability(U, n_splits_rel, random_state=0)
+        rel = split_half_reliability(U, n_repeats=n_splits_rel, random_state=0)
         st = fit.items.status.astype(str)
         r = dict(dataset=name, n_instances=ds.n_instances, n_classes=ds.n_classes, n_respondents=len(U),
                  finite_share=float(st.isin(['ok', 'out_of_range']).mean()), all_right=int((st == 'all_right').sum()),
@@ -78,7 +78,7 @@ def scaling(datasets, sizes, n_jobs, cache, n_splits_rel=10):
         d_full = fit_irt(U).items.difficulty
         for n in sorted(sizes):
             Un = U.iloc[:n]
-            rel = split_half_reliability(Un, n_splits_rel, random_state=0)
+            rel = split_half_reliability(Un, n_repeats=n_splits_rel, random_state=0)
             r = dict(dataset=name, n_respondents=n, finite_share=float(((Un.min() == 0) & (Un.max() == 1)).mean()),
                      split_half_spearman=float(rel.spearman.median()), spearman_brown=float(rel.spearman_brown.median()),
                      split_half_spearman_finite=float(rel.spearman_finite.median()),

@@ -39,10 +39,10 @@ def _before_fold(ctx):
 
 def _sklearn(ds, models, n_splits):
     "Plain scikit-learn: one cross_val_predict per model, same pipelines, same splits."
-    cv = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits, 1, 0)]
+    cv = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits=n_splits, n_repeats=1, random_state=0)]
     with threadpool_limits(limits=1):
         return {name: cross_val_predict(make_pipeline(est, ds), ds.X, ds.y.to_numpy(), cv=cv, method='predict_proba')
-                for name, est in get_models(models, 0).items()}
+                for name, est in get_models(models, random_state=0).items()}
 
 def _timed(f):
     c, w = time.process_time(), time.perf_counter()

@@ -105,14 +105,14 @@ def one_dataset(name:str, a)->dict:
         hit = lambda S: np.where(pos >= 0, S[np.arange(len(y)), np.maximum(pos, 0)], False)   # each held-out row's true class in its set
         c = rm._cal_rows()                           # the model's calibration rows (the deployed fold's own, or every out-of-fold row)
         cal_p, cal_b = np.asarray(rm.cal_p_true[m])[c], np.asarray(rm.cal_bins)[c]
-        marg_sets = conformal_sets(P, cal_p, np.zeros(len(cal_b)), np.zeros(len(y)), a.alpha)
+        marg_sets = conformal_sets(P, cal_p, np.zeros(len(cal_b)), np.zeros(len(y)), alpha=a.alpha)
         marg = hit(marg_sets)
-        avg_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha)          # Mondrian, δ off
+        avg_sets = conformal_sets(P, cal_p, cal_b, bins, alpha=a.alpha)          # Mondrian, δ off
         avg = hit(avg_sets)
         dlt = rm.delta if a.delta is None else (a.delta or None)
-        bin_sets = conformal_sets(P, cal_p, cal_b, bins, a.alpha, delta=dlt, simultaneous=False)   # δ per bin
+        bin_sets = conformal_sets(P, cal_p, cal_b, bins, alpha=a.alpha, delta=dlt, simultaneous=False)   # δ per bin
         binw = hit(bin_sets)
-        pool_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, a.alpha, delta=dlt, simultaneous=rm.simultaneous)   # every out-of-fold row
+        pool_sets = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bins, alpha=a.alpha, delta=dlt, simultaneous=rm.simultaneous)   # every out-of-fold row
         poolw = hit(pool_sets)
         for k in range(rm.n_bins):
             on = bins == k

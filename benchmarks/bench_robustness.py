@@ -50,7 +50,8 @@ def main():
     Xtr, Xte, ytr, yte = train_test_split(ds.X, ds.y, test_size=0.3, stratify=ds.y, random_state=0)
     rf = RandomForestClassifier(n_estimators=a.trees, random_state=0, n_jobs=1).fit(Xtr, ytr)
     kw = dict(size=0.1, levels=5, n_repeats=10, random_state=0)
-    batched = lambda: robustness_test(rf, Xte, yte, X_train=Xtr, method='raw', **kw).value.to_numpy()
+    rt_kw = {('perturb_size' if k == 'size' else k): v for k, v in kw.items()}   # robustness_test names PiML's step perturb_size
+    batched = lambda: robustness_test(rf, Xte, yte, X_train=Xtr, method='raw', **rt_kw).value.to_numpy()
     looped = lambda: loop(rf, Xte, yte, Xtr, **kw)
     looped0 = lambda: loop(rf, Xte, yte, Xtr, **kw, skip0=True)
     np.testing.assert_array_equal(batched(), looped())          # warm-up and the equality check

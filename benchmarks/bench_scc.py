@@ -78,16 +78,16 @@ def main():
         t_pop = time.perf_counter() - t0
     t0 = time.perf_counter(); irt = fit_irt(U, model='1PL'); t_irt = time.perf_counter() - t0
     from robustdiff.respondents import split_half_reliability
-    t0 = time.perf_counter(); rel = split_half_reliability(U, 10); t_rel = time.perf_counter() - t0
-    t0 = time.perf_counter(); bins = difficulty_bins(irt.items, 5); t_bins = time.perf_counter() - t0
-    t0 = time.perf_counter(); curves = scc_curves(preds, bins, LAMBDAS); t_kappa = time.perf_counter() - t0
+    t0 = time.perf_counter(); rel = split_half_reliability(U, n_repeats=10); t_rel = time.perf_counter() - t0
+    t0 = time.perf_counter(); bins = difficulty_bins(irt.items, n_bins=5); t_bins = time.perf_counter() - t0
+    t0 = time.perf_counter(); curves = scc_curves(preds, bins, lambdas=LAMBDAS); t_kappa = time.perf_counter() - t0
     total = time.perf_counter() - t_start
-    t0 = time.perf_counter(); scc_curves(preds, bins, np.linspace(0, 1, 51)); t_kappa51 = time.perf_counter() - t0
+    t0 = time.perf_counter(); scc_curves(preds, bins, lambdas=np.linspace(0, 1, 51)); t_kappa51 = time.perf_counter() - t0
     # the exported pipeline gives the same predictions (same seeds) — the timed copy does the same work
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         check_models = dict(list(__import__('robustdiff.portfolio', fromlist=['get_models']).get_models(a.models).items())[:2])
-    same = noisy_predictions(ds, check_models, a.nu, progress=False).equals(
+    same = noisy_predictions(ds, check_models, perturbation=a.nu, progress=False).equals(
         preds[preds.model.isin(list(check_models))].reset_index(drop=True).astype({'level': float}))
     fits = total - (noise_task_s + pred_task_s) / a.n_jobs - (t_irt + t_bins + t_kappa + t_pop + t_rel)
     noise_kappa_share = (noise_task_s / a.n_jobs + t_kappa) / total

@@ -125,7 +125,7 @@ def one(name:str, a)->list:
                 'ours_auto_delta': dict(delta=0.1, classwise='auto', cal_labels=y[ca])}
         sets = {}
         for k, kw in ours.items():
-            try: sets[k] = conformal_sets(Pt, pc, bc, bt, a.alpha, **kw)
+            try: sets[k] = conformal_sets(Pt, pc, bc, bt, alpha=a.alpha, **kw)
             except TypeError as e:       # an option this version of robustdiff does not have
                 warnings.warn(f"{k}: {e}")
         ccm = ConformalClassifier().fit(1 - pc, bins=bc)
@@ -137,8 +137,8 @@ def one(name:str, a)->list:
         sets['crepes_class'] = np.column_stack([ccc.predict_set(1 - Pt[:, [c]], bins=np.full(len(te), c), confidence=1 - a.alpha,
                                                                 smoothing=True, seed=a.seed + c)[:, 0] for c in range(C)]).astype(bool)
         z = np.zeros(len(ca), int)
-        sets['ours_class_avg'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), a.alpha, nonempty=False, cal_labels=y[ca], classwise=True)
-        sets['ours_class_avg_smooth'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), a.alpha, nonempty=False, cal_labels=y[ca],
+        sets['ours_class_avg'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), alpha=a.alpha, nonempty=False, cal_labels=y[ca], classwise=True)
+        sets['ours_class_avg_smooth'] = conformal_sets(Pt, pc, z, np.zeros(len(te), int), alpha=a.alpha, nonempty=False, cal_labels=y[ca],
                                                        classwise=True, smoothing=True, seed=a.seed)
         auto = conformal_cells(bc, y[ca], n_classes=C, alpha=a.alpha, delta=0.1, classwise='auto')
         for k, S in sets.items():

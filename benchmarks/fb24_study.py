@@ -82,7 +82,7 @@ def run_difficulty(name, a, out:Path):
     U = check_population(response_matrix(rp))
     irt = fit_irt(U, model=a.irt_model)
     it = with_reliability(irt)
-    rel = split_half_reliability(U, a.reliability, a.irt_model, random_state=0)
+    rel = split_half_reliability(U, n_repeats=a.reliability, model=a.irt_model, random_state=0)
     wall = time.perf_counter() - t0
     it = it[['instance', 'difficulty', 'difficulty_se', 'status', 'p_correct']].copy()
     it['y'] = ds.y.iloc[it.instance.to_numpy()].to_numpy()

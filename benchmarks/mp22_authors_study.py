@@ -40,7 +40,7 @@ NOT_FEATURES = ['class', 'meanACC', 'Dffclt', 'Dscrmn']
 def targets(name, chunks):
     U, info = read_responses(name)
     M = mp22_irt_input(U, info)
-    b = chunked_difficulty(M, chunks)
+    b = chunked_difficulty(M, chunks=chunks)
     one = b[(b.status == 'ok') & (b.difficulty.abs() <= 6)].difficulty
     ave = 1 - M.mean(0)
     return info.drop(columns=NOT_FEATURES), {'1PL': one, 'AvE': ave}
@@ -58,7 +58,7 @@ def main(n_jobs=1):
             d = tg[metric]
             for reg in regs:
                 t = time.perf_counter()
-                cv = difficulty_cv(X, d, reg, n_jobs=n_jobs)
+                cv = difficulty_cv(X, d, regressor=reg, n_jobs=n_jobs)
                 s = cv.summary(); s['regressor'] = reg
                 summ.append(dict(dataset=name, target='authors_input', metric=metric, **s.to_dict(),
                                  chunks=int(chunks[name]), seconds=time.perf_counter() - t))
@@ -90,9 +90,9 @@ def estimator(variants, regressors, datasets, n_jobs=2):
                 t = time.perf_counter()
                 if v.get('mtry'):
                     model = _caret_model('rf', dict(mtry=v['mtry'], splitrule='variance', trees=1000), 0, 1)
-                    cv = difficulty_cv(X, d, model, n_jobs=n_jobs)
+                    cv = difficulty_cv(X, d, regressor=model, n_jobs=n_jobs)
                 else:
-                    cv = difficulty_cv(X, d, reg, n_jobs=n_jobs, tuning=v['tuning'])
+                    cv = difficulty_cv(X, d, regressor=reg, n_jobs=n_jobs, tuning=v['tuning'])
                 s = cv.summary()
                 rows.append(dict(variant=variant, dataset=name, regressor=reg, n=len(d), nrmse=s.nrmse, nrmse_sd=s.nrmse_sd,
                                  spearman=s.spearman, spearman_sd=s.spearman_sd, spearman_pooled=s.spearman_pooled,

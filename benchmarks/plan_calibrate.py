@@ -51,7 +51,7 @@ def time_model(est, ds, train, test, noise:float=0.1, seed:int=0)->dict:
         warnings.simplefilter('ignore')
         c0 = time.process_time(); pipe = model_pipeline(est, ds).fit(X, y); out['fit'] = time.process_time() - c0
         c0 = time.process_time(); predict_labels_proba(pipe, Xte); out['predict'] = time.process_time() - c0
-        y_noisy = class_noise(y, noise, np.random.default_rng(seed))
+        y_noisy = class_noise(y, noise, random_state=np.random.default_rng(seed))
         c0 = time.process_time(); model_pipeline(est, ds).fit(X, y_noisy); out['refit'] = time.process_time() - c0
     return {k: round(v, 4) for k, v in out.items()}
 
@@ -139,7 +139,7 @@ def main():
     trains = {n: rest[_sample(y[rest], n, rng)] for n in a.sizes}
     load0, models = os.getloadavg(), {}
     for p in a.portfolios:
-        for name, est in get_models(p, 0).items():
+        for name, est in get_models(p, random_state=0).items():
             cls = _cost_classes(est)[0]
             key = f'{p}:{name}'
             models[key] = dict(portfolio=p, model=name, cls=cls, sizes={})

@@ -48,9 +48,9 @@ def main():
     from robustdiff import run as R   # the one pass (robustdiff.run)
     ds = load_dataset(a.data)
     perts = _as_perturbations(0.2)
-    splits = cv_splits(ds, 5, 1, 0)[:a.folds]
+    splits = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[:a.folds]
     scale = 5 / len(splits)
-    models, pop = get_models('fabra18', 0), get_respondents('ladder')
+    models, pop = get_models('fabra18', random_state=0), get_respondents('ladder')
     rows = {m: dict(fit=0.0, predict=0.0, refit=0.0, plain=0.0) for m in models}
     resp = 0.0
     t0 = time.perf_counter()
@@ -64,7 +64,7 @@ def main():
             plain = make_pipeline(est, ds)
             c4 = cpu(); plain.fit(ds.X.iloc[tr], ds.y.iloc[tr].to_numpy()).predict(ds.X.iloc[te]); c5 = cpu()
             r = rows[m]; r['fit'] += c1 - c0; r['predict'] += c2 - c1; r['refit'] += c3 - c2; r['plain'] += c5 - c4
-        items = [(k, name, e, repeat, fold, tr, te) for k, (name, e) in enumerate(get_models(pop, 0).items())]
+        items = [(k, name, e, repeat, fold, tr, te) for k, (name, e) in enumerate(get_models(pop, random_state=0).items())]
         c0 = cpu(); _run_batch(0, _respond_fold, ds, 0, items); resp += cpu() - c0
         R._PASS_INPUTS.clear()
         print(f"fold {fold}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)

@@ -29,22 +29,22 @@ def effect(ds, caps):
     from robustdiff.respondents import get_respondents, respondent_predictions, split_half_reliability, _statused_difficulty, _spearman
     from robustdiff.responses import response_matrix
     from robustdiff.irt import fit_irt
-    t = cpu(); U = response_matrix(respondent_predictions(ds, get_respondents('ladder', 240, max_rows=None), progress=False)); c_full = cpu() - t
-    d_full = _statused_difficulty(fit_irt(U, '1PL'))
+    t = cpu(); U = response_matrix(respondent_predictions(ds, get_respondents('ladder', n=240, max_rows=None), progress=False)); c_full = cpu() - t
+    d_full = _statused_difficulty(fit_irt(U, model='1PL'))
     rel = split_half_reliability(U, n_repeats=5, random_state=0)
     n_train = int(round(ds.n_instances * 0.8))
     out = dict(rows=ds.n_instances, train_rows=n_train, cpu_ladder_unbounded=round(c_full, 1),
                split_half_240=round(rel.spearman.median(), 4), split_half_sb_240=round(rel.spearman_brown.median(), 4))
-    out['rho_ladder120_vs_240'] = round(_spearman(_statused_difficulty(fit_irt(U.iloc[:120], '1PL')), d_full), 4)
+    out['rho_ladder120_vs_240'] = round(_spearman(_statused_difficulty(fit_irt(U.iloc[:120], model='1PL')), d_full), 4)
     out['split_half_120'] = round(split_half_reliability(U.iloc[:120], n_repeats=5, random_state=0).spearman.median(), 4)
     q = lambda d: pd.qcut(pd.Series(d).rank(method='first'), 5, labels=False).to_numpy()
     for cap in caps:
-        pop = get_respondents('ladder', 240, max_rows=cap)
+        pop = get_respondents('ladder', n=240, max_rows=cap)
         hit = {k: e for k, e in pop.items() if not isinstance(inner(e).max_samples, (int, np.integer)) and inner(e).max_samples * n_train > cap}
         t = cpu(); Uc = response_matrix(respondent_predictions(ds, hit, progress=False)); c_cap = cpu() - t
-        t = cpu(); respondent_predictions(ds, {k: get_respondents('ladder', 240, max_rows=None)[k] for k in hit}, progress=False); c_free = cpu() - t
+        t = cpu(); respondent_predictions(ds, {k: get_respondents('ladder', n=240, max_rows=None)[k] for k in hit}, progress=False); c_free = cpu() - t
         Ucap = U.copy(); Ucap.loc[Uc.index] = Uc.loc[:, U.columns].to_numpy()
-        d_cap = _statused_difficulty(fit_irt(Ucap, '1PL'))
+        d_cap = _statused_difficulty(fit_irt(Ucap, model='1PL'))
         out[f'max_rows_{cap}'] = dict(n_bounded=len(hit), rho_vs_unbounded=round(_spearman(d_cap, d_full), 4),
                                       same_quintile=round(float((q(d_full) == q(d_cap)).mean()), 4),
                                       split_half=round(split_half_reliability(Ucap, n_repeats=5, random_state=0).spearman.median(), 4),
@@ -58,10 +58,10 @@ def fold_cost(ds, step, cap):
     from robustdiff.responses import cv_splits, _run_batch
     from robustdiff.respondents import get_respondents, check_respondents, _respond_fold
     threadpool_limits(1)
-    _, _, tr, te = cv_splits(ds, 5, 1, 0)[0]
+    _, _, tr, te = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[0]
     rows = []
     for tag, mr in (('bounded', cap), ('unbounded', None)):
-        pop = check_respondents(get_respondents('ladder', 240, max_rows=mr), 0)
+        pop = check_respondents(get_respondents('ladder', n=240, max_rows=mr), random_state=0)
         for nm in list(pop)[::step]:
             c = time.process_time()
             _run_batch(0, _respond_fold, ds, 0, [(0, nm, pop[nm], 0, 0, tr, te)])

@@ -57,14 +57,14 @@ def one(ds, seed, a)->list:
     rep = build_report(tr, models=a.models, respondents='auto', stages=('difficulty', 'risk'), random_state=0, n_jobs=a.n_jobs,
                        cache_dir=cache)
     rm, inp = rep.extra['risk_model'], rep.extra['risk_inputs']
-    bins = difficulty_bins(inp['items'], rm.n_bins, 'rank', 'clip', random_state=0)
+    bins = difficulty_bins(inp['items'], n_bins=rm.n_bins, method='rank', extremes='clip', random_state=0)
     b = pd.Series(bins.set_index('instance').difficulty.sort_index().to_numpy())
     Xf = _filled(tr.X, rm.fill).reset_index(drop=True)
-    folds = [(t, e) for _, _, t, e in cv_splits(tr, 5, 1, 0)]
+    folds = [(t, e) for _, _, t, e in cv_splits(tr, n_splits=5, n_repeats=1, random_state=0)]
     ests = [rm.estimator] + [_dfold(_risk_regressor(0), Xf, b, t, e, 0)[0] for t, e in folds[1:]]
     b_oof = rm._oof['b_oof']
     pooled_edges = _edges(b_oof, rm.n_bins)
-    specs = get_models(a.models, 0)
+    specs = get_models(a.models, random_state=0)
     models = [m for m in rm.models if (a.only is None or m in a.only)]
     Xn, yn = ds.X.iloc[fresh].reset_index(drop=True), ds.y.to_numpy()[fresh]
     Xnf = _filled(Xn, rm.fill)
@@ -88,7 +88,7 @@ def one(ds, seed, a)->list:
                 assert np.allclose(pt, rm.cal_p_true[m][e], atol=1e-6), f"{m} fold {k} does not reproduce the out-of-fold scores"
             pos = pd.Index(cls).get_indexer(yn)
             for v, (rows, cb, tb) in list(variants.items()) + [('pooled, δ = 0.1', variants['pooled'])]:
-                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, a.alpha, delta=0.1 if 'δ' in v else None,
+                S = conformal_sets(P, rm.cal_p_true[m][rows], cb, tb, alpha=a.alpha, delta=0.1 if 'δ' in v else None,
                                    simultaneous=False)   # the study's δ was per bin (before the simultaneous default)
                 cov = np.where(pos >= 0, S[np.arange(len(yn)), np.maximum(pos, 0)], False)
                 for j in range(rm.n_bins):

@@ -30,7 +30,7 @@ from robustdiff.responses import predict_labels_proba
 def _coverage(rm, m, P_cal, y_cal, bins_cal, P, y, bins, alpha):
     cls = pd.Index(rm.classes[m])
     p_true = P_cal[np.arange(len(y_cal)), cls.get_indexer(y_cal)]
-    return conformal_sets(P, p_true, bins_cal, bins, alpha)[np.arange(len(y)), cls.get_indexer(y)]
+    return conformal_sets(P, p_true, bins_cal, bins, alpha=alpha)[np.arange(len(y)), cls.get_indexer(y)]
 
 
 def one_seed(ds, s, alpha):
@@ -52,7 +52,7 @@ def one_seed(ds, s, alpha):
             lab, P = predict_labels_proba(rm.models[m], Xm)
             if Xc is None:
                 cls = pd.Index(rm.classes[m])
-                inn = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bt, alpha)[np.arange(len(y)), cls.get_indexer(y)]
+                inn = conformal_sets(P, rm.cal_p_true[m], rm.cal_bins, bt, alpha=alpha)[np.arange(len(y)), cls.get_indexer(y)]
                 ncal = np.bincount(rm.cal_bins, minlength=rm.n_bins)
             else:
                 inn = _coverage(rm, m, predict_labels_proba(rm.models[m], Xcm)[1], yc, bc, P, y, bt, alpha)

@@ -39,7 +39,7 @@ def _coverage(rm, models, cal_bins, deployed_b, X, y, k_bins, **key)->list:
         lab, P = predict_labels_proba(rm.models[m], X)
         if P is None: P = (np.asarray(lab)[:, None] == cls[None, :]).astype(float)
         pos = pd.Index(cls).get_indexer(y)
-        cov = np.where(pos >= 0, conformal_sets(P, rm.cal_p_true[m], cb, tb, 0.1)[np.arange(len(y)), np.maximum(pos, 0)], False)
+        cov = np.where(pos >= 0, conformal_sets(P, rm.cal_p_true[m], cb, tb, alpha=0.1)[np.arange(len(y)), np.maximum(pos, 0)], False)
         for k in range(k_bins):
             on = tb == k
             out.append(dict(**key, model=m, bin=k, n=int(on.sum()), n_cal=int((cb == k).sum()),
@@ -53,12 +53,12 @@ def _leak_free(rm, tr, n_jobs):
     from robustdiff.irt import fit_irt
     from robustdiff.scc import difficulty_bins
     from robustdiff.difficulty_model import DifficultyEstimator
-    pop = check_respondents(auto_respondents('auto', len(rm.models), tr)[0], rm.random_state)
+    pop = check_respondents(auto_respondents('auto', len(rm.models), tr)[0], random_state=rm.random_state)
     Xtr = _filled(tr.X, rm.fill)
     b_oof, ests = np.empty(len(tr.y)), []
-    for trn, te in [(a, b) for _, _, a, b in cv_splits(tr, 5, 1, rm.random_state)]:
-        U = response_matrix(respondent_predictions(tr.subset(trn), pop, 5, 1, rm.random_state, n_jobs, None, False, None))
-        b = difficulty_bins(with_reliability(fit_irt(U, '1PL')), rm.n_bins, 'rank', 'clip', random_state=rm.random_state)
+    for trn, te in [(a, b) for _, _, a, b in cv_splits(tr, n_splits=5, n_repeats=1, random_state=rm.random_state)]:
+        U = response_matrix(respondent_predictions(tr.subset(trn), pop, n_splits=5, n_repeats=1, random_state=rm.random_state, n_jobs=n_jobs, backend=None, progress=False, cache_dir=None))
+        b = difficulty_bins(with_reliability(fit_irt(U, model='1PL')), n_bins=rm.n_bins, method='rank', extremes='clip', random_state=rm.random_state)
         b = b.set_index('instance').difficulty.sort_index()
         est = DifficultyEstimator(_risk_regressor(rm.random_state), random_state=rm.random_state).fit(
             Xtr.iloc[trn].reset_index(drop=True), pd.Series(b.to_numpy()))

@@ -88,7 +88,7 @@ def prepare(name, df, target, n_ref, a, cache:Path)->dict:
     t0 = time.perf_counter()
     rm = fit_risk(train, models={'hgb': _hgb()}, respondents=get_respondents('ladder', n=40, random_state=0), random_state=0, n_jobs=a.n_jobs)
     t_fit = time.perf_counter() - t0
-    folds = [(f_tr, f_te) for _, _, f_tr, f_te in cv_splits(train, 5, 1, 0)]
+    folds = [(f_tr, f_te) for _, _, f_tr, f_te in cv_splits(train, n_splits=5, n_repeats=1, random_state=0)]
     cls = rm.classes['hgb']
     P_oof, pred_oof = np.zeros((train.n_instances, len(cls))), np.empty(train.n_instances, object)
     for f_tr, f_te in folds:

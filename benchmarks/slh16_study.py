@@ -95,10 +95,10 @@ def _weka_sets(datasets, n_repeats, f, jar, rows, done, tmp):
         nominal = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
         prep = lambda: ColumnTransformer([('nom', OneHotEncoder(handle_unknown='ignore', sparse_output=False), nominal)],
                                          remainder='passthrough')
-        for repeat, fold, tr, te in cv_splits(ds, 5, n_repeats, 0):
+        for repeat, fold, tr, te in cv_splits(ds, n_splits=5, n_repeats=n_repeats, random_state=0):
             rng = np.random.default_rng([repeat, fold])
             for noise in (0.0, 0.1):
-                y_tr = class_noise(y[tr], noise, rng) if noise else y[tr]
+                y_tr = class_noise(y[tr], noise, random_state=rng) if noise else y[tr]
                 (tmp/'train.arff').write_text(_arff(X.iloc[tr].reset_index(drop=True), y_tr, classes))
                 (tmp/'test.arff').write_text(_arff(X.iloc[te].reset_index(drop=True), y[te], classes))
                 t0 = time.perf_counter(); pw = np.asarray(_weka_predict(jar, tmp/'train.arff', tmp/'test.arff', classes)); t1 = time.perf_counter()
@@ -121,8 +121,8 @@ def smo_fixtures(cases=(('iris', 0.1), ('wdbc', 0.1), ('monk-2', 0.0)), jar='/us
         ds = load_keel(name)
         X, y = ds.X, ds.y.astype(str).to_numpy()
         classes = sorted(set(y))
-        repeat, fold, tr, te = cv_splits(ds, 5, 1, 0)[0]
-        y_tr = class_noise(y[tr], noise, np.random.default_rng([repeat, fold])) if noise else y[tr]
+        repeat, fold, tr, te = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[0]
+        y_tr = class_noise(y[tr], noise, random_state=np.random.default_rng([repeat, fold])) if noise else y[tr]
         d = ROOT/'tests'/'data'/'weka_smo'/f'{name}_{int(noise * 100)}'
         d.mkdir(parents=True, exist_ok=True)
         for part, rows, labels in (('train', tr, y_tr), ('test', te, y[te])):
@@ -148,7 +148,7 @@ def seeds(datasets, n_seeds, n_jobs, cache, f):
         for seed in range(1, n_seeds + 1):
             if ((rows.dataset == name) & (rows.seed == seed)).any(): continue
             t0 = time.perf_counter()
-            p = ela_predictions(ds, 'ela2', 0.1, 5, 5, seed, n_jobs, cache_dir=Path(cache)/f'{name}_seed{seed}', progress=False)
+            p = ela_predictions(ds, 'ela2', noise=0.1, n_splits=5, n_repeats=5, random_state=seed, n_jobs=n_jobs, cache_dir=Path(cache)/f'{name}_seed{seed}', progress=False)
             rows = pd.concat([rows, ela_table(p).assign(dataset=name, seed=seed)], ignore_index=True)
             rows.round(6).to_csv(f, index=False)
             print(f'[{name}] seed {seed}: {time.perf_counter() - t0:.0f} s', flush=True)
@@ -166,10 +166,10 @@ def svm_full(datasets, n_repeats, f):
         ds = load_keel(name)
         X, y = ds.X.to_numpy(float), ds.y.astype(str).to_numpy()
         new = []
-        for repeat, fold, tr, te in cv_splits(ds, 5, n_repeats, 0):
+        for repeat, fold, tr, te in cv_splits(ds, n_splits=5, n_repeats=n_repeats, random_state=0):
             rng = np.random.default_rng([repeat, fold])
             for noise in (0.0, 0.1):
-                y_tr = class_noise(y[tr], noise, rng) if noise else y[tr]
+                y_tr = class_noise(y[tr], noise, random_state=rng) if noise else y[tr]
                 t0 = time.process_time()
                 m = PukSVC(C=100.0, sigma=1.0, omega=1.0, scale='minmax').fit(X[tr], y_tr)
                 t1 = time.process_time()
@@ -199,7 +199,7 @@ def main():
             f = out/f'fabra18_{name}.csv.gz'
             if f.exists(): print(f'[{name}] cached', flush=True); continue
             t0 = time.perf_counter()
-            p = ela_predictions(load_pmlb(name), 'fabra18', 0.1, 5, a.n_repeats, 0, a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
+            p = ela_predictions(load_pmlb(name), 'fabra18', noise=0.1, n_splits=5, n_repeats=a.n_repeats, random_state=0, n_jobs=a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
             p[['model', 'repeat', 'fold', 'noise', 'instance', 'correct_clean', 'correct_noisy']].to_csv(f, index=False, compression='gzip')
             print(f'[{name}] {time.perf_counter() - t0:.0f} s', flush=True)
     elif a.what == 'difficulty':
@@ -230,7 +230,7 @@ def main():
         tabs = []
         for name in a.datasets or CURVE_SETS:
             t0 = time.perf_counter()
-            p = ela_predictions(load_keel(name), 'ela2', LEVELS, 5, a.n_repeats, 0, a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
+            p = ela_predictions(load_keel(name), 'ela2', noise=LEVELS, n_splits=5, n_repeats=a.n_repeats, random_state=0, n_jobs=a.n_jobs, cache_dir=Path(a.cache)/name, progress=False)
             tabs.append(ela_table(p).assign(dataset=name))
             pd.concat(tabs, ignore_index=True).round(6).to_csv(f, index=False)
             print(f'[{name}] {time.perf_counter() - t0:.0f} s', flush=True)

@@ -84,7 +84,7 @@ def metric_matrix(metric:str, Wa:np.ndarray, df:pd.DataFrame, pred:str, models:l
     classes = classes or sorted(set(y) | set(yp))
     P = class_shares(df.assign(**{pred: yp}), pred, models, instances, classes).reshape(len(instances), len(models), -1)
     S = positive_scores(df, p_col, models, instances, classes) if metric == 'roc_auc' else None
-    return metric_replicates_many(metric, Wa, y, P, S, classes)
+    return metric_replicates_many(metric, Wa, y, P, S, classes=classes)
 
 # %% ../nbs/06c_resample.ipynb #2351f99e
 def class_shares(p:pd.DataFrame, col:str, models:list, instances:np.ndarray, classes:list, cell:np.ndarray|None=None)->np.ndarray:

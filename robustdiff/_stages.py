@@ -60,4 +60,4 @@ def respondent_models(spec, random_state):
     "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
     from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state)
+    return check_respondents(spec, random_state=random_state)

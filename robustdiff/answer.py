@@ -58,7 +58,7 @@ class Verdict:
     headline:list           # at most five sentences
     findings:list           # sentences about the data (true of every model)
     sentences:pd.DataFrame  # model, sentence
-    config:dict             # level, n_boot, lam, nu, class_noise, alpha, perturb_level, hard_bin, majority_class, metric, robust_rule, winners, fronts
+    config:dict             # level, n_boot, lam, nu, class_noise, worst_share, perturb_level, hard_bin, majority_class, metric, robust_rule, winners, fronts
     front:pd.DataFrame|None=None  # tidy: noise, model, role, quantity, against, value, lo, hi, call — each noise kind's front and its deciding intervals
 
     def value(self, model:str, measure:str, col:str='value'):
@@ -76,7 +76,7 @@ class Verdict:
 # %% ../nbs/92_answer.ipynb #e4bfacbe
 def _rows(models, R, measure, level, basis='', metric='')->list:
     "Tidy rows of one measure for every model: estimate and interval."
-    lo, hi = percentile_interval(R[1:], level)
+    lo, hi = percentile_interval(R[1:], level=level)
     return [dict(model=m, measure=measure, metric=metric, value=R[0, j], lo=lo[j], hi=hi[j], diff=np.nan, diff_lo=np.nan,
                  diff_hi=np.nan, call='', basis=basis) for j, m in enumerate(models)]
 
@@ -90,7 +90,7 @@ def _winner_calls(rows:list, models:list, R:np.ndarray, pw:pd.DataFrame, among:n
         return dict(winner=None, ties=[])
     j = idx[np.argmax(R[0, idx]) if better == 'higher' else np.argmin(R[0, idx])]
     w = models[j]
-    cmp = compare_to_rest(R, better, level, among)
+    cmp = compare_to_rest(R, better=better, level=level, among=among)
     ties = []
     for k, m in enumerate(models):
         rows[k].update(diff=cmp['diff'].iloc[k], diff_lo=cmp.lo.iloc[k], diff_hi=cmp.hi.iloc[k])
@@ -144,12 +144,12 @@ def _robust_calls(rows:list, models:list, A:np.ndarray, S:np.ndarray, R:np.ndarr
 
 def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clean and feature-noise predictions; several draws: column `draw`)
             bins:pd.DataFrame|None=None,      # `difficulty_bins` output: the strata and the hardest bin
-            clean:pd.DataFrame|None=None,     # clean CV predictions (default: taken from `noisy`; roc_auc: with p_true)
+            *, clean:pd.DataFrame|None=None,     # clean CV predictions (default: taken from `noisy`; roc_auc: with p_true)
             ela_preds:pd.DataFrame|None=None, # `ela_predictions` output (one class-noise rate)
             perturbation:pd.DataFrame|None=None, # per-instance perturbation predictions (model, instance, level, y_pred, correct; copies: rep)
             lam:float=0.5,                    # proportion λ of a bin perturbed (the SCC's largest λ)
             nu:float|None=None,               # the feature-noise level ν (for the text)
-            alpha:float=0.3,                  # share of hardest instances for the perturbation drop
+            worst_share:float=0.3,            # share of hardest instances for the perturbation drop
             level:float=LEVEL,                # coverage of every interval (family-wise for the comparisons)
             n_boot:int=N_BOOT,                # bootstrap resamples
             folds:bool=True,                  # resample the CV folds too (two-stage bootstrap), else instances only
@@ -158,7 +158,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
             metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
             noise_reps:tuple|None=None,       # `_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)` if already computed (the report's SCC stage): not computed twice
-            perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
+            perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, worst_share, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
     from robustdiff.metrics import metric_name
@@ -169,7 +169,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")
         clean = clean_predictions(noisy)
     b = bin_strata(bins)
-    if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot, random_state, folds, shrink)
+    if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot=n_boot, random_state=random_state, folds=folds, shrink=shrink)
     else:
         if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
         c_used, n_boot = np.nan, len(W)
@@ -181,11 +181,11 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     bl = 1 - (1 - level) / M
     vs = _interval_calls(acc - base[:, None], bl, 'higher')
     beats = vs[3] == 'better'
-    pairs = [compare_pairs(acc, models, 'higher', level).assign(measure='score')]
+    pairs = [compare_pairs(acc, models, better='higher', level=level).assign(measure='score')]
     rows = _rows(models, acc, 'score', level, f'out-of-fold {name}', metric)
     won = {'score': _winner_calls(rows, models, acc, pairs[0], beats, _ACC_WORDS, level)}
     for j, r in enumerate(rows): r.update(vs_baseline=vs[0][j], vs_baseline_lo=vs[1][j], vs_baseline_hi=vs[2][j])
-    blo, bhi = percentile_interval(base[1:], level)
+    blo, bhi = percentile_interval(base[1:], level=level)
     rows.append(dict(model=BASELINE, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
                      basis=f"always predicting the majority class {major!r}"))
     # `accurate`: above the baseline and tied with the most accurate (paired interval includes 0), a description; the noise verdicts compare every model above the baseline (`FRONT_RULE`)
@@ -195,7 +195,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         if top is not None else [False] * M
     accurate = beats & np.asarray(tied, bool)
     shares = cls.value_counts(normalize=True)
-    cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, alpha=alpha, majority_class=major, class_noise=None,
+    cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, worst_share=worst_share, majority_class=major, class_noise=None,
                metric=metric, metric_name=name, robust_rule=FRONT_RULE, bonferroni_models=M,
                random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
                perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(draw_ids(noisy)) if noisy is not None else None)
@@ -204,12 +204,12 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     def compared(measure, R, basis, score, S, sbasis):
         "Rows of the break rate (lower = stays right) and of the score under that noise, paired over every model above the baseline exactly as the clean scores; the front and the most robust model (`FRONT_RULE`)."
         nonlocal rows
-        pw = compare_pairs(R, models, 'lower', level, beats).assign(measure=measure)
+        pw = compare_pairs(R, models, better='lower', level=level, among=beats).assign(measure=measure)
         rr = _rows(models, R, measure, level, basis)
-        ps = compare_pairs(S, models, 'higher', level, beats).assign(measure=score)
+        ps = compare_pairs(S, models, better='higher', level=level, among=beats).assign(measure=score)
         rs = _rows(models, S, score, level, sbasis, metric)
         won[score] = _winner_calls(rs, models, S, ps, beats, _NOISY_WORDS, level)
-        cmp = compare_to_rest(R, 'lower', level, beats)
+        cmp = compare_to_rest(R, better='lower', level=level, among=beats)
         for k, r in enumerate(rr): r.update(diff=cmp['diff'].iloc[k], diff_lo=cmp.lo.iloc[k], diff_hi=cmp.hi.iloc[k])
         won[measure] = _robust_calls(rr, models, acc, S, R, pw, beats)
         rows += rr + rs
@@ -238,11 +238,11 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                  'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy labels")
         for k, mt in (('rla', ''), ('ela', '')): rows += _rows(models, er[k], k, level, metric=mt)
     if perturbation is not None:
-        pm, pr, lv = perturbation_reps if perturbation_reps is not None else _perturbation_reps(perturbation, bins, alpha, W, n_boot, random_state, metric)
+        pm, pr, lv = perturbation_reps if perturbation_reps is not None else _perturbation_reps(perturbation, bins, worst_share, W, n_boot, random_state, metric)
         if pm != models: raise ValueError(f"perturbation and clean predictions name different models: {pm} vs {models}")
         cfg['perturb_level'] = lv
-        compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {alpha:.0%} that perturbation turns wrong",
-                 'score_perturbed_hardest', pr['score_perturbed_hardest'], f"{name} on the perturbed hardest {alpha:.0%}")
+        compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {worst_share:.0%} that perturbation turns wrong",
+                 'score_perturbed_hardest', pr['score_perturbed_hardest'], f"{name} on the perturbed hardest {worst_share:.0%}")
         for k, mt in (('flip_perturbed', ''), ('drop_hardest', metric), ('drop_all', metric)):
             rows += _rows(models, pr[k], k, level, metric=mt)
     tab = pd.DataFrame(rows)
@@ -284,7 +284,7 @@ def _kind_words(meas, cfg)->tuple:
     hard, _ = _hard_words(cfg)
     if meas == 'break_hard': return _noise_words(cfg), f"on {hard}"
     if meas == 'break_labels': return f"label noise ({_pct(cfg['class_noise'])} of training labels wrong)", "when trained on those labels"
-    return (f"perturbation (Gaussian noise of {_num(cfg['perturb_level'], 1)} feature sd)", f"on the hardest {_pct(cfg['alpha'])}")
+    return (f"perturbation (Gaussian noise of {_num(cfg['perturb_level'], 1)} feature sd)", f"on the hardest {_pct(cfg['worst_share'])}")
 
 def _pts(z)->str:
     "A difference of two shares in percentage points: '−12 points', '+1 point'."
@@ -298,7 +298,7 @@ def _findings(tab, models, reps, cfg, level)->list:
     if reps is not None:
         hard, easy = _hard_words(cfg)
         h, e = reps[('flip_rate', cfg['hard_bin'])], reps[('flip_rate', cfg['easy_bin'])]
-        lo, _ = percentile_interval((h - e)[1:], 1 - (1 - level) / len(models))
+        lo, _ = percentile_interval((h - e)[1:], level=1 - (1 - level) / len(models))
         n_up = int((lo > 0).sum())
         if len(models) > 2 and 2 * len(models) <= 3 * n_up < 3 * len(models):
             out.append(f"Under {_noise_words(cfg)}, {n_up} of {len(models)} models' predictions on {hard} flip more often than on "
@@ -519,7 +519,7 @@ def _front_table(tab, pw, cfg)->pd.DataFrame:
 
 # %% ../nbs/92_answer.ipynb #e879a7c6
 def accuracy_chart(v:Verdict,              # a `verdict` result
-                   width:int=360,          # chart width (px)
+                   *, width:int=360,          # chart width (px)
                   )->alt.Chart:
     "The chosen metric of every model with its interval, the majority-class baseline as a rule (red: not better than it)."
     t = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].copy()
@@ -546,7 +546,7 @@ def accuracy_chart(v:Verdict,              # a `verdict` result
                                                 title=f'{name} with intervals against the majority-class baseline')
 
 def bins_chart(v:Verdict,              # a `verdict` result with feature-noise measures
-               measures=('score_noisy', 'break_rate', 'flip_rate', 'kappa'), # per-bin measures to draw, one panel each
+               *, measures=('score_noisy', 'break_rate', 'flip_rate', 'kappa'), # per-bin measures to draw, one panel each
                width:int=200, height:int=160,
               )->alt.Chart:
     "Per difficulty bin: each model's estimate with its interval bar, one panel per measure (score_noisy: the chosen metric under noise; κ hollow where ill-conditioned)."
@@ -592,7 +592,7 @@ _ROBUST_AXES = {'break_hard': 'feature noise, hardest bin', 'break_labels': 'noi
 _PLACES = ['on the front', 'off the front', 'not better than the baseline']
 
 def tradeoff_chart(v:Verdict,               # a `verdict` result
-                   robustness:str|None=None,# the noise, by its break-rate measure (default: break_hard, else break_labels, else break_perturbed)
+                   *, robustness:str|None=None,# the noise, by its break-rate measure (default: break_hard, else break_labels, else break_perturbed)
                    width:int=420, height:int=300,
                   )->alt.Chart:
     "The clean score (x) against the score under one noise (y), one point per model with interval bars both ways; the front (`FRONT_RULE`) filled and joined."

@@ -547,7 +547,7 @@ class _MostProbable:
 
 class C45Classifier(_MostProbable, ClassifierMixin, BaseEstimator):
     "C4.5 decision tree as Weka's J48 builds it: gain ratio, MDL-corrected thresholds, multi-way nominal splits, pessimistic pruning with subtree raising (or reduced-error pruning)."
-    def __init__(self, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
+    def __init__(self, *, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
                  min_leaf:int=2,              # fewest training rows in at least two branches of a split (J48 -M)
                  unpruned:bool=False,         # grow the tree only (still collapsed), as J48 -U
                  subtree_raising:bool=True,   # let pruning replace a node by its largest branch (J48 without -S)
@@ -715,7 +715,7 @@ def _rules_text(est, rules):
 # %% ../nbs/01d_c45.ipynb #77e24553
 class PARTClassifier(_MostProbable, ClassifierMixin, BaseEstimator):
     "PART as Weka builds it: a decision list, each rule the largest leaf of a partial C4.5 tree grown on the rows not yet covered."
-    def __init__(self, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
+    def __init__(self, *, confidence:float=0.25, # C4.5's confidence factor of the pessimistic error (smaller prunes more)
                  min_leaf:int=2,              # fewest training rows in at least two branches of a split (PART -M)
                  binary_splits:bool=False,    # nominal tests 'attribute = level' against the rest (PART -B)
                  nominal_features=None,       # nominal columns (indices or names); None: the DataFrame's non-numeric columns

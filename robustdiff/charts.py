@@ -33,7 +33,7 @@ def _nice_step(span:float, maxbins:int)->float:
     return 10 * k
 
 def bin_counts(values,                 # numbers (NaN and ±inf are left out)
-               maxbins:int=40,          # most bins
+               *, maxbins:int=40,          # most bins
                extent:tuple|None=None,  # (lo, hi) of the bins; default: the finite values' range, rounded outwards
               )->pd.DataFrame:          # start, end, count: one row per bin
     "A histogram computed in numpy: equal bins of a 'nice' width (1, 2, 2.5 or 5 × 10^k), as Vega-Lite would choose."
@@ -59,7 +59,7 @@ def _sized(chart:alt.Chart, width:int, height:int, title:str|None, subtitle:str|
     return chart.properties(title=title) if title is not None else chart
 
 def histogram(data,                      # a DataFrame (with `field`), a Series or an array
-              field:str|None=None,       # the column of `data` to count
+              *, field:str|None=None,       # the column of `data` to count
               maxbins:int=40,            # most bins
               title:str|None=None,       # chart title
               x_title:str|None=None,     # axis title (default: `field`)
@@ -67,7 +67,7 @@ def histogram(data,                      # a DataFrame (with `field`), a Series 
               width:int=360, height:int=200)->alt.Chart:
     "A histogram whose bins are counted in numpy: one bar per bin whatever the number of rows."
     values = data[field] if isinstance(data, pd.DataFrame) else data
-    t = bin_counts(values, maxbins)
+    t = bin_counts(values, maxbins=maxbins)
     name = x_title or field or 'value'
     return _sized(alt.Chart(t).mark_bar().encode(
         x=alt.X('start:Q', bin='binned', title=name), x2='end:Q', y=alt.Y('count:Q', title=y_title),
@@ -77,7 +77,7 @@ def histogram(data,                      # a DataFrame (with `field`), a Series 
 # %% ../nbs/04_charts.ipynb #ec380da4
 def stratified_sample(df:pd.DataFrame,     # the rows
                       n:int,                # rows to keep
-                      by:str|None=None,     # a column whose groups keep their shares (each group at least one row)
+                      *, by:str|None=None,     # a column whose groups keep their shares (each group at least one row)
                       random_state:int=0,   # seed
                      )->pd.DataFrame:       # at most `n` rows of `df`, in their original order
     "A sample of `n` rows, proportional within the groups of `by` (largest remainders), reproducible."
@@ -96,7 +96,7 @@ def stratified_sample(df:pd.DataFrame,     # the rows
 
 def grid_summary(df:pd.DataFrame,       # the rows
                  x:str, y:str,           # the two numeric columns
-                 value:str|None=None,    # a numeric column averaged per cell (NaN ignored)
+                 *, value:str|None=None,    # a numeric column averaged per cell (NaN ignored)
                  bins:tuple=(60, 45),    # cells along x and y
                 )->pd.DataFrame:         # x, x_end, y, y_end, n (rows per cell) and mean `value`: one row per non-empty cell
     "A 2-D binned summary of a scatter (a density / hexbin-like grid): counts and the mean of `value` per cell."
@@ -133,7 +133,7 @@ def quantile_summary(df:pd.DataFrame,  # the rows
 # %% ../nbs/04_charts.ipynb #3dcb54f6
 def scatter(df:pd.DataFrame,            # the rows
             x:str, y:str,                # numeric columns on the axes
-            color:str|None=None,         # a column to colour by (numeric: mean per cell when binned; nominal: sampled by group)
+            *, color:str|None=None,         # a column to colour by (numeric: mean per cell when binned; nominal: sampled by group)
             max_points:int=MAX_POINTS,   # above this, the chart draws a binned grid (or a stratified sample)
             bins:tuple=(60, 45),         # grid cells along x and y when binned
             how:str='auto',              # 'auto' (grid unless `color` is nominal), 'bin' or 'sample'
@@ -156,7 +156,7 @@ def scatter(df:pd.DataFrame,            # the rows
         enc = dict(x=X, y=Y, tooltip=cols)
         if color: enc['color'] = alt.Color(f'{color}:{"N" if nominal else "Q"}')
         return _sized(alt.Chart(sub).mark_circle(size=size, opacity=opacity).encode(**enc), width, height, title, note)
-    grid = grid_summary(df, x, y, color, bins)
+    grid = grid_summary(df, x, y, value=color, bins=bins)
     what = f'mean {color}' if color else 'points per cell'
     c = alt.Color(f'{color}:Q', title=f'mean {color}') if color else alt.Color('n:Q', title='points', scale=alt.Scale(type='log'))
     note = f"{n:,} points binned in a {bins[0]} × {bins[1]} grid; colour: {what}"

@@ -106,7 +106,7 @@ def _models(a):
     from robustdiff.portfolio import load_model
     with warnings.catch_warnings():                          # a trusted function's warning: one line
         warnings.simplefilter('always', DataWarning); warnings.showwarning = _one_line_warning
-        mine = [load_model(m, [t for ts in (a.trust or []) for t in _split(ts)]) for m in a.model]
+        mine = [load_model(m, trusted=[t for ts in (a.trust or []) for t in _split(ts)]) for m in a.model]
     return ([a.models] if a.models else []) + mine
 
 _USER_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
@@ -178,7 +178,7 @@ def _score(a)->int:
     try: old = signal.signal(signal.SIGTERM, _term)
     except ValueError: old = None                              # not the main thread
     try:
-        return _guarded(lambda: score_file(a.report, a.data, a.out, a.model, a.alpha, a.sep, _split(a.na_values),
+        return _guarded(lambda: score_file(a.report, a.data, a.out, model=a.model, alpha=a.alpha, sep=a.sep, na_values=_split(a.na_values),
                                            log=lambda m: print(m, file=sys.stderr), delta=_delta(a.delta),
                                            simultaneous=False if a.per_bin else None, calibration=a.calibration,
                                            trusted=[t for ts in (a.trust or []) for t in _split(ts)]), a.out)

@@ -209,8 +209,7 @@ def conformal_sets(P,               # (n, C) class probabilities of the test row
                    cal_p_true,      # (q,) out-of-fold probability of the true class of each calibration row
                    cal_bins,        # (q,) category of each calibration row (all equal: marginal split conformal)
                    test_bins,       # (n,) category of each test row
-                   alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per cell
-                   *,
+                   *, alpha:float=0.1, # miscoverage: sets hold the true class with probability ≥ 1 − α per cell
                    nonempty:bool=True, # an empty set holds the most probable class instead
                    delta:float|None=None, # None: coverage ≥ 1 − α on average over calibration draws; a number: ≥ 1 − α with probability ≥ 1 − δ over the draw (see `simultaneous`)
                    simultaneous:bool=True, # with `delta`: every cell at once covers ≥ 1 − α with probability ≥ 1 − δ (Šidák over the cells used); False: each cell on its own

@@ -91,7 +91,7 @@ def _cost_prior(est,               # an (unfitted) classifier, Pipeline, Calibra
 def one_pass_cost(est,                # an (unfitted) classifier, Pipeline or wrapper, as `_cost_prior`
                   n_train:float,      # training rows of the fold
                   n_test:float,       # test rows of the fold
-                  blocks:int=1,       # blocks of n_test rows it predicts (the one pass: the clean rows and every perturbed copy)
+                  *, blocks:int=1,       # blocks of n_test rows it predicts (the one pass: the clean rows and every perturbed copy)
                   refit:bool=False,   # also refit on noisy labels and predict the test rows once more (the ELA refit)
                  )->float:            # expected CPU seconds on the reference machine (benchmarks/plan_calibrate.py's)
     "Expected CPU seconds of one model × fold task: the fit, its predictions of `blocks` × `n_test` rows and, with `refit`, the noisy-label refit and its predictions."

@@ -183,7 +183,7 @@ Dataset.imputed = _dataset_imputed
 _TASKS = ('auto', 'classification')
 
 def check_task(y,                   # the target: a Series, array or a `Dataset`
-               task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
+               *, task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
                name:str='target',   # what to call the target in the message
                max_classes:int=30,  # more distinct numeric values than this (and than 5 % of the rows) look continuous
               )->None:
@@ -361,7 +361,7 @@ def _handle_missing(df:pd.DataFrame, target:str, missing:str, name:str)->tuple:
 
 def from_frame(df:pd.DataFrame,        # features and target
                target:str,             # name of the target column
-               nominal:list|None=None, # nominal columns; `None` detects them from the dtypes
+               *, nominal:list|None=None, # nominal columns; `None` detects them from the dtypes
                name:str='data',        # dataset name
                dropna:bool=False,      # the same as missing='drop' (kept for older code)
                drop:list|None=None,    # columns to leave out (e.g. an identifier)
@@ -393,7 +393,7 @@ def from_frame(df:pd.DataFrame,        # features and target
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
-    check_task(df[target], task, f"target {target!r}")       # before the frame becomes hundreds of one-row classes
+    check_task(df[target], task=task, name=f"target {target!r}")       # before the frame becomes hundreds of one-row classes
     X, y = df.drop(columns=[target]), df[target]
     del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]

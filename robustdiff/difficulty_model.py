@@ -39,7 +39,7 @@ def _glmnet_lambdas(X, y, nlambda:int, mix:float=0.5)->np.ndarray:
 
 class CaretGlmnet(RegressorMixin, BaseEstimator):
     "glmnet's elastic net as caret fits it: features standardised, penalty `lam` (None: caret's tuneLength = 1 choice)."
-    def __init__(self, mix:float=0.1, lam:float|None=None): self.mix, self.lam = mix, lam
+    def __init__(self, *, mix:float=0.1, lam:float|None=None): self.mix, self.lam = mix, lam
     def fit(self, X, y):
         from sklearn.linear_model import ElasticNet
         lam = self.lam if self.lam is not None else _glmnet_lambdas(X, y, 3)[1]
@@ -68,7 +68,7 @@ def _caret_model(method:str, params:dict, random_state=0, n_jobs:int=1):
                                          min_samples_leaf=10, subsample=0.5, random_state=random_state)
     if method == 'knn': return KNeighborsRegressor(params['k'])
     if method == 'lm': return LinearRegression()
-    if method == 'glmnet': return CaretGlmnet(params['mix'], params['lam'])
+    if method == 'glmnet': return CaretGlmnet(mix=params['mix'], lam=params['lam'])
     raise ValueError(f"unknown caret method {method!r}")
 
 def _caret_grid(method:str, X, y, length:int=3)->list:
@@ -87,7 +87,7 @@ def _caret_grid(method:str, X, y, length:int=3)->list:
 
 class CaretTrain(RegressorMixin, BaseEstimator):
     "caret's `train` with its defaults: the `tuneLength` grid, chosen by mean out-of-bag RMSE over bootstrap resamples."
-    def __init__(self, method:str='rf', tune_length:int=3, n_boot:int=25, random_state=0, n_jobs:int=1):
+    def __init__(self, *, method:str='rf', tune_length:int=3, n_boot:int=25, random_state=0, n_jobs:int=1):
         self.method, self.tune_length, self.n_boot, self.random_state, self.n_jobs = method, tune_length, n_boot, random_state, n_jobs
     def fit(self, X, y):
         X, y = np.asarray(X, float), np.asarray(y, float)
@@ -111,7 +111,7 @@ REGRESSORS = ('rf', 'gbm', 'knn', 'lm', 'glmnet')
 TUNINGS = (None, 'authors', 'caret')
 
 def get_regressor(regressor='rf',      # a name in REGRESSORS or an (unfitted) scikit-learn regressor
-                  random_state=0,      # seed for the randomised regressors
+                  *, random_state=0,      # seed for the randomised regressors
                   n_jobs:int=1,        # threads for the random forest
                   tuning:str|None=None,# None: the defaults below; 'authors': the [MP22] code's caret call; 'caret': caret's default grid + bootstrap
                  ):
@@ -120,7 +120,7 @@ def get_regressor(regressor='rf',      # a name in REGRESSORS or an (unfitted) s
     if isinstance(regressor, str) and regressor in REGRESSORS and tuning == 'authors':
         return _caret_model(regressor, _CARET1[regressor], random_state, n_jobs)
     if isinstance(regressor, str) and regressor in REGRESSORS and tuning == 'caret':
-        return CaretTrain(regressor, random_state=random_state, n_jobs=n_jobs)
+        return CaretTrain(method=regressor, random_state=random_state, n_jobs=n_jobs)
     if isinstance(regressor, str):
         if regressor == 'rf':
             return RandomForestRegressor(n_estimators=300, max_features='sqrt', min_samples_leaf=5,
@@ -172,7 +172,7 @@ class DifficultyEstimator(RegressorMixin, BaseEstimator):
     "[MP22]'s difficulty estimator ĥ(x): a regressor from instance features to IRT difficulty."
     def __init__(self,
                  regressor='rf',       # a name in REGRESSORS or a scikit-learn regressor
-                 random_state=0,       # seed for the regressor
+                 *, random_state=0,       # seed for the regressor
                  n_jobs:int=1,         # threads for the random forest
                  tuning:str|None=None, # see `get_regressor`: None, 'authors' ([MP22]'s caret call) or 'caret' (tuned)
                 ):
@@ -182,7 +182,7 @@ class DifficultyEstimator(RegressorMixin, BaseEstimator):
         "Train on the instances of `y` (a Series of finite difficulties indexed like `X`)."
         X, y = _align(X, y)
         self.pipeline_ = Pipeline([('prep', _preprocessor(X)),
-                                   ('reg', get_regressor(self.regressor, self.random_state, self.n_jobs, self.tuning))])
+                                   ('reg', get_regressor(self.regressor, random_state=self.random_state, n_jobs=self.n_jobs, tuning=self.tuning))])
         self.pipeline_.fit(X, y.to_numpy())
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         return self
@@ -193,7 +193,7 @@ class DifficultyEstimator(RegressorMixin, BaseEstimator):
         return self.pipeline_.predict(X[list(self.feature_names_in_)])
 
 # %% ../nbs/11_difficulty_model.ipynb #3dfe1e08
-def nrmse(observed, predicted, sd:float|None=None)->float:
+def nrmse(observed, predicted, *, sd:float|None=None)->float:
     "RMSE divided by the sd of the observed values (or by `sd`, e.g. that of the whole dataset as [MP22] does)."
     o, p = np.asarray(observed, float), np.asarray(predicted, float)
     s = np.std(o, ddof=1) if sd is None else sd
@@ -216,7 +216,7 @@ class DifficultyCV:
         "One row per (repeat, fold): rmse, nrmse (RMSE / sd of all observed difficulties), spearman."
         g = self.predictions.groupby(['repeat', 'fold'])
         return g.apply(lambda d: pd.Series({'n': len(d), 'rmse': float(np.sqrt(np.mean((d.observed - d.predicted) ** 2))),
-                                            'nrmse': nrmse(d.observed, d.predicted, self.sd),
+                                            'nrmse': nrmse(d.observed, d.predicted, sd=self.sd),
                                             'spearman': spearman_rho(d.observed, d.predicted)}),
                        include_groups=False).reset_index()
 
@@ -235,7 +235,7 @@ class DifficultyCV:
 
 def difficulty_cv(X,                       # instance features (DataFrame, rows = instances) or a robustdiff Dataset
                   difficulty:pd.Series,    # finite difficulties indexed like X (e.g. irt.difficulty(..., extremes='drop'))
-                  regressor='rf',          # name in REGRESSORS or a scikit-learn regressor
+                  *, regressor='rf',          # name in REGRESSORS or a scikit-learn regressor
                   n_splits:int=5,          # folds
                   n_repeats:int=2,         # repeats ([MP22]: 2 × 5-fold)
                   random_state=0,          # seed of the folds and regressors
@@ -257,7 +257,7 @@ def difficulty_cv(X,                       # instance features (DataFrame, rows 
 
 # %% ../nbs/11_difficulty_model.ipynb #47cb623f
 def cv_chart(cvs,                    # a DifficultyCV or a dict {name: DifficultyCV}
-             max_points:int=100,     # points per panel (keeps the SVG small)
+             *, max_points:int=100,     # points per panel (keeps the SVG small)
              random_state=0, width=200, height=200):
     "Observed vs cross-validated predicted difficulty, one panel per regressor, with NRMSE and ρ in the title."
     if isinstance(cvs, DifficultyCV): cvs = {cvs.regressor: cvs}
@@ -281,7 +281,7 @@ def cv_chart(cvs,                    # a DifficultyCV or a dict {name: Difficult
 def importance_table(X,                       # instance features
                      difficulty:pd.Series,    # finite difficulties indexed like X
                      y=None,                  # task labels (Series like X): adds the task classifier's importances
-                     kind:str='impurity',     # 'impurity' (random forests) or 'permutation' (any model, on 30 % held out)
+                     *, kind:str='impurity',     # 'impurity' (random forests) or 'permutation' (any model, on 30 % held out)
                      regressor='rf',          # difficulty estimator
                      classifier=None,         # task classifier (default: RandomForestClassifier(300))
                      random_state=0, n_jobs:int=1,
@@ -307,7 +307,7 @@ def importance_table(X,                       # instance features
             names, imp = np.asarray(Xf.columns), np.clip(r.importances_mean, 0, None)
         imp = np.asarray(imp, float)
         out.append(pd.DataFrame({'feature': names, 'importance': imp / imp.sum() if imp.sum() > 0 else imp, 'model': label}))
-    _imp(get_regressor(regressor, random_state, n_jobs), X, d.to_numpy(), 'difficulty estimator')
+    _imp(get_regressor(regressor, random_state=random_state, n_jobs=n_jobs), X, d.to_numpy(), 'difficulty estimator')
     if y is not None:
         yy = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y), index=Xall.index)
         if len(yy) != len(Xall): raise ValueError(f"{len(yy)} labels for {len(Xall)} instances")
@@ -316,7 +316,7 @@ def importance_table(X,                       # instance features
     return pd.concat(out, ignore_index=True)
 
 def importance_chart(imp:pd.DataFrame,  # output of importance_table
-                     top:int=16, width=180, height=None):
+                     *, top:int=16, width=180, height=None):
     "Bar charts of feature importance, difficulty estimator next to task classifier, features in the estimator's order."
     order = (imp[imp.model == 'difficulty estimator'].sort_values('importance', ascending=False).feature.head(top).tolist())
     df = imp[imp.feature.isin(order)]
@@ -340,7 +340,7 @@ def class_difficulty(labels,        # class of each instance (Series indexed lik
         rows.append(pd.DataFrame({'mean': g.mean(), 'sd': g.std(), 'n': g.size()}).reset_index().assign(source=name))
     return pd.concat(rows, ignore_index=True)[['class', 'source', 'mean', 'sd', 'n']]
 
-def class_difficulty_chart(cd:pd.DataFrame, width=420, height=None):
+def class_difficulty_chart(cd:pd.DataFrame, *, width=420, height=None):
     "Mean difficulty per class (± sd), one colour per source, classes ordered by the first source's mean."
     first = cd.source.iloc[0]
     order = cd[cd.source == first].sort_values('mean')['class'].astype(str).tolist()
@@ -353,7 +353,7 @@ def class_difficulty_chart(cd:pd.DataFrame, width=420, height=None):
 # %% ../nbs/11_difficulty_model.ipynb #a32a79c7
 def accuracy_by_difficulty(U,                  # responses: DataFrame models × instances (0/1)
                            difficulty:pd.Series, # difficulty per instance (index ⊆ columns of U)
-                           bins:int=10,        # equal-count bins
+                           *, bins:int=10,        # equal-count bins
                            source:str='observed', # label for the `source` column
                           )->pd.DataFrame:     # model, source, bin, difficulty (bin mean), accuracy, n
     "Each model's accuracy per difficulty bin (an empirical system characteristic curve), tidy."
@@ -372,7 +372,7 @@ def accuracy_by_difficulty(U,                  # responses: DataFrame models × 
                                   'accuracy': A[:, cols].mean(1), 'n': int(cols.sum())}))
     return pd.concat(rows, ignore_index=True)
 
-def scc_data_chart(acc:pd.DataFrame, models=None, width=380, height=240):
+def scc_data_chart(acc:pd.DataFrame, *, models=None, width=380, height=240):
     "Empirical SCCs: accuracy per difficulty bin, one colour per model, one dash per source (observed/estimated)."
     df = acc if models is None else acc[acc.model.isin([str(m) for m in models])]
     return alt.Chart(df).mark_line(point=True).encode(
@@ -384,7 +384,7 @@ def scc_data_chart(acc:pd.DataFrame, models=None, width=380, height=240):
 def estimate_ability(correct,          # 0/1 results of one model on instances of known difficulty
                      b,                # their difficulties
                      a=1.0,            # their discriminations
-                     prior_sd:float=3.0, # sd of the weak normal prior (keeps all-right/all-wrong finite)
+                     *, prior_sd:float=3.0, # sd of the weak normal prior (keeps all-right/all-wrong finite)
                     )->float:
     "Ability θ of a model from its results on instances of known difficulty (MAP, 1PL/2PL)."
     u, b = np.asarray(correct, float), np.asarray(b, float)
@@ -401,7 +401,7 @@ def shift_alarm(correct,        # 0/1 results of the model on the batch
                 theta:float,    # the model's ability (e.g. from estimate_ability on clean data)
                 b,              # (estimated) difficulty of each batch instance
                 a=1.0,          # discriminations
-                alpha:float=0.01, # false-alarm rate of the one-sided test
+                *, false_alarm:float=0.01, # false-alarm rate of the one-sided test
                )->dict:         # observed/expected accuracy, z, p-values, alarm flags
     "Is a batch's accuracy lower than IRT expects ([MP22] eq. 2)? One-sided z-test on the Poisson-binomial count."
     u, b = np.asarray(correct, float), np.asarray(b, float)
@@ -412,4 +412,4 @@ def shift_alarm(correct,        # 0/1 results of the model on the batch
     z = (u.sum() - E) / np.sqrt(max(V, 1e-12))
     return dict(n=len(u), observed=float(u.mean()), expected=float(E / len(u)), z=float(z),
                 p_low=float(norm.cdf(z)), p_high=float(norm.sf(z)),
-                alarm=bool(norm.cdf(z) < alpha), clever_hans=bool(norm.sf(z) < alpha))
+                alarm=bool(norm.cdf(z) < false_alarm), clever_hans=bool(norm.sf(z) < false_alarm))

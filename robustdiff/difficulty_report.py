@@ -28,11 +28,11 @@ def report_stage(ctx, st):
     else:
         U = ctx.response_matrix                              # from the one schedule, else fitted here
         if U is None:
-            U = response_matrix(respondent_predictions(ctx.ds, resp, run.n_splits, 1, run.random_state, run.n_jobs,
-                                                       run.backend, run.progress, run.cache_dir))
+            U = response_matrix(respondent_predictions(ctx.ds, resp, n_splits=run.n_splits, n_repeats=1, random_state=run.random_state, n_jobs=run.n_jobs,
+                                                       backend=run.backend, progress=run.progress, cache_dir=run.cache_dir))
         who = f"a population of {U.shape[0]} respondents ({c['respondents']!r})"
         if c['respondents_reason']: st.notes.append(c['respondents_reason'])
-    irt = fit_irt(U, '1PL')
+    irt = fit_irt(U, model='1PL')
     items = with_reliability(irt)
     st.tables['difficulty'] = items
     st.tables['respondent_abilities'] = irt.abilities
@@ -48,7 +48,7 @@ def report_stage(ctx, st):
                         f"population: {rel.spearman_brown.median():.3f}); median standard error of a difficulty "
                         f"{items.difficulty_se.median():.2f}.")
     ok = items[items.status == 'ok']
-    st.charts['difficulty'] = histogram(ok, 'difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
+    st.charts['difficulty'] = histogram(ok, field='difficulty', maxbins=40, x_title='difficulty b (1PL)', width=360, height=200,
                                         title='distribution of finite difficulties')
     if 'difficulty_se' in ok:
         st.charts['difficulty_se'] = scatter(ok, 'difficulty', 'difficulty_se', x_title='difficulty b', y_title='standard error of b',

@@ -89,7 +89,7 @@ def _check_rate(rate)->float:
 
 def class_noise(y,                  # class labels (array-like or Series), at least two classes
                 rate:float,         # share of labels to change, in [0, 1)
-                random_state=None,  # int, SeedSequence, Generator or None
+                *, random_state=None,  # int, SeedSequence, Generator or None
                 kind:str='uniform', # 'uniform' (another class at random) or 'pairwise' (class k → class k+1)
                ):                   # a copy of `y` with exactly round(rate · n) labels changed
     "Change exactly round(rate · n) labels to a different class ([SLH16]'s class-noise scheme)."
@@ -138,7 +138,7 @@ def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
     noisy, n_changed, t_fit, t_predict, t_noise, t_score = [], [], [], [], [], []
     for rate in levels:
         t0 = clock()
-        y_noisy = class_noise(y_tr, rate, ctx.rng(level_key(rate)), kind=kind) if rate > 0 else y_tr
+        y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(level_key(rate)), kind=kind) if rate > 0 else y_tr
         t1 = clock()
         est = clone(ctx.estimator).fit(X_tr, y_noisy)
         t2 = clock()
@@ -160,7 +160,7 @@ def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
 # %% ../nbs/30_ela.ipynb #a4071f79
 def ela_predictions(dataset,                   # a Dataset or `load_dataset` name
                     models='ela2',             # portfolio name, dict or list of (name, estimator)
-                    noise=0.1,                 # a rate or a list of distinct rates in [0, 1)
+                    *, noise=0.1,                 # a rate or a list of distinct rates in [0, 1)
                     n_splits:int=5,            # folds per repetition
                     n_repeats:int=5,           # repetitions
                     random_state:int|None=0,   # seeds folds, models and the noise
@@ -181,8 +181,8 @@ def ela_predictions(dataset,                   # a Dataset or `load_dataset` nam
     from functools import partial
     fn = partial(_ela_fold, levels=levels, kind=kind)
     fn.__qualname__, fn.__module__ = '_ela_fold', __name__
-    return map_folds(fn, ds, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                     cache_dir, cache_key=('ela', levels, kind), desc=f"{ds.name}: clean + noisy fits")
+    return map_folds(fn, ds, models, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+                     cache_dir=cache_dir, cache_key=('ela', levels, kind), desc=f"{ds.name}: clean + noisy fits")
 
 # %% ../nbs/30_ela.ipynb #90dafb6e
 def _check_preds(preds:pd.DataFrame):
@@ -191,7 +191,7 @@ def _check_preds(preds:pd.DataFrame):
         raise ValueError(f"expected the output of ela_predictions (columns {sorted(need)})")
 
 def ela_table(preds:pd.DataFrame,  # output of `ela_predictions` (optionally with a `dataset` column)
-              by:tuple=(),          # extra grouping columns (e.g. ('bin',))
+              *, by:tuple=(),          # extra grouping columns (e.g. ('bin',))
              )->pd.DataFrame:       # dataset?, model, noise, acc_clean, acc_noisy, rla, ela and their fold sds
     "Mean clean and noisy accuracy per model and noise level, with RLA and ELA (eqs. 2–3)."
     _check_preds(preds)
@@ -212,7 +212,7 @@ def ela_table(preds:pd.DataFrame,  # output of `ela_predictions` (optionally wit
 # %% ../nbs/30_ela.ipynb #fe0cd73d
 def ela_experiment(datasets,                 # a Dataset / `load_dataset` name, or a list of them
                    models='ela2',            # portfolio name, dict or list of (name, estimator)
-                   noise=0.1,                # a rate, or a list of distinct rates (the ELA-vs-noise curve)
+                   *, noise=0.1,                # a rate, or a list of distinct rates (the ELA-vs-noise curve)
                    n_splits:int=5,           # folds per repetition
                    n_repeats:int=5,          # repetitions ([SLH16]: 5 × 5-fold)
                    random_state:int|None=0,  # seeds folds, models and noise
@@ -227,7 +227,7 @@ def ela_experiment(datasets,                 # a Dataset / `load_dataset` name, 
     loaded = [load_dataset(d) for d in items]
     names = [d.name for d in loaded]
     if len(set(names)) != len(names): raise ValueError(f"dataset names must be distinct, got {names}")
-    tabs = [ela_table(ela_predictions(d, models, levels, n_splits, n_repeats, random_state, n_jobs, cache_dir, progress)
+    tabs = [ela_table(ela_predictions(d, models, noise=levels, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress)
                       .assign(dataset=d.name)) for d in loaded]
     return pd.concat(tabs, ignore_index=True)
 
@@ -260,7 +260,7 @@ def best_counts(tab:pd.DataFrame, # output of `ela_experiment`
     return pd.concat(rows).reset_index()
 
 # %% ../nbs/30_ela.ipynb #606a8f97
-def measure_surface_chart(levels_rla=(-0.25, 0.0, 0.1, 0.25, 0.5, 0.75), # RLA contour values
+def measure_surface_chart(*, levels_rla=(-0.25, 0.0, 0.1, 0.25, 0.5, 0.75), # RLA contour values
                           levels_ela=(0.1, 0.25, 0.5, 1.0, 1.5, 2.0),      # ELA contour values
                           width:int=230,                                   # width of each panel
                          )->alt.Chart:
@@ -285,7 +285,7 @@ def measure_surface_chart(levels_rla=(-0.25, 0.0, 0.1, 0.25, 0.5, 0.75), # RLA c
 
 # %% ../nbs/30_ela.ipynb #2502cba5
 def ela_noise_chart(tab:pd.DataFrame,  # output of `ela_experiment` with several noise levels
-                    measure:str='ela', # 'ela', 'rla', 'acc_noisy'
+                    *, measure:str='ela', # 'ela', 'rla', 'acc_noisy'
                     columns:int=3,     # facets per row
                    )->alt.Chart:
     "A measure against the class-noise level, per model, faceted by dataset."
@@ -301,7 +301,7 @@ def ela_noise_chart(tab:pd.DataFrame,  # output of `ela_experiment` with several
 
 # %% ../nbs/30_ela.ipynb #4bbbe5a0
 def best_chart(tab:pd.DataFrame,  # output of `ela_experiment`
-               noise:float|None=None, # the noise level (default: the only / the first one)
+               *, noise:float|None=None, # the noise level (default: the only / the first one)
               )->alt.Chart:
     "ELA per dataset and model at one noise level; filled marks = best by ELA, rings = best by RLA."
     _check_table(tab)
@@ -326,7 +326,7 @@ def best_chart(tab:pd.DataFrame,  # output of `ela_experiment`
 
 # %% ../nbs/30_ela.ipynb #c17ea6a0
 def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dataset)
-                      n_bins:int=5,       # K difficulty bins (0 = easiest)
+                      *, n_bins:int=5,       # K difficulty bins (0 = easiest)
                       repeat:int=0,       # repetition whose clean responses define the difficulty (when `difficulty` is None)
                       held_out:bool=True, # score on the other repetitions only (avoids the selection bias; needs n_repeats ≥ 2)
                       irt_model:str='1PL',# IRT model for the difficulty (when `difficulty` is None)
@@ -363,7 +363,7 @@ def ela_by_difficulty(preds:pd.DataFrame, # output of `ela_predictions` (one dat
 
 # %% ../nbs/30_ela.ipynb #36d4a2fd
 def difficulty_chart(bd:pd.DataFrame,   # output of `ela_by_difficulty`
-                     measure:str='drop',# 'drop' (A_0 − A_x), 'rla', 'ela', 'acc_noisy'
+                     *, measure:str='drop',# 'drop' (A_0 − A_x), 'rla', 'ela', 'acc_noisy'
                     )->alt.Chart:
     "A loss measure per difficulty bin, one line per model (facets: noise levels)."
     if not isinstance(bd, pd.DataFrame) or not {'model', 'noise', 'bin', measure} <= set(bd.columns):
@@ -377,7 +377,7 @@ def difficulty_chart(bd:pd.DataFrame,   # output of `ela_by_difficulty`
 # %% ../nbs/30_ela.ipynb #d332dbde
 def rank_agreement(tab:pd.DataFrame,     # `ela_experiment` output (one noise level)
                    losses:pd.DataFrame,  # `kappa_losses` output: dataset, model, delta_easy, delta_hard
-                   measure:str='ela',    # class-noise measure: 'ela' or 'rla'
+                   *, measure:str='ela',    # class-noise measure: 'ela' or 'rla'
                    loss:str='delta_mean',# 'delta_easy', 'delta_hard' or 'delta_mean' (their average)
                   )->pd.DataFrame:       # dataset, rho, p_value, n_models (and a row 'all' on mean ranks)
     "Spearman's ρ between class-noise (ELA/RLA) and feature-noise (κ loss) robustness across models, per dataset."
@@ -402,7 +402,7 @@ def rank_agreement(tab:pd.DataFrame,     # `ela_experiment` output (one noise le
     rows.append(dict(dataset='all', rho=rho, p_value=p, n_models=len(r)))
     return pd.DataFrame(rows)
 
-def rank_scatter_chart(tab:pd.DataFrame, losses:pd.DataFrame, measure:str='ela', loss:str='delta_mean')->alt.Chart:
+def rank_scatter_chart(tab:pd.DataFrame, losses:pd.DataFrame, *, measure:str='ela', loss:str='delta_mean')->alt.Chart:
     "Mean rank of each model over datasets: class-noise measure (x) against feature-noise κ loss (y)."
     _check_table(tab)
     l = losses.assign(delta_mean=(losses.delta_easy + losses.delta_hard) / 2)

@@ -30,7 +30,7 @@ __all__ = ['toy_frame', 'check_contract', 'FDAClassifier', 'PLSDAClassifier', 'R
 
 # %% ../nbs/01b_estimators.ipynb #d704e044
 def toy_frame(n:int=150, # rows (a multiple of 3)
-              seed:int=0, # seed
+              *, seed:int=0, # seed
              ):
     "Three classes, two informative numeric columns and one nominal column (a `SimpleNamespace` dataset)."
     rng = np.random.default_rng(seed)
@@ -42,7 +42,7 @@ def toy_frame(n:int=150, # rows (a multiple of 3)
 
 def check_contract(est,           # an unfitted classifier
                    X, y,          # preprocessed features and labels
-                   min_acc=0.8,   # smallest training accuracy accepted
+                   *, min_acc=0.8,   # smallest training accuracy accepted
                   ):              # the fitted clone
     "Fits, predicts labels of y, proba rows sum to 1, same random_state → same output, clone-able."
     from fastcore.test import test_eq, test_close
@@ -62,7 +62,7 @@ def _softmax(z):
 # %% ../nbs/01b_estimators.ipynb #52b6e0cb
 class FDAClassifier(ProbaClassifier):
     "Flexible discriminant analysis: additive MARS-like hinge regression of the class indicators, then LDA on the fitted values."
-    def __init__(self, max_terms:int=17, # largest number of basis terms besides the intercept (earth's `nprune`)
+    def __init__(self, *, max_terms:int=17, # largest number of basis terms besides the intercept (earth's `nprune`)
                  n_knots:int=10,         # candidate knots per feature (quantiles)
                  thresh:float=1e-3,      # stop when a term adds less than this share of the total sum of squares
                 ):
@@ -139,7 +139,7 @@ class PLSDAClassifier(ProbaClassifier):
 # %% ../nbs/01b_estimators.ipynb #01ff0ef3
 class RDAClassifier(ProbaClassifier):
     "Friedman's (1989) regularised discriminant analysis."
-    def __init__(self, reg_lambda:float=0.5, # shrinkage of class covariances towards the pooled one (1 = LDA)
+    def __init__(self, *, reg_lambda:float=0.5, # shrinkage of class covariances towards the pooled one (1 = LDA)
                  reg_gamma:float=0.1,        # shrinkage towards a multiple of the identity
                 ): self.reg_lambda, self.reg_gamma = reg_lambda, reg_gamma
 
@@ -173,7 +173,7 @@ class RDAClassifier(ProbaClassifier):
 # %% ../nbs/01b_estimators.ipynb #f4ed6782
 class LVQClassifier(ProbaClassifier):
     "Learning vector quantisation with caret's `lvq` recipe: `lvqinit(size, k)` then LVQ3 (or LVQ1)."
-    def __init__(self, size:int=50,    # codebook size
+    def __init__(self, *, size:int=50,    # codebook size
                  k:int=3,              # neighbours of the k-NN filter of the initial codebook
                  variant:str='lvq3',   # 'lvq3' (caret) or 'lvq1'
                  alpha:float=0.03,     # initial learning rate, decreasing linearly to 0
@@ -303,7 +303,7 @@ class _PrunedTree(ProbaClassifier):
 
 class C45TreeClassifier(_PrunedTree):
     "C4.5-like tree: entropy splits, at least `min_samples_leaf` rows per leaf, pessimistic error pruning at confidence `cf`."
-    def __init__(self, cf:float=0.25,          # confidence factor of the pruning (smaller prunes more)
+    def __init__(self, *, cf:float=0.25,          # confidence factor of the pruning (smaller prunes more)
                  min_samples_leaf:int=2,       # fewest training rows in a leaf (J48's -M)
                  max_depth:int|None=None,      # depth limit of the grown tree
                  random_state=None,            # seed of scikit-learn's tie-breaking between equally good splits
@@ -317,7 +317,7 @@ class C45TreeClassifier(_PrunedTree):
 
 class RPartClassifier(_PrunedTree):
     "CART as R's `rpart`: Gini splits, minsplit 20, minbucket 7, then cost-complexity pruning at complexity `cp`."
-    def __init__(self, cp:float=0.01,            # complexity parameter: a split must reduce the relative risk by cp
+    def __init__(self, *, cp:float=0.01,            # complexity parameter: a split must reduce the relative risk by cp
                  min_samples_split:int=20,       # rpart's minsplit
                  min_samples_leaf:int=7,         # rpart's minbucket
                  max_depth:int=30,               # rpart's maxdepth
@@ -351,7 +351,7 @@ def _ci_split_stat(x_sorted, Y_sorted):
 
 class CITreeClassifier(ProbaClassifier):
     "Conditional-inference-like tree (Hothorn et al. 2006): variable selection and stopping by permutation tests."
-    def __init__(self, alpha:float=0.05,        # significance level of the Bonferroni-adjusted test (1 - mincriterion)
+    def __init__(self, *, alpha:float=0.05,        # significance level of the Bonferroni-adjusted test (1 - mincriterion)
                  min_samples_split:int=20,      # party's minsplit
                  min_samples_leaf:int=7,        # party's minbucket
                  max_depth:int|None=None,       # depth limit (party: none)
@@ -412,7 +412,7 @@ from .c45 import PARTClassifier   # Weka's PART, built on C45Classifier's tree c
 # %% ../nbs/01b_estimators.ipynb #c66ebdcd
 class RBFNetworkClassifier(ProbaClassifier):
     "RBF network: k-means centres, Gaussian units with per-centre widths, a multinomial logistic output layer."
-    def __init__(self, n_centers:int=20,     # hidden Gaussian units
+    def __init__(self, *, n_centers:int=20,     # hidden Gaussian units
                  C:float=10.0,               # inverse L2 penalty of the output layer
                  random_state=None,          # seed of k-means
                 ): self.n_centers, self.C, self.random_state = n_centers, C, random_state
@@ -439,7 +439,7 @@ class RBFNetworkClassifier(ProbaClassifier):
 # %% ../nbs/01b_estimators.ipynb #a9804bfe
 class RuleEnsembleClassifier(ProbaClassifier):
     "RuleFit-like rule ensemble: the nodes of a shallow random forest are rules; an L1 logistic model selects and weights them."
-    def __init__(self, n_estimators:int=30, # trees the rules are drawn from
+    def __init__(self, *, n_estimators:int=30, # trees the rules are drawn from
                  max_depth:int=3,           # depth of the trees = longest rule
                  C:float=0.1,               # inverse L1 penalty (smaller: fewer rules)
                  random_state=None,         # seed of the forest and the solver
@@ -478,7 +478,7 @@ def _check_nonneg(name, v, strict=False):
 
 class GaussianNBFloor(ProbaClassifier):
     "Gaussian naive Bayes with Weka's per-feature standard-deviation floor (precision/6); 0/1 columns as Bernoulli."
-    def __init__(self, floor:float=1/6,      # sd floor as a multiple of the feature's precision (Weka: 1/(2·3); 0 = none)
+    def __init__(self, *, floor:float=1/6,      # sd floor as a multiple of the feature's precision (Weka: 1/(2·3); 0 = none)
                  var_smoothing:float=1e-9,   # GaussianNB's ε: this share of the largest feature variance is added to all
                  binary:str='bernoulli',     # columns valued 0 and 1 only (one-hot nominal features): 'bernoulli' or 'gaussian'
                  alpha:float=1.0,            # Laplace pseudo-count of the Bernoulli columns (Weka's discrete estimator: 1)
@@ -560,7 +560,7 @@ _PUK_SCALES = (None, 'minmax')
 class PukSVC(ClassifierMixin, BaseEstimator):
     "`SVC(kernel=PukKernel(sigma, omega))` whose predict computes the kernel against the support vectors only; optional [0, 1] scaling (Weka's SMO)."
     _block_cells = 2**22                      # test × train cells per predict block (float64: 32 MB)
-    def __init__(self, C:float=1.0,           # soft-margin penalty (Weka SMO -C; [SLH16]: 100)
+    def __init__(self, *, C:float=1.0,           # soft-margin penalty (Weka SMO -C; [SLH16]: 100)
                  sigma:float=1.0,             # Puk width σ
                  omega:float=1.0,             # Puk tailing factor ω
                  scale:str|None=None,         # None: use X as given; 'minmax': map every column to [0, 1] on the training data (Weka SMO's default filter)

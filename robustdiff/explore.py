@@ -24,7 +24,7 @@ def _color_encoding(df:pd.DataFrame, color:str, title:str|None=None):
 
 def _grid_layers(df:pd.DataFrame, color:str, enc:alt.Color)->list:
     "A large space as cells of a 60 × 45 grid coloured by the mean of `color` (cells where it is always NaN: grey)."
-    g = grid_summary(df, 'z1', 'z2', color).round(5)
+    g = grid_summary(df, 'z1', 'z2', value=color).round(5)
     x, y = alt.X('z1:Q', title='z₁'), alt.Y('z2:Q', title='z₂')
     tip = ['n:Q', alt.Tooltip(f'{color}:Q', format='.3g', title=f'mean {color}')]
     rect = alt.Chart(g[g[color].notna()]).mark_rect(aria=False).encode(x=x, x2='z1_end:Q', y=y, y2='z2_end:Q', color=enc, tooltip=tip)
@@ -33,7 +33,7 @@ def _grid_layers(df:pd.DataFrame, color:str, enc:alt.Color)->list:
     return [grey, rect]
 
 def space_chart(space:InstanceSpace,    # an instance space
-                color:str='IH',          # a column of `space.frame()`
+                *, color:str='IH',          # a column of `space.frame()`
                 footprint:str|None='good', # 'good', 'best', 'easy' or None
                 models=None,             # footprints of these models (None: all)
                 selection=None,          # ((z1_lo, z1_hi), (z2_lo, z2_hi)) drawn as a rectangle
@@ -66,7 +66,7 @@ def space_chart(space:InstanceSpace,    # an instance space
                 x='z1:Q', y='z2:Q', tooltip=['instance'])
             layers = [nan, pts]
     if footprint is not None:
-        E = footprint_edges(space.footprints, footprint, models).round(4)
+        E = footprint_edges(space.footprints, kind=footprint, models=models).round(4)
         if len(E):
             layers.append(alt.Chart(E).mark_rule(strokeWidth=1.6, aria=False).encode(
                 x='z1:Q', y='z2:Q', x2='z1_end:Q', y2='z2_end:Q',
@@ -81,7 +81,7 @@ def space_chart(space:InstanceSpace,    # an instance space
     return ch.resolve_scale(color='independent') if len(layers) > 1 else ch
 
 def footprint_chart(space:InstanceSpace, # an instance space
-                    width:int=200, height:int=160)->alt.Chart:
+                    *, width:int=200, height:int=160)->alt.Chart:
     "Footprint areas (normalised) and purity per model, good vs best (cf. [PLM22] tables of footprint performance)."
     t = space.footprint_table.query("kind != 'easy'").melt(id_vars=['kind', 'model'], value_vars=['area_norm', 'purity'],
                                                           var_name='statistic')
@@ -98,7 +98,7 @@ def projection_chart(space:InstanceSpace)->alt.Chart:
 # %% ../nbs/43_explore.ipynb #63ae4193
 class Explorer:
     "An interactive view of an instance space (ipywidgets + altair); `selected` holds the current selection."
-    def __init__(self, space:InstanceSpace, color:str='IH', footprint:str='good', width:int=360, height:int=320):
+    def __init__(self, space:InstanceSpace, *, color:str='IH', footprint:str='good', width:int=360, height:int=320):
         import ipywidgets as W
         if not isinstance(space, InstanceSpace): raise TypeError(f"explore needs an InstanceSpace, got {type(space).__name__}")
         self.space, self.df, self.width, self.height = space, space.frame(), width, height
@@ -143,7 +143,7 @@ class Explorer:
     def chart(self)->alt.Chart:
         kind = None if self.kind.value == 'none' else self.kind.value
         models = [c.description for c in self.models if c.value]
-        return space_chart(self.space, self.color.value, kind, models, self.selection, self.width, self.height, frame=self.df)
+        return space_chart(self.space, color=self.color.value, footprint=kind, models=models, selection=self.selection, width=self.width, height=self.height, frame=self.df)
 
     def distribution_chart(self)->alt.Chart:
         "Box plots of the selected rows against the rest for the chosen columns."
@@ -179,8 +179,8 @@ class Explorer:
         display(self.widget)
 
 def explore(space:InstanceSpace, # an instance space from `instance_space`
-            color:str='IH',      # initial colour column
+            *, color:str='IH',      # initial colour column
             footprint:str='good',# initial footprint kind: 'good', 'best', 'easy' or 'none'
             width:int=360, height:int=320)->Explorer:
     "An interactive explorer of an instance space for JupyterLab (colour, footprints, selection, export)."
-    return Explorer(space, color, footprint, width, height)
+    return Explorer(space, color=color, footprint=footprint, width=width, height=height)

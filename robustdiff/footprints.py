@@ -253,7 +253,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
                good,                  # instances × models, True where the model is good (e.g. log-loss below the threshold)
                best=None,             # instances × models, True where the model is (one of) the best; None: no best footprints
                easy=None,             # True per instance where it is easy (IH ≤ 0.4); None: no easiness footprint
-               purity:float=0.55,     # a triangle is kept if at least this share of the instances in it is good (PyISpace: 0.55)
+               *, purity:float=0.55,     # a triangle is kept if at least this share of the instances in it is good (PyISpace: 0.55)
                alpha_radius:float|None=None, # alpha-shape circumradius bound; None: the DBSCAN radius ε
                min_samples:int|None=None,    # DBSCAN min_samples; None: PyISpace's clip(⌈n_good/20⌉, 3, 50)
                area_norm:str='hull',  # normalise area and density by the convex hull ('hull') or, as PyISpace, by the footprint of all instances ('pyispace')
@@ -308,7 +308,7 @@ def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or 
 
 # %% ../nbs/42_footprints.ipynb #14a0d6d1
 def footprint_edges(fp:Footprints,        # footprints of a space
-                    kind:str='good',      # 'good', 'best' or 'easy'
+                    *, kind:str='good',      # 'good', 'best' or 'easy'
                     models=None,          # which models (None: all)
                    )->pd.DataFrame:       # kind, model, z1, z2, z1_end, z2_end: one row per boundary segment
     "The outline of each footprint: edges of kept triangles that no other kept triangle shares."

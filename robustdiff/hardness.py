@@ -473,12 +473,11 @@ def _check_args(dataset, measures, preset, k, metric, n_jobs):
     return dataset, measures, int(k), metric
 
 def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` name)
-                      measures=None,        # a subset of `MEASURES` (default: all 13)
+                      *, measures=None,        # a subset of `MEASURES` (default: all 13)
                       preset:str='paper',   # 'paper' ([PLM22]: k = 5, ...) or 'pyhard' (PyHard 2.2.4's choices)
                       k:int|None=None,      # neighbours for kDN (default: the preset's, 5 or 10)
                       metric:str|None=None, # 'gower' (L1 on range-scaled numeric + 0/1 nominal mismatch, averaged) or 'euclidean'
                       n_jobs:int|None=1,    # threads for the blocked distance pass (and one more for the trees when ≠ 1); -1: all cores
-                      *,
                       ccp_alpha=None,       # pruned tree: a number, 'path' (pruning path + 3-fold CV) or 'grid' (PyHard's grid search)
                       likelihood:str|None=None, # CL/CLD model: 'nb' (in-sample naive Bayes) or 'calibrated' (PyHard's Platt-calibrated GaussianNB)
                       denominator:str|None=None,# Usefulness/Harmfulness: 'all' (|D| − 1) or 'class' (PyHard: same / other class size)
@@ -527,7 +526,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
     return res
 
 # %% ../nbs/40_hardness.ipynb #726bd7b9
-def dense_reference(dataset, measures=None, preset='paper', k=None, metric=None, *, ccp_alpha=None, likelihood=None,
+def dense_reference(dataset, *, measures=None, preset='paper', k=None, metric=None, ccp_alpha=None, likelihood=None,
                     denominator=None, random_state=0)->pd.DataFrame:
     "The same measures computed literally from their formulas on the full n × n distance matrix (tests and benchmarks only)."
     from scipy.sparse.csgraph import minimum_spanning_tree
@@ -609,7 +608,7 @@ def dense_reference(dataset, measures=None, preset='paper', k=None, metric=None,
 # %% ../nbs/40_hardness.ipynb #ab7df522
 def hardness_correlations(table:pd.DataFrame,    # one row per instance: measures (and IH) as columns
                           target:pd.Series,      # per-instance target on the same index, e.g. IRT difficulty (NaN = leave out)
-                          columns=None,          # columns to correlate (default: the measures and IH present in `table`)
+                          *, columns=None,          # columns to correlate (default: the measures and IH present in `table`)
                          )->pd.DataFrame:        # measure, rho, p_value, n, sorted by |rho| (largest first)
     "Spearman rank correlation of each hardness measure (and IH) with a per-instance target such as IRT difficulty."
     from scipy.stats import spearmanr
@@ -628,7 +627,7 @@ def hardness_correlations(table:pd.DataFrame,    # one row per instance: measure
     return out.reindex(out.rho.abs().sort_values(ascending=False, na_position='last').index).reset_index(drop=True)
 
 def correlation_chart(corr:pd.DataFrame,  # from `hardness_correlations`
-                      title:str='Spearman ρ with difficulty', width:int=420):
+                      *, title:str='Spearman ρ with difficulty', width:int=420):
     "Bar chart of the rank correlations, strongest first."
     return alt.Chart(corr, title=title).mark_bar().encode(
         x=alt.X('rho:Q', title='Spearman ρ', scale=alt.Scale(domain=[-1, 1])),
@@ -637,7 +636,7 @@ def correlation_chart(corr:pd.DataFrame,  # from `hardness_correlations`
         tooltip=['measure', alt.Tooltip('rho:Q', format='.3f'), 'n']).properties(width=width)
 
 def measures_chart(measures:pd.DataFrame,  # from `hardness_measures`
-                   title:str='hardness measures', width:int=420):
+                   *, title:str='hardness measures', width:int=420):
     "Box plots of the measures (min–max whiskers, quartile box, median tick), one row per measure."
     q = measures.quantile([0, .25, .5, .75, 1]).T
     q.columns = ['min', 'q1', 'median', 'q3', 'max']
@@ -649,7 +648,7 @@ def measures_chart(measures:pd.DataFrame,  # from `hardness_measures`
 
 def ih_difficulty_chart(ih:pd.Series,          # IH per instance
                         difficulty:pd.Series,  # IRT difficulty per instance (NaN = not estimable, left out)
-                        title:str='IH vs IRT difficulty', width:int=360, height:int=260):
+                        *, title:str='IH vs IRT difficulty', width:int=360, height:int=260):
     "Scatter plot of instance hardness against IRT difficulty."
     df = pd.concat([pd.Series(ih).rename('IH'), pd.Series(difficulty).rename('difficulty')], axis=1, join='inner').dropna()
     return alt.Chart(df.reset_index(drop=True), title=title).mark_circle(size=18, opacity=0.5).encode(

@@ -69,7 +69,7 @@ def report_stage(ctx, st):
             y=alt.Y('measure:N', sort='-x', title=None)).properties(width=300, height=280,
             title='which hardness measures track difficulty')
     st.tables['instance_hardness'] = tab
-    st.charts['ih'] = histogram(tab, 'ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
+    st.charts['ih'] = histogram(tab, field='ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
                                 title='instance hardness (eq. 7)')
     st.notes.append(f"IH (eq. 7) from {pool}.")
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")

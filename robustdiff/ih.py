@@ -57,7 +57,7 @@ def _smote_draws(y, random_state, k_neighbors:int=5)->list:
 
 def smote(X,                    # training rows (DataFrame or array), numeric features only
           y,                    # their labels
-          random_state=0,       # int seed (a fresh RandomState per class) or a numpy RandomState (drawn from, and advanced), as imbalanced-learn's
+          *, random_state=0,       # int seed (a fresh RandomState per class) or a numpy RandomState (drawn from, and advanced), as imbalanced-learn's
           k_neighbors:int=5,    # same-class neighbours to interpolate towards
          )->tuple:              # (X with the new rows appended, y likewise); a DataFrame stays a DataFrame
     "SMOTE: every class but the largest grown to the largest's size, drawn exactly as imbalanced-learn's `SMOTE()`."
@@ -78,7 +78,7 @@ def smote(X,                    # training rows (DataFrame or array), numeric fe
 
 def random_undersample(X,                  # training rows (DataFrame or array)
                        y,                  # their labels
-                       random_state=0,     # int seed or a numpy RandomState (drawn from, and advanced)
+                       *, random_state=0,     # int seed or a numpy RandomState (drawn from, and advanced)
                       )->tuple:            # (kept rows of X, their labels), class by class in sorted order
     "Every class but the smallest cut to the smallest's size, drawn as imbalanced-learn's `RandomUnderSampler()`."
     random_state = _check_stream(random_state)
@@ -120,7 +120,7 @@ def _stream_states(stream:np.random.RandomState, y:np.ndarray, models:list, spli
         for repeat, fold, train, _ in splits:
             states[(m, repeat, fold)] = rs.get_state()
             if how == 'over': _smote_draws(y[train], rs)
-            else: random_undersample(np.zeros((len(train), 0)), y[train], rs)
+            else: random_undersample(np.zeros((len(train), 0)), y[train], random_state=rs)
     return states
 
 def _state_digest(stream:np.random.RandomState)->str:
@@ -183,7 +183,7 @@ _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the
 
 def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset` name)
                       models='pyhard7',       # a portfolio name, dict or list (see `get_models`); PyHard's seven by default
-                      n_splits:int=5,         # cross-validation folds
+                      *, n_splits:int=5,         # cross-validation folds
                       calibrate:bool=True,    # Platt-calibrate the models that are not calibrated yet
                       random_state:int|None=0,# seeds the folds and the models
                       n_jobs:int|None=1,      # parallel workers for the model × fold fits
@@ -213,7 +213,7 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     check_int(n_splits, 'n_splits', low=2)
     if counts.min() < n_splits:
         raise ValueError(f"class {counts.idxmin()!r} has {counts.min()} instances, fewer than n_splits = {n_splits}")
-    ms = get_models(models, random_state)
+    ms = get_models(models, random_state=random_state)
     if calibrate: ms = _calibrated(ms)
     else:
         no_proba = [name for name, est in ms.items() if not hasattr(est, 'predict_proba')]
@@ -225,11 +225,11 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
         from robustdiff.responses import cv_splits
         states, key = None, ('resampling', resampling)
         if resampling_stream is not None:
-            states = _stream_states(resampling_stream, dataset.y.to_numpy(), list(ms), cv_splits(dataset, n_splits, 1, random_state), resampling)
+            states = _stream_states(resampling_stream, dataset.y.to_numpy(), list(ms), cv_splits(dataset, n_splits=n_splits, n_repeats=1, random_state=random_state), resampling)
             key += ('stream', _state_digest(resampling_stream))
         fn = partial(_resampled_fold, how=resampling, states=states)
         fn.__qualname__, fn.__module__ = '_resampled_fold', __name__
-        preds = map_folds(fn, dataset, {n: keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits, 1, random_state, n_jobs,
+        preds = map_folds(fn, dataset, {n: keep_mark(_Deferred(e), e) for n, e in ms.items()}, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,
                           progress=progress, cache_dir=cache_dir, cache_key=key)
     else:
         preds = cv_predictions(dataset, ms, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs,

@@ -25,7 +25,7 @@ N_BOOT = 1000     # bootstrap resamples
 
 # %% ../nbs/91b_intervals.ipynb #3751963d
 def bootstrap_weights(strata,                # one stratum label per instance (e.g. its difficulty bin)
-                      n_boot:int=N_BOOT,     # B, the number of resamples
+                      *, n_boot:int=N_BOOT,     # B, the number of resamples
                       random_state=0,        # seed (int or None)
                      )->np.ndarray:          # (B, n) float32: how often each instance is drawn in each resample
     "Stratified bootstrap: each stratum resampled with replacement to its own size, B times (one row per resample)."
@@ -80,7 +80,7 @@ def fold_shrinkage(values,          # per-instance values (n,) or (n, models), e
 
 def fold_bootstrap_weights(folds,             # the cross-validation fold of each instance
                            strata=None,       # a stratum per instance within folds (e.g. its class); None = one
-                           n_boot:int=N_BOOT, # B, the number of resamples
+                           *, n_boot:int=N_BOOT, # B, the number of resamples
                            random_state=0,    # seed (int or None)
                            shrink:float|str=1.0, # outer-stage c in [0, 1] (1: plain two-stage, 0: instances only), 'anova' or 'auto'
                            values=None,       # per-instance values for 'anova'/'auto' (`fold_shrinkage`), e.g. correctness
@@ -97,12 +97,12 @@ def fold_bootstrap_weights(folds,             # the cross-validation fold of eac
     if isinstance(shrink, bool) or not isinstance(shrink, (int, float, np.floating)) or not 0 <= shrink <= 1:
         raise ValueError(f"shrink must be a number in [0, 1], 'anova' or 'auto', got {shrink!r}")
     rng = np.random.default_rng(random_state)
-    inner = bootstrap_weights(f * (s.max() + 1) + s, n_boot, rng)
+    inner = bootstrap_weights(f * (s.max() + 1) + s, n_boot=n_boot, random_state=rng)
     outer = rng.multinomial(k, np.full(k, 1 / k), size=n_boot).astype(np.float32)   # how often each fold is drawn
     return inner * (1 + np.float32(shrink) * (outer - 1))[:, f]
 
 def percentile_interval(samples,           # bootstrap replicates, resamples along axis 0
-                        level:float=LEVEL, # coverage
+                        *, level:float=LEVEL, # coverage
                        )->tuple:           # (lo, hi) arrays of the remaining shape
     "The percentile bootstrap interval: the (1−level)/2 and (1+level)/2 quantiles of the replicates."
     check_level(level)
@@ -112,7 +112,7 @@ def percentile_interval(samples,           # bootstrap replicates, resamples alo
     if S.ndim > 1 and not gaps.all():      # columns without NaN: `quantile` (the same order statistics and interpolation, one partition for all)
         lo, hi = np.quantile(S, [a, 1 - a], axis=0)
         if not gaps.any(): return lo, hi
-        lo[gaps], hi[gaps] = percentile_interval(S[:, gaps], level)
+        lo[gaps], hi[gaps] = percentile_interval(S[:, gaps], level=level)
         return lo, hi
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)     # all-NaN columns (undefined statistics) stay NaN
@@ -135,7 +135,7 @@ def _cells(df:pd.DataFrame, models:list, instances:np.ndarray)->np.ndarray:
 
 # %% ../nbs/91b_intervals.ipynb #7aa919c8
 def draw_weights(n_draws:int,         # D, the independent noise draws
-                 n_boot:int=N_BOOT,   # B, the resamples (rows of the instance weights they pair with)
+                 *, n_boot:int=N_BOOT,   # B, the resamples (rows of the instance weights they pair with)
                  random_state=0,      # seed
                 )->np.ndarray:        # (B + 1, D): row 0 all ones (the estimate), then multinomial(D, 1/D) per resample
     "Bootstrap weights of the noise draws: each resample redraws the D draws with replacement, paired with a row of the instance weights."
@@ -213,7 +213,7 @@ ILL_CONDITIONED = 0.9   # κ is not used for a verdict on a bin where one class 
 def _weights(bins, instances, W, n_boot, random_state)->np.ndarray:
     "Bootstrap weights (with the point-estimate row first) for `instances`: columns of the shared W, or drawn here."
     b = bin_strata(bins)
-    if W is None: return ones_first(bootstrap_weights(b.loc[instances].to_numpy(), n_boot, random_state))
+    if W is None: return ones_first(bootstrap_weights(b.loc[instances].to_numpy(), n_boot=n_boot, random_state=random_state))
     if W.shape[1] != len(b): raise ValueError(f"W has {W.shape[1]} columns for {len(b)} instances in bins")
     return ones_first(_align(W, b.index.to_numpy(), instances))
 
@@ -224,7 +224,7 @@ def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:
     if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric)
     per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric) for d in draws]
     R = next(iter(per[0][0][1].values())).shape[0]
-    U = draw_weights(len(draws), R - 1, random_state) if U is None else U
+    U = draw_weights(len(draws), n_boot=R - 1, random_state=random_state) if U is None else U
     if U.shape != (R, len(draws)): raise ValueError(f"draw weights U must have shape {(R, len(draws))}, got {U.shape}")
     return [(per[0][i][0], {key: _combine_draws(U, [p[i][1][key] for p in per]) for key in per[0][i][1]}, per[0][i][2])
             for i in range(len(lams))]
@@ -294,7 +294,7 @@ def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:
 def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:   # roc_auc (the others: from the products above)
     "The metric (rows of Wk × M models) from per-instance class shares S (n × M·K); roc_auc from the positive-class scores Spos."
     from robustdiff.metrics import metric_replicates_many
-    return metric_replicates_many(metric, Wk, y, S.reshape(len(S), M, -1), Spos, classes)
+    return metric_replicates_many(metric, Wk, y, S.reshape(len(S), M, -1), Spos, classes=classes)
 
 def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
     "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
@@ -302,7 +302,7 @@ def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='a
 
 def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level; several noise draws if it has a `draw` column)
                             bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
-                            lam:float=0.5,        # proportion λ of each bin's instances perturbed
+                            *, lam:float=0.5,        # proportion λ of each bin's instances perturbed
                             level:float=LEVEL,    # coverage of the intervals
                             n_boot:int=N_BOOT,    # bootstrap resamples
                             random_state=0,       # seed of the resampling
@@ -317,7 +317,7 @@ def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd
     "`feature_noise_intervals`'s table from the replicates of `_feature_noise_reps` (the verdict computes them once for both)."
     rows = []
     for (name, k), R in reps.items():
-        lo, hi = percentile_interval(R[1:], level)
+        lo, hi = percentile_interval(R[1:], level=level)
         f = facts[k]
         rows += [dict(model=m, bin=k, difficulty=f['difficulty'], n=f['n'], lam=lam, measure=name, value=R[0, j], lo=lo[j],
                       hi=hi[j], dominant_share=f['dominant_share'][j], kappa_ok=bool(f['dominant_share'][j] < ILL_CONDITIONED))
@@ -340,7 +340,7 @@ def _accuracy_reps(clean, bins, W, n_boot, random_state, metric:str='accuracy')-
     score = metric_matrix(metric, Wa, clean, pred, models, inst, p_col='p_true')
     y = true_classes(clean, inst)
     major = pd.Series(y).value_counts().index[0]
-    base = baseline_replicates(metric, Wa, y, sorted(set(y)))
+    base = baseline_replicates(metric, Wa, y, classes=sorted(set(y)))
     return models, score, base, str(major)
 
 def _pseudo_labels(df:pd.DataFrame, correct:str, metric:str)->np.ndarray:
@@ -378,7 +378,7 @@ def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None, metric:str='
 
 def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or several class-noise rates)
                   bins:pd.DataFrame,       # the instances and strata (`difficulty_bins` output, or one bin for every instance)
-                  level:float=LEVEL,       # coverage of the intervals
+                  *, level:float=LEVEL,       # coverage of the intervals
                   n_boot:int=N_BOOT,       # bootstrap resamples (when W is None)
                   random_state=0,          # seed of the resampling (when W is None)
                   W:np.ndarray|None=None,  # shared resamples over `bins.instance` (e.g. `verdict_weights`); None: drawn here
@@ -392,20 +392,20 @@ def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or se
     for rate in sorted(ela_preds.noise.unique()):
         models, reps, r = _ela_reps(ela_preds, bins, W, n_boot, random_state, rate, metric)
         for name, R in reps.items():
-            lo, hi = percentile_interval(R[1:], level)
+            lo, hi = percentile_interval(R[1:], level=level)
             rows += [dict(model=m, noise=r, measure=name.replace('_ela', ''), value=R[0, j], lo=lo[j], hi=hi[j]) for j, m in enumerate(models)]
     return pd.DataFrame(rows)
 
 def hardest(bins:pd.DataFrame,   # `difficulty_bins` output (instance, difficulty, bin)
             instances,           # the instances to choose from
-            alpha:float=0.3,     # share of them to flag
+            *, worst_share:float=0.3, # share of them to flag
            )->np.ndarray:        # boolean, aligned with `instances`
-    "The ⌈α·n⌉ hardest of `instances` by IRT difficulty (ties broken as in the bins)."
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    "The ⌈share·n⌉ hardest of `instances` by IRT difficulty (ties broken as in the bins)."
+    if not 0 < worst_share < 1: raise ValueError(f"worst_share must be in (0, 1), got {worst_share!r}")
     b = bins.set_index('instance').loc[np.asarray(instances)]
     order = np.lexsort((b.difficulty.to_numpy() if 'difficulty' in b else np.zeros(len(b)), b.bin.to_numpy()))
     top = np.zeros(len(b), bool)
-    top[order[len(b) - math.ceil(alpha * len(b)):]] = True
+    top[order[len(b) - math.ceil(worst_share * len(b)):]] = True
     return top
 
 def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
@@ -419,7 +419,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
     b = bin_strata(bins)
     inst = b.index[b.index.isin(pp.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    top = hardest(bins, inst, alpha)
+    top = hardest(bins, inst, worst_share=alpha)
     keys = ['model', 'instance'] + (['repeat'] if 'repeat' in pp.columns else [])
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
@@ -442,7 +442,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
         per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
                         score_perturbed_hardest=m1_top))
     if len(per) == 1: return models, per[0], float(lv1)
-    U = draw_weights(len(per), len(Wa) - 1, random_state) if U is None else U
+    U = draw_weights(len(per), n_boot=len(Wa) - 1, random_state=random_state) if U is None else U
     return models, {k: _combine_draws(U, [p[k] for p in per]) for k in per[0]}, float(lv1)
 
 # %% ../nbs/91b_intervals.ipynb #e026bdb4
@@ -462,7 +462,7 @@ def _perturb_fold(ctx, size:float, n_copies:int)->pd.DataFrame:
 
 def perturbation_predictions(dataset,               # a Dataset
                              models='quick',        # portfolio name, dict or list of pairs
-                             size:float=0.4,        # the perturbation level (training sd of raw noise)
+                             *, size:float=0.4,        # the perturbation level (training sd of raw noise)
                              n_copies:int=5,        # perturbed copies of each test fold
                              n_splits:int=5,        # folds
                              random_state:int=0,    # seeds folds, models and noise
@@ -475,7 +475,7 @@ def perturbation_predictions(dataset,               # a Dataset
     from robustdiff.responses import map_folds
     fn = partial(_perturb_fold, size=float(size), n_copies=int(n_copies))
     fn.__qualname__, fn.__module__ = '_perturb_fold', __name__
-    return map_folds(fn, dataset, models, n_splits, 1, random_state, n_jobs, backend, False, cache_dir,
+    return map_folds(fn, dataset, models, n_splits=n_splits, n_repeats=1, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=False, cache_dir=cache_dir,
                      cache_key=('answer_perturbation', float(size), int(n_copies)), desc=None)
 
 # %% ../nbs/91b_intervals.ipynb #03583118
@@ -483,12 +483,12 @@ _TOL = 1e-9   # an interval touching 0 up to rounding (e.g. −1e−17) does not
 
 def _interval_calls(D:np.ndarray, level:float, better:str)->tuple:
     "Estimate, percentile interval and call of differences D (row 0 = estimate): 'better' / 'worse' / 'indistinguishable'."
-    lo, hi = percentile_interval(D[1:], level)
+    lo, hi = percentile_interval(D[1:], level=level)
     good, bad = (lo > _TOL, hi < -_TOL) if better == 'higher' else (hi < -_TOL, lo > _TOL)
     return D[0], lo, hi, np.where(good, 'better', np.where(bad, 'worse', 'indistinguishable'))
 
 def compare_to_rest(R:np.ndarray,          # replicates (row 0 = estimate) × models
-                    better:str='higher',   # which direction is better: 'higher' or 'lower'
+                    *, better:str='higher',   # which direction is better: 'higher' or 'lower'
                     level:float=LEVEL,     # family-wise coverage over the models compared
                     among=None,            # boolean mask of the models compared (None: all)
                    )->pd.DataFrame:        # per model: diff (own − mean of the others), lo, hi, call
@@ -506,7 +506,7 @@ def compare_to_rest(R:np.ndarray,          # replicates (row 0 = estimate) × mo
     out.loc[among, 'diff'], out.loc[among, 'lo'], out.loc[among, 'hi'], out.loc[among, 'call'] = d, lo, hi, call
     return out
 
-def compare_pairs(R:np.ndarray, models:list, better:str='higher', level:float=LEVEL, among=None)->pd.DataFrame:
+def compare_pairs(R:np.ndarray, models:list, *, better:str='higher', level:float=LEVEL, among=None)->pd.DataFrame:
     "Every pair of models (a − b on the same resamples), Bonferroni-adjusted over the k(k−1)/2 pairs."
     check_level(level)
     R = np.asarray(R, float)
@@ -521,7 +521,7 @@ def compare_pairs(R:np.ndarray, models:list, better:str='higher', level:float=LE
 # %% ../nbs/91b_intervals.ipynb #9aec548e
 def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, instance, y_true, correct, fold)
                     instances,               # the instances, in the order of the columns (e.g. `difficulty_bins(...).instance`)
-                    n_boot:int=N_BOOT,       # B, the number of resamples
+                    *, n_boot:int=N_BOOT,       # B, the number of resamples
                     random_state=0,          # seed of the resampling
                     folds:bool=True,         # two-stage (folds, then instances within fold × class); False: instances within class
                     shrink:float|str='auto', # the fold stage's c (`fold_bootstrap_weights`); 'auto'/'anova': from the models' correctness
@@ -534,7 +534,7 @@ def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, inst
     first = clean.drop_duplicates('instance').set_index('instance')
     cls = first.y_true.astype(str).reindex(inst).fillna('').to_numpy()
     if not (folds and 'fold' in first.columns and first.fold.nunique() > 1):
-        return bootstrap_weights(cls, n_boot, random_state), np.nan
+        return bootstrap_weights(cls, n_boot=n_boot, random_state=random_state), np.nan
     fo = first.fold.reindex(inst).fillna(-1).to_numpy()
     if isinstance(shrink, str) and shrink in ('auto', 'anova'):
         models = list(dict.fromkeys(clean.model))
@@ -542,5 +542,5 @@ def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, inst
         c = fold_shrinkage(vals.reindex(index=inst, columns=models).to_numpy(np.float64), fo, cls)
         k = pd.unique(fo).size
         shrink = c if shrink == 'anova' else float(min(1.0, np.sqrt(_floor(k) ** 2 + c ** 2)))
-    return fold_bootstrap_weights(fo, cls, n_boot, random_state, shrink), float(shrink)
+    return fold_bootstrap_weights(fo, cls, n_boot=n_boot, random_state=random_state, shrink=shrink), float(shrink)
 

@@ -39,7 +39,7 @@ def _curves_chart(curves:pd.DataFrame, points:pd.DataFrame|None, x:str, x_title:
     return chart.properties(width=width, height=height, title=title)
 
 def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
-              theta=None,                 # optional ability(ies) to mark on the curves
+              *, theta=None,                 # optional ability(ies) to mark on the curves
               grid=None,                  # θ values to draw (default: 121 points on [−6, 6])
               width=320, height=220):
     "Item characteristic curves P(correct | θ) of instances `(a, b)` ([FB24] figure 1, left)."
@@ -53,7 +53,7 @@ def icc_chart(items=((1.0, 0.0),),        # (a, b) per instance
 
 # %% ../nbs/10_irt.ipynb #55fdeae5
 def irt_scc_chart(thetas=(0.0,),  # ability θ per model
-                  a=1.0,          # discrimination assumed for the instances
+                  *, a=1.0,          # discrimination assumed for the instances
                   grid=None,      # difficulty values to draw (default: 121 points on [−6, 6])
                   b=None,         # optional difficulty(ies) to mark on the curves
                   width=320, height=220):
@@ -69,7 +69,7 @@ def irt_scc_chart(thetas=(0.0,),  # ability θ per model
 # %% ../nbs/10_irt.ipynb #0cf9c484
 def simulate_responses(n_models:int=50,      # J, respondents (rows)
                        n_instances:int=500,  # I, items (columns)
-                       model:str='1PL',      # '1PL' (a = 1) or '2PL'
+                       *, model:str='1PL',      # '1PL' (a = 1) or '2PL'
                        sigma:float=1.0,      # sd of the abilities
                        b_mean:float=0.0,     # mean of the difficulties
                        b_sd:float=1.5,       # sd of the difficulties
@@ -373,7 +373,7 @@ class IRTResult:
     b_range:float = 6.0       # |b| above which an instance is flagged `out_of_range`
     bound:float = 6.0         # the quadrature grid spans [−bound, bound]
 
-    def difficulty(self, extremes='drop', b_range=None)->pd.Series:
+    def difficulty(self, *, extremes='drop', b_range=None)->pd.Series:
         "Difficulties as a Series indexed by instance; see `difficulty` for `extremes`."
         return _apply_extremes(self.items, 'difficulty', extremes, self.b_range if b_range is None else b_range)
 
@@ -453,7 +453,7 @@ def _sum_scores(A:np.ndarray)->tuple:
     return s, keep, A.sum(1, dtype=np.int64) - int((s == J).sum())
 
 def fit_irt(U,                        # response matrix: DataFrame models × instances (0/1) or 2-D array
-            model:str='1PL',          # '1PL' (Rasch, a = 1) or '2PL'
+            *, model:str='1PL',          # '1PL' (Rasch, a = 1) or '2PL'
             method:str='mml',         # 'mml': our vectorised marginal ML (EM) | 'girth': girth's rasch_mml / twopl_mml
             random_state=0,           # unused by the deterministic estimators; kept for a uniform API
             b_range:float=6.0,        # |b| above which an instance is reported `out_of_range` ([FB24] keeps [−6, 6])
@@ -533,7 +533,7 @@ def rasch_difficulty(U,              # response matrix (DataFrame or 2-D array),
 
 # %% ../nbs/10_irt.ipynb #4168ffbd
 def difficulty_se_chart(res:IRTResult,      # a fitted model
-                        width=420, height=220):
+                        *, width=420, height=220):
     "Standard error of each instance's difficulty against the difficulty (from the test information, see `fit_irt`)."
     it = res.items[np.isfinite(res.items.difficulty_se)]
     return alt.Chart(it.assign(status=it.status.astype(str))).mark_circle(size=12, opacity=0.6).encode(
@@ -543,7 +543,7 @@ def difficulty_se_chart(res:IRTResult,      # a fitted model
 
 # %% ../nbs/10_irt.ipynb #1ce810c3
 def irt_checks(res:IRTResult,          # a fitted model
-               min_models:int=10,      # warn below this many models
+               *, min_models:int=10,      # warn below this many models
                max_extreme:float=0.2,  # warn above this share of all-right/all-wrong instances
                min_models_2pl:int=100, # warn for a 2PL below this many models
                max_misfit:float=0.1,   # warn if more than this share of instances has outfit > 2
@@ -607,7 +607,7 @@ def _apply_extremes(items, col, extremes, b_range)->pd.Series:
     return v.clip(-b_range, b_range)
 
 def difficulty(U,                      # response matrix (models × instances) or a fitted `IRTResult`
-               metric:str='1PL',       # 'AvE', '1PL', '2PL', or a '(¬abs)' variant
+               *, metric:str='1PL',       # 'AvE', '1PL', '2PL', or a '(¬abs)' variant
                extremes:str='drop',    # 'drop' | 'clip' | 'error': what to do with instances without a usable b
                b_range:float=6.0,      # the [FB24] filter: keep |b| ≤ b_range
                method:str='mml',       # estimator for the IRT metrics (see `fit_irt`)
@@ -619,7 +619,7 @@ def difficulty(U,                      # response matrix (models × instances) o
     if isinstance(U, IRTResult):
         if base == 'AvE' or notabs or base != U.model:
             raise ValueError(f"an IRTResult of a {U.model} fit gives only metric {U.model!r}; pass the response matrix for {metric!r}")
-        return U.difficulty(extremes, b_range).rename(metric)
+        return U.difficulty(extremes=extremes, b_range=b_range).rename(metric)
     return _metric_series(U, metric, extremes, b_range, method, {}, fit_kws)
 
 def _metric_series(U, metric, extremes, b_range, method, fits, fit_kws)->pd.Series:
@@ -633,7 +633,7 @@ def _metric_series(U, metric, extremes, b_range, method, fits, fit_kws)->pd.Seri
         A, _, instances = _as_response_matrix(U)
         out = pd.Series(1 - A.mean(0), index=pd.Index(np.asarray(instances), name='instance'))
     else:
-        out = fit(base).difficulty(extremes, b_range)
+        out = fit(base).difficulty(extremes=extremes, b_range=b_range)
     if notabs:
         it = fit('2PL').items
         abstruse = set(it.instance[(it.discrimination < 0).to_numpy()])
@@ -641,7 +641,7 @@ def _metric_series(U, metric, extremes, b_range, method, fits, fit_kws)->pd.Seri
     return out.rename(metric)
 
 def difficulty_metrics(U,                     # response matrix (models × instances)
-                       metrics=METRICS,       # which metrics
+                       *, metrics=METRICS,       # which metrics
                        extremes:str='drop',   # see `difficulty`
                        b_range:float=6.0,     # see `difficulty`
                        method:str='mml',      # see `fit_irt`
@@ -658,7 +658,7 @@ def difficulty_metrics(U,                     # response matrix (models × insta
 
 # %% ../nbs/10_irt.ipynb #3039de5d
 def difficulty_chart(difficulties,        # a Series, or a dict {name: Series}, or a tidy DataFrame (benchmark, difficulty)
-                     bins:int=60,         # histogram bins
+                     *, bins:int=60,         # histogram bins
                      width=420, step=40):
     "Distribution of instance difficulty per benchmark (one histogram row per benchmark)."
     if isinstance(difficulties, pd.Series): difficulties = {difficulties.name or 'difficulty': difficulties}

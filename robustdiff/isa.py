@@ -116,7 +116,7 @@ _FS_METHODS = ('mrmr', 'nca')
 
 def select_features(measures:pd.DataFrame, # instances × hardness measures (the candidate meta-features)
                     losses:pd.DataFrame,   # instances × models: each model's per-instance log-loss (same index)
-                    n:int=10,              # how many features to keep (the paper: 10)
+                    *, n:int=10,              # how many features to keep (the paper: 10)
                     method:str='mrmr',     # 'mrmr': per-model MRMR (eq. 25) + instant-runoff (the paper); 'nca': PyHard's default
                     n_bins:int=10,         # 'mrmr': equal-frequency bins for the mutual information
                     random_state:int|None=0, # 'nca': which instances form its ≤ 1000 subset
@@ -235,7 +235,7 @@ class PilotResult:
 
 def pilot(F,                    # instances × m features (DataFrame or array), already pre-processed
           Y,                    # instances × k performances (e.g. normalised log-losses)
-          n_starts:int=5,       # BFGS starts (PyISpace: 5)
+          *, n_starts:int=5,       # BFGS starts (PyISpace: 5)
           random_state:int|None=0, # seeds the starts and the pair sample
           max_pairs:int=200_000,# distance pairs for the topological-preservation score
          )->PilotResult:
@@ -272,7 +272,7 @@ def pilot(F,                    # instances × m features (DataFrame or array), 
 # %% ../nbs/41_isa.ipynb #4501f268
 def rotation_matrix(coords,           # n × 2 coordinates (DataFrame z1, z2 or array)
                     bad,              # boolean per instance: the majority of algorithms is bad on it
-                    angle:float=135.0,# where the bad centroid should end up, degrees
+                    *, angle:float=135.0,# where the bad centroid should end up, degrees
                    )->np.ndarray:     # the 2 × 2 rotation R; rotate with coords @ R.T
     "Rotation (eq. 26) that puts the centroid of the bad instances at `angle` degrees."
     Z = np.asarray(coords, dtype=float); bad = np.asarray(bad, dtype=bool)
@@ -377,7 +377,7 @@ def _irt_difficulty(correct:pd.DataFrame|None)->pd.Series|None:
 
 def instance_space(dataset:Dataset|str,     # the data (or a `load_dataset` name)
                    models='pyhard7',         # the classifier pool (a `get_models` spec)
-                   n_features:int=10,        # meta-features to select (the paper: 10)
+                   *, n_features:int=10,        # meta-features to select (the paper: 10)
                    feature_method:str='mrmr',# 'mrmr' (the paper) or 'nca' (PyHard's default)
                    n_splits:int=5,           # cross-validation folds for the log-losses
                    n_starts:int=5,           # PILOT starts

@@ -58,7 +58,7 @@ class LeakWarning(UserWarning):
     "A column that may leak the label."
 
 def leak_check(ds:Dataset,             # the data
-               threshold:float=0.98,   # out-of-fold balanced accuracy of one column that counts as "almost perfect"
+               *, threshold:float=0.98,   # out-of-fold balanced accuracy of one column that counts as "almost perfect"
                n_splits:int=5,         # folds of the out-of-fold check
                random_state:int=0,     # seeds the folds
                near:float=0.95,        # a near-copy: balanced accuracy at least this and ...

@@ -55,7 +55,7 @@ def _target(y)->pd.Series:
 
 # %% ../nbs/06_metrics.ipynb #35b8f642
 def target_profile(y,                # the target (class labels), e.g. `Dataset.y`
-                   metric:str='auto',# the metric requested (its choice is stated in the sentence)
+                   *, metric:str='auto',# the metric requested (its choice is stated in the sentence)
                   )->dict:           # n, n_classes, shares, majority/minority class and share, imbalanced, ordered, levels, metric, sentence
     "Class shares, imbalance and ordered-class detection of a target, and one sentence saying which metric compares the models."
     check_metric(metric, auto=True)
@@ -92,10 +92,10 @@ def _pc(x)->str:
     return f"{100 * x:.1f} %" if x < 0.01 else f"{100 * x:.0f} %"
 
 def choose_metric(y,                 # the target (class labels)
-                  metric:str='auto', # 'auto' or one of METRICS
+                  *, metric:str='auto', # 'auto' or one of METRICS
                  )->tuple:           # (metric, reason)
     "The metric the models are compared on: 'auto' → accuracy for a balanced target, balanced accuracy for an imbalanced one."
-    p = target_profile(y, metric)
+    p = target_profile(y, metric=metric)
     m = p['metric']
     if metric != 'auto': reason = f"{_NAMES[m]}, as requested"
     elif p['imbalanced']:
@@ -154,7 +154,7 @@ def metric_score(metric:str,        # one of METRICS
                  y_true,            # true labels (n,)
                  y_pred,            # predicted labels (n,)
                  proba=None,        # (n, K) probabilities, columns in `classes` order (roc_auc); binary: (n,) of classes[1] also
-                 classes=None,      # the class labels in order (default: sorted labels of y_true and y_pred)
+                 *, classes=None,      # the class labels in order (default: sorted labels of y_true and y_pred)
                  weights=None,      # (n,) weights (e.g. one bootstrap resample's counts); None: all 1
                 )->float:
     "One score of predictions on the chosen metric (roc_auc: one-vs-rest macro on `proba`; binary: the positive class's column)."
@@ -163,14 +163,14 @@ def metric_score(metric:str,        # one of METRICS
     if len(y_true) != len(y_pred): raise ValueError(f"y_true has {len(y_true)} labels, y_pred {len(y_pred)}")
     w = np.ones((1, len(y_true))) if weights is None else np.asarray(weights, float)[None, :]
     if w.shape[1] != len(y_true): raise ValueError(f"weights has {w.shape[1]} entries for {len(y_true)} labels")
-    return float(metric_replicates(metric, w, y_true, y_pred, proba, classes)[0])
+    return float(metric_replicates(metric, w, y_true, y_pred, proba, classes=classes)[0])
 
 def metric_replicates(metric:str,   # one of METRICS
                       W,            # (B, n) bootstrap weight rows
                       y_true,       # true labels (n,)
                       y_pred,       # predicted labels (n,), or (n, K) shares of each class among an instance's predictions
                       proba=None,   # (n, K) probabilities in `classes` order (roc_auc)
-                      classes=None, # the class labels in order (default: sorted labels of y_true and y_pred)
+                      *, classes=None, # the class labels in order (default: sorted labels of y_true and y_pred)
                       rows:int=64,  # weight rows per product (memory: rows × n float64)
                      )->np.ndarray: # (B,)
     "The metric under each bootstrap weight row, vectorised: equal to `metric_score(..., weights=W[b])` for every b."
@@ -182,14 +182,14 @@ def metric_replicates(metric:str,   # one of METRICS
     n = len(np.asarray(y_true))
     P = _as_matrix(yp, n, len(cl), 'y_pred') if soft else onehot_labels(yp, cl)
     S = None if proba is None else _as_matrix(proba, n, len(cl), 'proba')[:, None, :]
-    return metric_replicates_many(metric, W, y_true, P[:, None, :], S, cl, rows)[:, 0]
+    return metric_replicates_many(metric, W, y_true, P[:, None, :], S, classes=cl, rows=rows)[:, 0]
 
 def metric_replicates_many(metric:str,   # one of METRICS
                            W,            # (B, n) bootstrap weight rows
                            y_true,       # true labels (n,)
                            P,            # (n, M, K): for each of M models, the share of each class among an instance's predictions
                            S=None,       # (n, M, K) probabilities (roc_auc), or None
-                           classes=None, # the K class labels in order
+                           *, classes=None, # the K class labels in order
                            rows:int=64,  # weight rows per product
                           )->np.ndarray: # (B, M)
     "`metric_replicates` for M models at once, one product of the weights per chunk of rows (the models share the resamples)."
@@ -218,14 +218,14 @@ def baseline_score(metric:str,  # one of METRICS
     K, p = s.nunique(), s.value_counts(normalize=True).iloc[0]
     return float({'accuracy': p, 'balanced_accuracy': 1 / K, 'macro_f1': 2 * p / (1 + p) / K, 'roc_auc': 0.5}[metric])
 
-def baseline_replicates(metric:str, W, y, classes=None)->np.ndarray:
+def baseline_replicates(metric:str, W, y, *, classes=None)->np.ndarray:
     "The majority-class baseline under each weight row (the majority of the unweighted `y`), scored like the models."
     s = pd.Series(np.asarray(y, dtype=object)).astype(str)
     y = s.to_numpy()
     cl = [str(c) for c in classes] if classes is not None else sorted(set(y))
     major = s.value_counts().index[0]
     const = np.full(len(y), major, dtype=object)
-    return metric_replicates(metric, W, y, const, np.full((len(y), len(cl)), 1 / len(cl)), cl)
+    return metric_replicates(metric, W, y, const, np.full((len(y), len(cl)), 1 / len(cl)), classes=cl)
 
 # %% ../nbs/06_metrics.ipynb #9d9eb7c0
 def _check_q(Q, y_pred, classes)->tuple:
@@ -266,7 +266,7 @@ def expected_metric(metric:str,   # one of METRICS
 
 def metric_label_draws(metric:str,       # one of METRICS
                        Q, y_pred, classes, proba=None,   # as for `expected_metric`
-                       n_draws:int=200,  # label draws
+                       *, n_draws:int=200,  # label draws
                        random_state=0,   # seed of the draws (a Generator is used, never the global state)
                        cells:int=20_000_000, # draws × rows × classes per chunk (memory)
                       )->np.ndarray:     # (n_draws,) the metric under each draw of the labels
@@ -294,7 +294,7 @@ def metric_label_draws(metric:str,       # one of METRICS
 # %% ../nbs/06_metrics.ipynb #926df83c
 def break_rate(correct_clean,   # (n,) 1 where the clean prediction is right (or the share of right predictions over repeats)
                correct_noisy,   # (n,) 1 where the prediction under noise is right, paired with `correct_clean`
-               weights=None,    # (n,) weights (a bootstrap resample); None: all 1
+               *, weights=None,    # (n,) weights (a bootstrap resample); None: all 1
               )->float:         # NaN when no clean prediction is right
     "Share of the clean-correct predictions that noise turns wrong: Σ w·[c ∧ ¬c′] / Σ w·[c]."
     c, d = np.asarray(correct_clean, float), np.asarray(correct_noisy, float)

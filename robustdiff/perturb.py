@@ -52,7 +52,7 @@ class Perturbation(BaseEstimator):
 
     def perturb(self, X:pd.DataFrame,  # rows to perturb (same columns as the training fold)
                 y=None,                # their labels (passed through unless the perturbation changes labels)
-                rows=None,             # which rows to perturb: None (all), a boolean mask or integer positions
+                *, rows=None,             # which rows to perturb: None (all), a boolean mask or integer positions
                 random_state=None,     # int, `np.random.SeedSequence`, `np.random.Generator` or None
                )->tuple:               # `(X', y')`: perturbed copies (unselected rows unchanged)
         "Perturbed copies of `X` (and `y`); noise is drawn for every row, kept only on `rows`."
@@ -78,7 +78,7 @@ class Perturbation(BaseEstimator):
         return Xo, yo
 
     def transform(self, X:pd.DataFrame, # rows to perturb
-                  rows=None,            # which rows: None (all), boolean mask or integer positions
+                  *, rows=None,            # which rows: None (all), boolean mask or integer positions
                   random_state=None,    # seed or generator
                  )->pd.DataFrame:
         "The perturbed features only (for feature perturbations)."
@@ -90,7 +90,7 @@ class FB24Noise(Perturbation):
     "The [FB24] §3.2 noise model: numeric x' ~ N(x, σ·ν); nominal x' ~ α·p + (1−α)·onehot(x), α = 1 − e^(−ν)."
     def __init__(self,
                  nu:float=0.2, # noise level ν ≥ 0 (the paper uses 0.2)
-                 ddof:int=1,   # delta degrees of freedom of the training σ (1 = R's `sd`, as in the reference code)
+                 *, ddof:int=1,   # delta degrees of freedom of the training σ (1 = R's `sd`, as in the reference code)
                 ):
         self.nu, self.ddof = nu, ddof
 
@@ -100,8 +100,8 @@ class FB24Noise(Perturbation):
         return self.nu
 
     @property
-    def alpha(self)->float:
-        "α = 1 − e^(−ν), the weight of the training distribution for nominal attributes."
+    def redraw_prob(self)->float:
+        "[FB24]'s α = 1 − e^(−ν): the probability that a nominal value is redrawn from the training distribution."
         return 1 - math.exp(-self.nu)
 
     def _validate_params(self):
@@ -131,7 +131,7 @@ class FB24Noise(Perturbation):
             if np.isinf(V).any(): raise ValueError("X has infinite numeric values: the noise would be NaN")   # a missing cell stays missing
             V = V + rng.standard_normal(V.shape) * (self.sigma_.to_numpy() * self.nu)
             out[self.numeric_] = V
-        a = self.alpha
+        a = self.redraw_prob
         for c in self.nominal_:
             col = X[c]                   # a missing cell stays missing unless it is replaced by a draw
             train_cats = self.categories_[c]
@@ -149,7 +149,7 @@ class FB24Noise(Perturbation):
 # %% ../nbs/20_perturb.ipynb #4e499225
 def perturb_counts(sizes,             # group sizes n (int array)
                    lam:float,         # proportion λ in [0, 1]
-                   rounding:str='ceil', # 'ceil' (⌈λ·n⌉) or 'floor' (⌊λ·n⌋, as the reference R code)
+                   *, rounding:str='ceil', # 'ceil' (⌈λ·n⌉) or 'floor' (⌊λ·n⌋, as the reference R code)
                   )->np.ndarray:      # number of rows to perturb per group
     "How many rows of each group a proportion λ perturbs."
     lam = float(check_lambdas([lam])[0])
@@ -174,7 +174,7 @@ def group_ranks(groups,              # group label of each row (any hashable val
 
 def perturb_masks(groups,             # group (e.g. difficulty bin) of each row
                   lambdas,            # proportions λ in [0, 1]
-                  random_state=None,  # seed for the row priorities (or pass `priority`)
+                  *, random_state=None,  # seed for the row priorities (or pass `priority`)
                   priority=None,      # precomputed priorities (overrides `random_state`)
                   rounding:str='ceil',# 'ceil' or 'floor' (see `perturb_counts`)
                  )->np.ndarray:       # boolean array (len(lambdas), n_rows)
@@ -183,7 +183,7 @@ def perturb_masks(groups,             # group (e.g. difficulty bin) of each row
     groups = np.asarray(groups)
     if priority is None: priority = np.random.default_rng(random_state).random(len(groups))
     rank, size = group_ranks(groups, priority)
-    return np.stack([rank < perturb_counts(size, l, rounding) for l in lam])
+    return np.stack([rank < perturb_counts(size, l, rounding=rounding) for l in lam])
 
 def mix(clean,      # values without noise (e.g. predictions on the clean test fold)
         perturbed,  # values with every row perturbed

@@ -94,7 +94,7 @@ def _group_metric(q:pd.DataFrame, keys:list, metric:str, classes:list)->pd.DataF
         if metric == 'roc_auc':
             s = np.where(yt == classes[1], g.p_true.to_numpy(float), 1 - g.p_true.to_numpy(float))
             proba = np.c_[1 - s, s]
-        rows.append((*key, metric_score(metric, yt, yp, proba, classes)))
+        rows.append((*key, metric_score(metric, yt, yp, proba, classes=classes)))
     return pd.DataFrame(rows, columns=keys + ['value'])
 
 def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
@@ -131,8 +131,8 @@ def report_stage(ctx, st):
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
     metric = c['metric']
-    subsets = _perturbation_subsets(pp, c['alpha'], hard)     # the worst and hardest rows: once for the table and the intervals
-    tab = _perturbation_table(pp, c['alpha'], hard, metric, subsets)
+    subsets = _perturbation_subsets(pp, c['worst_share'], hard)     # the worst and hardest rows: once for the table and the intervals
+    tab = _perturbation_table(pp, c['worst_share'], hard, metric, subsets)
     st.tables['perturbation'] = tab
     inst = np.sort(pp.instance.unique())
     iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric)
@@ -140,12 +140,12 @@ def report_stage(ctx, st):
     st.tables['perturbation_intervals'] = iv
     which = "whole test fold, worst and hardest" if metric == 'accuracy' else "whole test fold and hardest"
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
-        title=f"{metric_name(metric)} under raw feature noise (sd = level × training sd): {which} {c['alpha']:.0%}")
+        title=f"{metric_name(metric)} under raw feature noise (sd = level × training sd): {which} {c['worst_share']:.0%}")
     st.notes.append(f"Cross-validated: each model's fit on each of the {ctx.run.n_splits} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
-                    f"tested once. 'worst' = the {c['alpha']:.0%} of each test fold with the largest residual (re-selected per "
+                    f"tested once. 'worst' = the {c['worst_share']:.0%} of each test fold with the largest residual (re-selected per "
                     f"copy, as PiML" + (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {metric_name(metric)}: left out)") +
-                    f"; 'hardest' = the {c['alpha']:.0%} of each test fold with the highest IRT difficulty. "
+                    f"; 'hardest' = the {c['worst_share']:.0%} of each test fold with the highest IRT difficulty. "
                     f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {metric_name(metric)} pooled over "
                     f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
     if ctx.ds.missing_counts.sum():
@@ -158,7 +158,7 @@ def report_stage(ctx, st):
     if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
         from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-        models, reps, lv = _perturbation_reps(two, bins, c['alpha'], ctx.weights(bins.instance), N_BOOT, ctx.run.random_state, metric)
+        models, reps, lv = _perturbation_reps(two, bins, c['worst_share'], ctx.weights(bins.instance), N_BOOT, ctx.run.random_state, metric)
         ctx.perturbation_reps = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):
@@ -167,10 +167,10 @@ def report_stage(ctx, st):
         br = pd.concat(rows, axis=1).reset_index().assign(level=lv)
         st.tables['perturbation_break'] = br
         st.charts['perturbation_break'] = alt.hconcat(
-            dot_chart(br, 'break_perturbed', f"correct predictions turned wrong at level {lv:g}, hardest {c['alpha']:.0%} (lower = stays right)",
+            dot_chart(br, 'break_perturbed', f"correct predictions turned wrong at level {lv:g}, hardest {c['worst_share']:.0%} (lower = stays right)",
                        'perturbation: correct predictions turned wrong'),
-            dot_chart(br, 'score_perturbed_hardest', f"{metric_name(metric)} at level {lv:g}, hardest {c['alpha']:.0%}",
+            dot_chart(br, 'score_perturbed_hardest', f"{metric_name(metric)} at level {lv:g}, hardest {c['worst_share']:.0%}",
                        f'perturbation: {metric_name(metric)}', lower_better=False))
         st.notes.append(f"Last chart (table `perturbation_break`): the share of each model's correct predictions on the hardest "
-                        f"{c['alpha']:.0%} that perturbation of size {lv:g} turns wrong, and its {metric_name(metric)} there, with 90 % "
+                        f"{c['worst_share']:.0%} that perturbation of size {lv:g} turns wrong, and its {metric_name(metric)} there, with 90 % "
                         f"intervals that resample the instances and the {c['perturb_repeats']} perturbed copies: the verdict's figures.")

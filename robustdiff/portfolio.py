@@ -135,7 +135,7 @@ def _import_object(spec:str)->object:
     return made
 
 def load_model(spec:str,        # 'PATH.skops', 'module:attribute', either with 'NAME=' in front
-               trusted=(),      # further types to trust in a skops file (full names, as the refusal lists them; 'memory' to allow a set memory)
+               *, trusted=(),      # further types to trust in a skops file (full names, as the refusal lists them; 'memory' to allow a set memory)
               ) -> tuple:       # (name, estimator)
     "A model of yours for `build_report(models=...)` / `--model`: from a skops file (types checked first, never pickle) or an importable object."
     from pathlib import Path
@@ -161,7 +161,7 @@ PORTFOLIOS: dict[str, Callable[[], dict]] = {}
 
 def register_portfolio(name:str,          # the portfolio's name, e.g. 'mine'
                        factory:Callable,  # function without arguments returning a dict {model name: unfitted classifier}
-                       overwrite:bool=False, # replace an existing portfolio of that name
+                       *, overwrite:bool=False, # replace an existing portfolio of that name
                       ) -> Callable:      # `factory`, unchanged
     "Register `factory` as the portfolio `name`, so that `get_models(name)` builds it."
     if not isinstance(name, str) or not name: raise TypeError(f"portfolio name must be a non-empty str, got {name!r}")
@@ -211,7 +211,7 @@ def _entries(spec)->list:
     raise TypeError(f"portfolio must be a name, a dict or a list of (name, estimator), or one estimator, got {type(spec).__name__}")
 
 def get_models(spec='quick',            # a portfolio name, a dict {name: estimator}, a list of (name, estimator) pairs and portfolio names, or one estimator
-               random_state:int|None=0, # seed: on every estimator of a named portfolio; on yours where `random_state` is None
+               *, random_state:int|None=0, # seed: on every estimator of a named portfolio; on yours where `random_state` is None
               ) -> dict:                # a new dict {name: unfitted, cloned, seeded classifier}
     "The models of a portfolio: validated, cloned and seeded (bundled ones marked `needs_prep`)."
     entries = _entries(spec)
@@ -240,7 +240,7 @@ def _fabra18():
         'mlp': MLPClassifier((7,), activation='logistic', solver='lbfgs', alpha=0.2, max_iter=500),
         'fda': FDAClassifier(max_terms=17),
         'pls': PLSDAClassifier(3),
-        'rda': RDAClassifier(0.5, 0.1),
+        'rda': RDAClassifier(reg_lambda=0.5, reg_gamma=0.1),
         'knn': KNeighborsClassifier(3),
         'lvq': LVQClassifier(size=50, k=3),
         'svmPoly': _platt(SVC(kernel='poly', degree=2, coef0=1, gamma='scale', C=1.0)),

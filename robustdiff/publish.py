@@ -68,7 +68,7 @@ def _in_real_folder(out:Path, name:str)->bool:
     return not rest or ((out/top).is_dir() and not (out/top).is_symlink())
 
 def owned_files(out,           # a folder
-                protect=(),    # paths that are never robustdiff's (the input data)
+                *, protect=(),    # paths that are never robustdiff's (the input data)
                )->set:         # names of the files robustdiff wrote there and nobody changed since
     "Files of `out` that robustdiff's marker lists with the hash they still have."
     out = Path(out)
@@ -107,11 +107,11 @@ def _own_folders(out:Path, owned:set)->set:
         if all(c.is_file() and not c.is_symlink() and f'{top}/{c.name}' in owned for c in d.iterdir()): own.add(top)
     return own
 
-def foreign_files(out, protect=())->list:
+def foreign_files(out, *, protect=())->list:
     "Names of the entries of `out` that robustdiff did not write (sorted; a sub-folder is foreign if anything in it is)."
     out = Path(out)
     if not out.is_dir(): return []
-    owned = owned_files(out, protect)
+    owned = owned_files(out, protect=protect)
     own = owned | _own_folders(out, owned) | _ours_inside(out)
     keep = {Path(p).resolve() for p in protect}
     return sorted(p.name for p in out.iterdir() if p.name not in own or p.resolve() in keep)
@@ -242,7 +242,7 @@ def _clashes(out:Path, others:list, names:set, protect=())->list:
         if not rest: clash.add(n); continue
         d = out/top
         if d.is_symlink() or not d.is_dir(): clash.add(top); continue
-        if owned is None: owned = owned_files(out, protect)
+        if owned is None: owned = owned_files(out, protect=protect)
         if (d/rest).exists() or (d/rest).is_symlink():
             if n not in owned: clash.add(n)
     return sorted(clash)
@@ -269,7 +269,7 @@ def _disk_error(out:Path, e:OSError)->OSError:
 def _check(out:Path, force:bool, protect, names):
     "The checks of `check_out_dir` (the caller holds the lock and has recovered)."
     if out.is_dir():
-        others = foreign_files(out, protect)
+        others = foreign_files(out, protect=protect)
         if others and not force:
             raise FileExistsError(f"output folder {str(out)!r} holds other files ({', '.join(others[:3])}"
                                   f"{', ...' if len(others) > 3 else ''}) and is not a robustdiff report: "
@@ -285,7 +285,7 @@ def _check(out:Path, force:bool, protect, names):
             raise PermissionError(f"output folder {str(out)!r} is not writable (cannot create it in {str(up)!r}): choose another --out")
 
 def check_out_dir(out,              # the report folder
-                  force:bool=False, # allow a folder that holds files robustdiff did not write (never overwriting them)
+                  *, force:bool=False, # allow a folder that holds files robustdiff did not write (never overwriting them)
                   protect=(),       # paths that must never be replaced (the input data)
                   names=None,       # file names the report will write (default: every name a report may write)
                  )->Path:           # the absolute folder (not created: `publish` creates it)
@@ -343,7 +343,7 @@ def _stage_files(folder:Path, writers:dict)->dict:
 # %% ../nbs/94_publish.ipynb #d869587b
 def publish(out,               # the report folder
             writers:dict,      # file name → function(path) writing that file
-            force:bool=False,  # allow foreign files in `out` (never overwriting them)
+            *, force:bool=False,  # allow foreign files in `out` (never overwriting them)
             protect=(),        # paths that must never be replaced (the input data)
            )->Path:            # the absolute folder
     "Write the files of `writers` as one report in `out`: all of them at once, replacing only robustdiff's own files."
@@ -356,7 +356,7 @@ def publish(out,               # the report folder
         _check(out, force, protect, set(writers))
         token = uuid.uuid4().hex[:16]
         swap = (os.access(out.parent, os.W_OK | os.X_OK) and not _holds_cwd(out)
-                and not (out.is_dir() and foreign_files(out, protect)))
+                and not (out.is_dir() and foreign_files(out, protect=protect)))
         try:
             if swap: _publish_swap(out, writers, token)
             else:
@@ -418,7 +418,7 @@ def _publish_beside(out:Path, writers:dict, protect, token:str):
     try:
         stage.mkdir(); _step()
         hashes = _stage_files(stage, writers)
-        old = {k: v for k, v in read_marker(out).items() if k in owned_files(out, protect)}
+        old = {k: v for k, v in read_marker(out).items() if k in owned_files(out, protect=protect)}
         j = j | dict(state='committed', new=hashes, old=old)
         _write_journal(jpath, j)
     except BaseException:
@@ -465,7 +465,7 @@ def _write_csv(df:pd.DataFrame, path:Path):
 
 def save_report(rep,               # a `robustdiff.report.Report`
                 out,               # the report folder
-                force:bool=False,  # write beside files robustdiff did not write (never over them)
+                *, force:bool=False,  # write beside files robustdiff did not write (never over them)
                 protect=(),        # paths never to replace (the input data)
                )->Path:            # the folder
     "Write the tables (CSV), `report.html` and `summary.json` of `rep` to `out` as one atomic publication."
@@ -483,7 +483,7 @@ def save_report(rep,               # a `robustdiff.report.Report`
                                    warnings=list(getattr(rep, 'warnings', [])),
                                    intake=dict(rows_dropped=_rows_dropped(intake), notes=intake))   # what the intake did, and why
     writers['summary.json'] = lambda p: p.write_text(json.dumps(summary, indent=2, default=str), encoding='utf-8')
-    out = publish(out, writers, force, protect)
+    out = publish(out, writers, force=force, protect=protect)
     rep.out = out
     return out
 
@@ -491,7 +491,7 @@ def save_report(rep,               # a `robustdiff.report.Report`
 _HUGE = 1e150   # |x| above this: x² (a variance) overflows a float64 over a few rows
 
 def check_run(ds,                  # the `Dataset`
-              n_splits:int|None=5, # cross-validation folds (None: no cross-validation, not checked)
+              *, n_splits:int|None=5, # cross-validation folds (None: no cross-validation, not checked)
               n_jobs=1,            # parallel workers
               cache_dir=None,      # the fit cache folder
               nu=None,             # feature-noise level(s) ν (None: not checked)

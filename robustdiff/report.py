@@ -194,7 +194,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  n_splits:int=5,           # cross-validation folds
                  class_noise:float=0.1,    # share of training labels flipped for ELA
                  perturb_size:float=0.1,   # PiML perturbation step λ (levels 0, λ, ..., 4λ)
-                 alpha:float=0.3,          # share of worst samples in the perturbation tests
+                 worst_share:float=0.3,    # share of worst (and hardest) rows in the perturbation tests
                  perturb_repeats:int=3,    # perturbed copies of each test fold per level (perturbation tests)
                  ih_pool:str='models',     # instance hardness IH from 'models' (the evaluated ones, no extra fit) or 'pyhard7'
                  hardness_models='pyhard7',# [PLM22]'s calibrated pool for IH when ih_pool='pyhard7'
@@ -214,7 +214,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         raise TypeError(f"random_state must be an int (reports are reproducible), got {random_state!r}")
     _check_lambdas(lambdas); _as_perturbations(nu)
     if not 0 < class_noise < 1: raise ValueError(f"class_noise must be in (0, 1), got {class_noise!r}")
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if not 0 < worst_share < 1: raise ValueError(f"worst_share must be in (0, 1), got {worst_share!r}")
     if not perturb_size > 0: raise ValueError(f"perturb_size must be > 0, got {perturb_size!r}")
     if isinstance(perturb_repeats, bool) or not isinstance(perturb_repeats, (int, np.integer)) or perturb_repeats < 1:
         raise ValueError(f"perturb_repeats must be an int ≥ 1, got {perturb_repeats!r}")
@@ -227,27 +227,27 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     check_model_names(models)
     ds = load_input(dataset, target, csv_kws, task)
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
-    check_task(ds.y, task, f'target {target!r}' if target else 'target')
-    profile = target_profile(ds.y, metric)        # imbalance and ordered classes, said before any fit
-    metric, metric_reason = choose_metric(ds.y, metric)
+    check_task(ds.y, task=task, name=f'target {target!r}' if target else 'target')
+    profile = target_profile(ds.y, metric=metric)        # imbalance and ordered classes, said before any fit
+    metric, metric_reason = choose_metric(ds.y, metric=metric)
     if metric == 'roc_auc' and profile['n_classes'] != 2:
         raise ValueError(f"metric 'roc_auc' needs a binary target here (the report keeps each prediction's probability of the true "
                          f"class only); this target has {profile['n_classes']} classes: use 'balanced_accuracy' or 'macro_f1'")
-    check_run(ds, n_splits if set(names) - {'data'} else None, n_jobs, cache_dir, nu)   # folds vs class sizes, n_jobs, cache, overflows
+    check_run(ds, n_splits=n_splits if set(names) - {'data'} else None, n_jobs=n_jobs, cache_dir=cache_dir, nu=nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
-    evaluated = get_models(models, random_state)                 # TypeError / ValueError naming a bad model, before any fit
+    evaluated = get_models(models, random_state=random_state)                 # TypeError / ValueError naming a bad model, before any fit
     respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
     if 'difficulty' in names: respondent_models(respondents, random_state)
-    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state)
+    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state=random_state)
     if out is not None:
-        out = check_out_dir(out, force, protect=input_files(dataset))
+        out = check_out_dir(out, force=force, protect=input_files(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:
         client = connect_scheduler(scheduler); backend = 'dask'
     cfg = dict(models=models, respondents=respondents, nu=nu, lambdas=tuple(float(l) for l in lambdas), n_bins=n_bins,
                n_splits=n_splits, random_state=int(random_state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
-               progress=progress, class_noise=class_noise, perturb_size=perturb_size, alpha=alpha,
+               progress=progress, class_noise=class_noise, perturb_size=perturb_size, worst_share=worst_share,
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
                model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),

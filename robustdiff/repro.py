@@ -31,7 +31,7 @@ def _cause_of(causes, row, key)->str:
 def reproduction_table(paper:pd.DataFrame,  # the paper's cells: key columns and `value`
                        ours:pd.DataFrame,   # our cells: the same key columns and `value` (a missing cell is a miss)
                        key,                 # the column(s) naming a cell, e.g. ['dataset', 'regressor']
-                       tolerance=0.05,      # allowed |ours − paper|: a number, or a function of the row (key columns and `paper`)
+                       *, tolerance=0.05,      # allowed |ours − paper|: a number, or a function of the row (key columns and `paper`)
                        causes=None,         # cause of a miss: a function of the row, a dict {key (tuple): cause} or a DataFrame (key, cause)
                        value:str='value',   # the value column of both tables
                       )->pd.DataFrame:      # key columns, paper, ours, difference, tolerance, within, cause
@@ -65,7 +65,7 @@ def summary_counts(table:pd.DataFrame)->tuple:
     return int(table.within.sum()), len(table)
 
 def summary_line(table:pd.DataFrame,  # from `reproduction_table`
-                 label:str|None=None, # what the table is, e.g. "[MP22] Table 2a, rf ρ"
+                 *, label:str|None=None, # what the table is, e.g. "[MP22] Table 2a, rf ρ"
                 )->str:
     "\"label: n of N cells within ±tol\" (or \"within tolerance\" when the tolerance varies)."
     k, n = summary_counts(table)
@@ -89,7 +89,7 @@ def _meanacc_excess(U:pd.DataFrame, info:pd.DataFrame)->tuple:
 
 def mp22_irt_input(U:pd.DataFrame,       # published response matrix: learners × instances (0/1), learner names as index
                    info:pd.DataFrame,    # published per-instance table with `meanACC` (see `read_responses`)
-                   dedupe:bool=True,     # drop repeated learner rows (name and responses), as the authors' `unique()`
+                   *, dedupe:bool=True,     # drop repeated learner rows (name and responses), as the authors' `unique()`
                    artificial:bool=True, # add the five artificial learners whose trace is in `meanACC`
                   )->pd.DataFrame:       # the response matrix the authors fitted (learners × instances, int8)
     "The [MP22] authors' IRT input: de-duplicated runs plus the optimal, pessimal and three random learners."
@@ -107,7 +107,7 @@ def mp22_irt_input(U:pd.DataFrame,       # published response matrix: learners �
 
 # %% ../nbs/54_repro.ipynb #bbb4056c
 def chunked_difficulty(M:pd.DataFrame,  # learners × instances (0/1), e.g. from `mp22_irt_input`
-                       chunks:int=1,    # number of consecutive column blocks, each fitted on its own (1 = one fit)
+                       *, chunks:int=1,    # number of consecutive column blocks, each fitted on its own (1 = one fit)
                        **fit_kw,        # passed to `robustdiff.irt.fit_irt`
                       )->pd.DataFrame:  # one row per instance: difficulty, status, chunk
     "1PL difficulties fitted separately on `chunks` consecutive column blocks (the [MP22] code's `splitcols4IRT`)."
@@ -127,7 +127,7 @@ def chunked_difficulty(M:pd.DataFrame,  # learners × instances (0/1), e.g. from
 # %% ../nbs/54_repro.ipynb #6b7cc7e1
 def wins(wide:pd.DataFrame,  # rows = data sets, columns = the candidates (metrics, regressors, ...), values = a score
          focus:str,          # the candidate whose wins are counted
-         higher:bool=True,   # is a higher score better?
+         *, higher:bool=True,   # is a higher score better?
         )->pd.Series:        # rows, best (ties count as best) and `above <other>` for every other candidate
     "How often `focus` is the best candidate of a row of `wide` and how often it beats each other candidate."
     if not isinstance(wide, pd.DataFrame): raise TypeError(f"wide must be a DataFrame, got {type(wide).__name__}")
@@ -143,7 +143,7 @@ SLH16_MODELS = {'c45': 'C4.5', 'svm': 'SVM-Puk'}          # the paper's column s
 
 def slh16_table3_cells(ours:pd.DataFrame,    # our Table 3 analogue: dataset, model, acc_clean, acc_noisy (fractions)
                        paper:pd.DataFrame,   # [SLH16] Table 3 as transcribed: dataset, A0_c45, A0_svm, A10_c45, A10_svm (%)
-                       tolerance=2.0,        # allowed |ours − paper| in percentage points (or a function of the row)
+                       *, tolerance=2.0,        # allowed |ours − paper| in percentage points (or a function of the row)
                        causes=None,          # cause of a miss, as in `reproduction_table`
                       )->pd.DataFrame:       # a `reproduction_table` keyed by dataset, model, quantity (A0 | A10), in %
     "[SLH16] Table 3's accuracy cells (A₀, A₁₀ of C4.5 and SVM, %) beside ours, for the data sets both tables have."
@@ -157,4 +157,4 @@ def slh16_table3_cells(ours:pd.DataFrame,    # our Table 3 analogue: dataset, mo
     o = ours.melt(id_vars=['dataset', 'model'], value_vars=['acc_clean', 'acc_noisy'], var_name='q', value_name='value')
     o = o.assign(quantity=o.q.map({'acc_clean': 'A0', 'acc_noisy': 'A10'}), value=100 * o.value)
     p = p[p.dataset.isin(set(o.dataset))]
-    return reproduction_table(p, o, ['dataset', 'model', 'quantity'], tolerance, causes)
+    return reproduction_table(p, o, ['dataset', 'model', 'quantity'], tolerance=tolerance, causes=causes)

@@ -58,7 +58,7 @@ class SubsetClassifier(ClassifierMixin, BaseEstimator):
     "A classifier fitted on a seeded random subset of the training rows and feature columns (a respondent with a small training budget)."
     def __init__(self,
                  estimator=None,     # the classifier to wrap (cloned at fit)
-                 max_samples=1.0,    # share (float in (0, 1]) or number (int) of training rows it sees
+                 *, max_samples=1.0,    # share (float in (0, 1]) or number (int) of training rows it sees
                  max_features=1.0,   # share (float in (0, 1]) or number (int) of feature columns it sees
                  balanced:bool=False,# draw the rows class-balanced: at most ⌈m/C⌉ rows per class (a flatter class prior)
                  min_samples:int=10, # never fewer rows than this (or the whole fold if smaller)
@@ -124,7 +124,7 @@ ARTIFICIAL = ('optimal', 'pessimal', 'random')
 class ArtificialLearner(ClassifierMixin, BaseEstimator):
     "[MP22]'s artificial respondents: 'optimal' (always right), 'pessimal' (always wrong), 'random' (uniform class)."
     def __init__(self, kind:str='random', # one of 'optimal', 'pessimal', 'random'
-                 random_state=None):      # seed of the random learner
+                 *, random_state=None):      # seed of the random learner
         self.kind, self.random_state = kind, random_state
 
     def fit(self, X, y):
@@ -216,7 +216,7 @@ def _ladder_order(random_state)->list:
     return [cell for _, cell in sorted(keyed, key=lambda t: t[0])]
 
 def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the table above)
-                    n:int=240,               # number of respondents (any n ≥ 2; n ≥ 26 spans every capacity)
+                    *, n:int=240,               # number of respondents (any n ≥ 2; n ≥ 26 spans every capacity)
                     artificial=False,        # add [MP22]'s artificial learners: True (all three) or a subset of ARTIFICIAL
                     random_state:int|None=0, # seeds the choice of cells (the subsets are seeded by `get_models`)
                     max_rows:int|None=MAX_ROWS, # bound on each respondent's training rows (None: its whole budget, however large the fold)
@@ -237,7 +237,7 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
         tag, _, make = _FAMILIES[fam]
         name = f"{fam}_{tag}{_label(cap)}_{_budget('r', rows)}_{_budget('f', cols)}" + ('_bal' if bal else '') + (f"_{j // len(cells)}" if j >= len(cells) else '')
         est = make(cap)
-        out[name] = needs_prep(SubsetClassifier(est, rows, cols, bal, stream=j, max_rows=max_rows))   # also at full budget: caps k-NN's k at the fold's size
+        out[name] = needs_prep(SubsetClassifier(est, max_samples=rows, max_features=cols, balanced=bal, stream=j, max_rows=max_rows))   # also at full budget: caps k-NN's k at the fold's size
     for a in arts: out[f'artificial_{a}'] = needs_prep(ArtificialLearner(a))   # package models: the package's preprocessing
     return out
 
@@ -260,12 +260,12 @@ def _ladder_spec(spec)->int|None:
     return int(m.group(1)) if m else None
 
 def check_respondents(respondents=None,        # None / 'ladder' / 'ladder:N' / a portfolio name / dict / list of (name, estimator)
-                      random_state:int|None=0, # seed passed to `get_models`
+                      *, random_state:int|None=0, # seed passed to `get_models`
                      )->dict:                  # {name: classifier}, validated
     "The population as a validated dict: at least 2 respondents, all classifiers (raises before any fit)."
     if respondents is None: respondents = 'ladder'
-    if _ladder_spec(respondents) is not None: respondents = get_respondents('ladder', _ladder_spec(respondents))
-    pop = get_models(respondents, random_state)      # TypeError naming a non-classifier, ValueError for duplicates
+    if _ladder_spec(respondents) is not None: respondents = get_respondents('ladder', n=_ladder_spec(respondents))
+    pop = get_models(respondents, random_state=random_state)      # TypeError naming a non-classifier, ValueError for duplicates
     if len(pop) < 2: raise ValueError(f"a population needs at least 2 distinct respondents, got {len(pop)}: {list(pop)}")
     return pop
 
@@ -280,7 +280,7 @@ def check_population(U:pd.DataFrame)->pd.DataFrame:
 
 def respondent_predictions(dataset,                 # a Dataset or `load_dataset` name
                            respondents=None,        # None: get_respondents('ladder'); or any portfolio spec
-                           n_splits:int=5,          # folds: the SAME as the evaluated models'
+                           *, n_splits:int=5,          # folds: the SAME as the evaluated models'
                            n_repeats:int=1,         # repetitions: the same as the evaluated models'
                            random_state:int|None=0, # seed: the same as the evaluated models'
                            n_jobs:int|None=1,       # joblib workers
@@ -290,12 +290,12 @@ def respondent_predictions(dataset,                 # a Dataset or `load_dataset
                           )->pd.DataFrame:          # model, repeat, fold, instance, y_true, y_pred, correct
     "Cross-validated 0/1 answers of every respondent (one fit per respondent × fold), for the IRT response matrix."
     from robustdiff.responses import map_folds
-    pop = check_respondents(respondents, random_state)
+    pop = check_respondents(respondents, random_state=random_state)
     arts = [k for k, e in pop.items() if isinstance(e, ArtificialLearner)]
     if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
     batch = max(1, -(-len(pop) * n_splits * n_repeats // 24))   # ~24 tasks of many small fits: cheap to schedule (Dask)
-    return map_folds(_respond_fold, dataset, pop, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                     cache_dir, cache_key='respondents', desc='respondents', batch=batch)
+    return map_folds(_respond_fold, dataset, pop, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+                     cache_dir=cache_dir, cache_key='respondents', desc='respondents', batch=batch)
 
 # %% ../nbs/12_respondents.ipynb #8b6bb6bd
 def difficulty_se(irt,  # a `robustdiff.irt.IRTResult`
@@ -328,7 +328,7 @@ def _spearman(x, y)->float:
     return float(np.corrcoef(rx, ry)[0, 1])
 
 def split_half_reliability(U:pd.DataFrame,         # response matrix, respondents × instances (0/1)
-                           n_repeats:int=10,       # random splits into two halves
+                           *, n_repeats:int=10,       # random splits into two halves
                            model:str='1PL',        # IRT model fitted on each half
                            random_state:int|None=0,# seed of the splits
                            detail:bool=False,      # also return the two halves' difficulties (tidy) for charts
@@ -362,7 +362,7 @@ def split_half_reliability(U:pd.DataFrame,         # response matrix, respondent
 
 # %% ../nbs/12_respondents.ipynb #4608977c
 def reliability_chart(items:pd.DataFrame,     # items table with difficulty and difficulty_se (e.g. `with_reliability`)
-                      title:str='', width:int=300, height:int=200)->alt.Chart:
+                      *, title:str='', width:int=300, height:int=200)->alt.Chart:
     "Standard error of each finite difficulty against the difficulty."
     if not {'difficulty', 'difficulty_se'} <= set(items.columns): raise ValueError("items need difficulty and difficulty_se columns")
     d = items[np.isfinite(items.difficulty) & np.isfinite(items.difficulty_se)][['difficulty', 'difficulty_se']]
@@ -370,7 +370,7 @@ def reliability_chart(items:pd.DataFrame,     # items table with difficulty and 
         x=alt.X('difficulty:Q', title='difficulty b'), y=alt.Y('difficulty_se:Q', title='SE(b)')).properties(width=width, height=height, title=title)
 
 def split_half_chart(pairs:pd.DataFrame,      # the detail table of `split_half_reliability(..., detail=True)`
-                     split:int|None=None,     # which split (default: the first)
+                     *, split:int|None=None,     # which split (default: the first)
                      bound:float=6.0,         # extremes drawn at ±bound
                      title:str='', width:int=220, height:int=220)->alt.Chart:
     "The difficulties of one split's two halves against each other."
@@ -382,7 +382,7 @@ def split_half_chart(pairs:pd.DataFrame,      # the detail table of `split_half_
         x=alt.X('half_a:Q', title='difficulty, half A'), y=alt.Y('half_b:Q', title='difficulty, half B')).properties(width=width, height=height, title=title)
 
 def population_chart(preds:pd.DataFrame,     # `respondent_predictions` output
-                     width:int=420, height:int=160)->alt.Chart:
+                     *, width:int=420, height:int=160)->alt.Chart:
     "Accuracy of each respondent, sorted, coloured by family: the population's ability ladder."
     acc = preds.groupby('model', sort=False).correct.mean().rename('accuracy').reset_index()
     acc['family'] = acc.model.str.split('_').str[0]

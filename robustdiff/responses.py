@@ -41,7 +41,7 @@ def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
                          f"(too small for stratified CV: use fewer folds or drop the class)")
 
 def cv_splits(dataset:Dataset,   # the data to split
-              n_splits:int=5,    # folds per repetition
+              *, n_splits:int=5,    # folds per repetition
               n_repeats:int=1,   # repetitions with different shuffles
               random_state:int|None=0, # seed of the shuffles
              )->list:            # (repeat, fold, train positions, test positions) for each fold
@@ -170,7 +170,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
             hint = ('' if wants_prep(est) else " (it is fitted as given, on the raw feature columns; if it needs robustdiff "
                     "to impute, scale and one-hot encode them, mark it with robustdiff.portfolio.needs_prep(model), before saving it for --model)")
             raise ModelFitError(f"model {name!r} failed to fit on repeat {repeat}, fold {fold} of {dataset.name!r}: "
-                                f"{type(e).__name__}: {e}{hint}", name) from e
+                                f"{type(e).__name__}: {e}{hint}", model=name) from e
         ctx = FoldContext(name, pipe, dataset, train, test, repeat, fold, _fold_seed(entropy, repeat, fold), shared)
         classes = _fitted_classes(pipe)
         if fit and classes is not None: _check_classes(name, classes, _fold_labels(dataset, train, shared, 'y_train'), fold_where(ctx))
@@ -272,8 +272,8 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
     check_int(batch, 'batch', low=1)
-    models = get_models(models, random_state)
-    splits = cv_splits(dataset, n_splits, n_repeats, random_state)
+    models = get_models(models, random_state=random_state)
+    splits = cv_splits(dataset, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
     results, files = [None] * len(specs), [None] * len(specs)
@@ -292,7 +292,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
 def map_folds(fn:Callable,              # fn(ctx: FoldContext) -> DataFrame, called once per model × fold
               dataset:Dataset|str,      # the data (or a `load_dataset` name)
               models='quick',           # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
-              n_splits:int=5,           # folds per repetition
+              *, n_splits:int=5,           # folds per repetition
               n_repeats:int=1,          # repetitions
               random_state:int|None=0,  # seeds the folds, the models and `ctx.seed`
               n_jobs:int|None=1,        # parallel workers (joblib; -1 = all cores)
@@ -464,7 +464,7 @@ def predict_fold(ctx:FoldContext, *, proba:bool=False)->pd.DataFrame:
 # %% ../nbs/02_responses.ipynb #b6593864
 def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
                    models='fabra18',     # a portfolio name, a dict {name: estimator} or a list of (name, estimator)
-                   n_splits:int=5,       # folds per repetition
+                   *, n_splits:int=5,       # folds per repetition
                    n_repeats:int=1,      # repetitions
                    random_state:int|None=0, # seeds folds and models
                    n_jobs:int|None=1,    # parallel workers (joblib)
@@ -477,8 +477,8 @@ def cv_predictions(dataset:Dataset|str,  # the data (or a `load_dataset` name)
     from functools import partial
     fn = partial(predict_fold, proba=proba)
     fn.__qualname__, fn.__module__ = 'predict_fold', __name__
-    preds = map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                      cache_dir, cache_key=('proba', proba), desc=None)
+    preds = map_folds(fn, dataset, models, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+                      cache_dir=cache_dir, cache_key=('proba', proba), desc=None)
     return preds
 
 # %% ../nbs/02_responses.ipynb #ecd3eae3
@@ -501,7 +501,7 @@ def _response_parts(preds, repeat:int)->list:
     return out
 
 def response_matrix(preds,              # tidy predictions from `cv_predictions` (a DataFrame, or a list of its parts)
-                    repeat:int=0,       # which repetition
+                    *, repeat:int=0,       # which repetition
                    )->pd.DataFrame:     # models × instances, 0/1 (int8)
     "The binary response matrix U (models × instances) of one repetition, filled in place: no pivot of the long table."
     parts = _response_parts(preds, repeat)

@@ -290,7 +290,7 @@ def _ripper_fit(X, y, K, folds=3, min_no=2.0, optimizations=2, check_error_rate=
 # %% ../nbs/01c_ripper.ipynb #726326b0
 class RipperClassifier(ProbaClassifier):
     "RIPPER (Cohen 1995) as Weka's JRip: one ordered rule list, classes by increasing frequency, the most frequent as default."
-    def __init__(self, folds:int=3,               # 1/folds of the rows prunes, the rest grows (Weka -F)
+    def __init__(self, *, folds:int=3,               # 1/folds of the rows prunes, the rest grows (Weka -F)
                  min_no:float=2.0,                # fewest positive rows a condition must cover (Weka -N)
                  optimizations:int=2,             # rounds of rule-set optimisation (Weka -O)
                  check_error_rate:bool=True,      # stop at a rule with error rate >= 50 % (Weka: -E turns it off)

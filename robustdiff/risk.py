@@ -272,12 +272,12 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     nominal = list(ds.nominal)
     fill = _fill_values(X, nominal)
     Xf = _filled(X, fill)
-    bins = difficulty_bins(items, n_bins, 'rank', 'clip', random_state=random_state)   # the report's bins (b clipped to ±6)
+    bins = difficulty_bins(items, n_bins=n_bins, method='rank', extremes='clip', random_state=random_state)   # the report's bins (b clipped to ±6)
     b = bins.set_index('instance').difficulty.sort_index()
     if len(b) != len(X): raise ValueError(f"the difficulty table has {len(b)} instances for {len(X)} rows")
     b.index = X.index[b.index.to_numpy()]
     from robustdiff.responses import cv_splits
-    folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits, 1, random_state)]   # the report's folds (same seed, same rows)
+    folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits=n_splits, n_repeats=1, random_state=random_state)]   # the report's folds (same seed, same rows)
     est, b_oof, s, first = _difficulty_folds(Xf, b, regressor, folds, random_state, n_jobs)
     resid = b.to_numpy() - b_oof
     edges = _edges(np.delete(b_oof, first), n_bins)   # from the rows outside the deployed fold: its rows, which may calibrate the sets, stay exchangeable with new rows
@@ -287,7 +287,7 @@ def _fit_risk(ds,                    # the `Dataset` the report ran on
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     nk = np.bincount(cal_bins, minlength=n_bins)
-    specs = get_models(models, random_state)
+    specs = get_models(models, random_state=random_state)
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
     fitted = {m: fitted[m] for m in specs}   # in the models' order
@@ -455,7 +455,7 @@ def _check_classwise(classwise, none:bool=False):
 def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwise)->np.ndarray:
     "`conformal_sets`, class-conditional (`classwise`) where the calibration rows carry their true class."
     kw = dict(cal_labels=labels, classwise=classwise) if _CLASSWISE and labels is not None and classwise is not False else {}
-    return conformal_sets(P, p_true, cal_bins, bins, alpha, delta=delta, simultaneous=simultaneous, **kw)
+    return conformal_sets(P, p_true, cal_bins, bins, alpha=alpha, delta=delta, simultaneous=simultaneous, **kw)
 
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
@@ -480,7 +480,7 @@ def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.nd
 
 def predict_risk(self:RiskModel,
                  X,                   # new rows: a DataFrame with the training feature columns (extra columns are ignored)
-                 alpha:float|None=None, # miscoverage of the prediction sets (default: the model's, 0.1)
+                 *, alpha:float|None=None, # miscoverage of the prediction sets (default: the model's, 0.1)
                  models=None,         # a model name or list of names (default: every model)
                  delta=None,          # the sets' δ: None = the model's (`RiskModel.delta`), False = coverage on average over calibration draws, a number in (0, 1)
                  simultaneous=None,   # δ for every bin of a model at once (True) or for each bin on its own (False); None = the model's (`RiskModel.simultaneous`)
@@ -522,8 +522,7 @@ RiskModel.predict_risk = predict_risk
 
 def class_coverage(self:RiskModel,
                    m:str,                 # a model name
-                   alpha:float|None=None, # miscoverage (default: the model's)
-                   *,
+                   *, alpha:float|None=None, # miscoverage (default: the model's)
                    delta=None, simultaneous=None, calibration=None, classwise=None,   # as `predict_risk` (None: the model's)
                   )->pd.DataFrame:        # class, n_cal, share, cells, classes_cells, promised
     "Per class of model `m`: its calibration rows, where its set thresholds come from in each difficulty bin (`conformal_cells`) and whether coverage ≥ 1 − α is promised for it."
@@ -550,7 +549,7 @@ def class_coverage(self:RiskModel,
 def _class_notes(self:RiskModel, m:str, alpha, delta, simultaneous, calibration, classwise)->list:
     "A warning per model whose minority class's coverage cannot be promised (the sets made by difficulty bin only on an imbalanced target)."
     from robustdiff.conformal import IMBALANCED
-    t = self.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration, classwise=classwise)
+    t = self.class_coverage(m, alpha=alpha, delta=delta, simultaneous=simultaneous, calibration=calibration, classwise=classwise)
     if not len(t) or t.attrs.get('classwise'): return []
     thin = t[(t.share < IMBALANCED / len(t)) & ~t.promised]
     if not len(thin): return []
@@ -582,7 +581,7 @@ def _deploy_all(rm:RiskModel, inputs:dict, delta, simultaneous, n_jobs)->RiskMod
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
     ds, c = inputs['dataset'], inputs['cfg']
-    specs = get_models(c['models'], c['random_state'])
+    specs = get_models(c['models'], random_state=c['random_state'])
     rm.models = {m: p for m, p in Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, specs[m], ds) for m in rm.models)}
     rm.deployed = {m: 'all' for m in rm.models}
     rm = _set_calibration(rm, 'pooled', delta, simultaneous)
@@ -937,7 +936,7 @@ def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alar
         if y is not None:
             correct = (_as_classes(g.prediction, list(self.classes[m])) == y).astype(int)
             theta, kappa = _irt_form(self.coef_correct[m])
-            sa = shift_alarm(correct, theta, g.difficulty.to_numpy(float), a=kappa, alpha=alarm)
+            sa = shift_alarm(correct, theta, g.difficulty.to_numpy(float), a=kappa, false_alarm=alarm)
             row |= dict(observed=float(correct.mean()), shift_z=sa['z'], shift_p=sa['p_low'], shift_alarm=sa['alarm'])
         if self.metric in ('balanced_accuracy', 'macro_f1') and self.confusion and m in self.confusion:
             row |= _metric_estimate(self, m, g, q, e['var_cal'], level)
@@ -955,20 +954,20 @@ def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alar
     return BatchEstimate(t, bins, p, p < alarm, notes, bool(p < alarm or t.alarm.any()))
 
 def _check_level(level, alarm):
-    for name, v in (('level', level), ('alarm', alarm)):
+    for name, v in (('level', level), ('false_alarm', alarm)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1: raise ValueError(f"{name} must be a number in (0, 1), got {v!r}")
 
 def estimate_accuracy(self:RiskModel,
                       X_batch,                 # new rows (DataFrame with the training columns), or their scored table: what `predict_risk` returned or `score` wrote (DataFrame or CSV path), not scored again
                       y=None,                  # their labels, once they arrive (adds the observed accuracy and `shift_alarm`)
-                      level:float=0.9,         # interval level
-                      alarm:float=0.01,        # false-alarm rate of the mix test and of `shift_alarm`
+                      *, level:float=0.9,         # interval level
+                      false_alarm:float=0.01,  # false-alarm rate of the mix test and of `shift_alarm`
                       models=None,             # model name(s) (default: every model)
                      )->BatchEstimate:
     "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the alarm that says when the estimate cannot be trusted."
-    _check_level(level, alarm)
+    _check_level(level, false_alarm)
     r = self._check_scored(X_batch, models) if self._is_scored(X_batch) else self.predict_risk(X_batch, models=models)
-    return self._estimate_rows(r, y, level, alarm)
+    return self._estimate_rows(r, y, level, false_alarm)
 
 RiskModel._batch_cal = _batch_cal
 RiskModel._model_estimate = _model_estimate
@@ -990,10 +989,10 @@ def _save(self:RiskModel, path)->Path:
                                                     dataset=self.dataset, models=list(self.models)))
 
 def load_risk(path,        # a file written by `RiskModel.save`
-              trusted=(),  # more type names to rebuild in a file this user's robustdiff did not sign (only for a file you trust)
+              *, trusted=(),  # more type names to rebuild in a file this user's robustdiff did not sign (only for a file you trust)
              )->RiskModel:
     "Read a risk model written by `RiskModel.save`; `RiskFileError` (one line) for a foreign, changed or untrusted file (checks in `robustdiff.risk_io`)."
-    return RiskModel(**read_risk_file(path, trusted))
+    return RiskModel(**read_risk_file(path, trusted=trusted))
 
 RiskModel.save = _save
 RiskModel.load = staticmethod(load_risk)
@@ -1079,7 +1078,7 @@ def _calibrated_on(rm:RiskModel, m:str, calibration:str|None=None)->str:
 def score_file(model_path,              # a report folder (its `risk/risk_model.rdrisk`), or a risk model file
                data,                    # a table file of new rows (CSV, TSV, Parquet, Excel)
                out,                     # where to write the scored CSV (not an input, nor in the report folder)
-               model:str|None=None,     # score with this model only (default: every model, one row per row × model)
+               *, model:str|None=None,     # score with this model only (default: every model, one row per row × model)
                alpha:float=0.1,         # miscoverage of the prediction sets
                sep:str|None=None,       # CSV separator (default: detected)
                na_values:list|None=None,# extra strings meaning missing
@@ -1087,7 +1086,6 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                delta=None,              # the sets' δ: None = the model's, False = coverage on average over calibration draws, or a number in (0, 1)
                simultaneous=None,       # δ for all of a model's bins at once (True) or per bin (False); None = the model's
                calibration=None,        # the sets' calibration rows: 'own' (the deployed fold's) or 'pooled' (every out-of-fold row); None = the model's
-               *,
                trusted=(),              # types to rebuild from a risk file this user's robustdiff did not sign (only if you trust where it comes from)
               )->pd.DataFrame:
     "Score a table of new rows with a saved risk model and write the tidy result: what `robustdiff score` runs."
@@ -1107,9 +1105,9 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     _check_calibration(calibration, none=True)
     dest = out.resolve() if out.is_symlink() else out       # through a link: into its target, the link kept
     _sweep_stale(dest)
-    rm = load_risk(p, trusted)
+    rm = load_risk(p, trusted=trusted)
     if model is not None and model not in rm.models: raise ValueError(f"--model {model!r} is not in the risk model; models: {', '.join(rm.models)}")
-    X = read_table(data, sep, None, na_values)
+    X = read_table(data, sep=sep, encoding=None, na_values=na_values)
     if not len(X): raise ValueError(f"{str(data)!r} holds no rows to score")
     bad = rm._bad_numbers(X)
     if bad:                                     # a few broken cells should not stop the batch: score the rest, name the others
@@ -1124,7 +1122,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
     for n in r.attrs.get('notes', []): log(f"note: {n}")
     for m in r.model.unique():
         log(f"{m}: {_calibrated_on(rm, m, calibration)}")
-        t = rm.class_coverage(m, alpha, delta=delta, simultaneous=simultaneous, calibration=calibration)
+        t = rm.class_coverage(m, alpha=alpha, delta=delta, simultaneous=simultaneous, calibration=calibration)
         if len(t): log(f"{m}: coverage per class at α = {alpha:g} ({'class-conditional sets' if t.attrs['classwise'] else 'sets by difficulty bin only'}): " +
                        '; '.join(f"{c} ({n} calibration rows) {f'≥ {1 - alpha:g} promised' if ok else 'not promised'}"
                                  for c, n, ok in zip(t['class'], t.n_cal, t.promised)))
@@ -1175,9 +1173,9 @@ def calibrate_file(model_path,             # a report folder (its `risk/risk_mod
     if not data.is_file(): raise FileNotFoundError(f"no such file: {str(data)!r}")
     if out.resolve() in (p.resolve(), data.resolve()): raise ValueError(f"--out {str(out)!r} is an input file: choose another name")
     if out.is_dir(): raise ValueError(f"--out {str(out)!r} is a folder: give the name of the risk model file to write")
-    rm = load_risk(p, trusted)
-    given, est = load_model(model, model_trusted)
-    X = read_table(data, sep, None, na_values)
+    rm = load_risk(p, trusted=trusted)
+    given, est = load_model(model, trusted=model_trusted)
+    X = read_table(data, sep=sep, encoding=None, na_values=na_values)
     X.columns = [str(c) for c in X.columns]
     if target is None:
         extra = [c for c in X.columns if c not in rm.features]

@@ -58,7 +58,7 @@ def _header(path:Path, raw:bytes)->tuple:
     return meta, payload
 
 def read_risk_file(path,          # a file written by `write_risk_file`
-                   trusted=(),    # more type names to rebuild in a file not signed by this user (only if you trust where it comes from)
+                   *, trusted=(),    # more type names to rebuild in a file not signed by this user (only if you trust where it comes from)
                   )->dict:        # the saved state
     "Read a risk model file's state; `RiskFileError` (one line) for a foreign, damaged, changed or untrusted file."
     import skops.io as sio

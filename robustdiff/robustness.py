@@ -296,11 +296,11 @@ def _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha
     scores = None
     if alpha is not None:
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-            raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+            raise ValueError(f"worst_share must lie strictly between 0 and 1, got {alpha!r}")
     if isinstance(worst, str):
         if worst not in ('reselect', 'fixed'): raise ValueError(f"worst must be 'reselect', 'fixed' or per-instance scores, got {worst!r}")
     else:
-        if alpha is None: raise ValueError("per-instance scores as `worst` need `alpha` (the share of hardest rows)")
+        if alpha is None: raise ValueError("per-instance scores as `worst` need `worst_share` (the share of hardest rows)")
         scores = _hard_scores(worst, X_test)
     parts = _parts(method, features, X_test)
     ref = X_train if X_train is not None else X_test
@@ -359,23 +359,23 @@ def robustness_test(model,                 # a fitted classifier or regressor (s
                     X_test:pd.DataFrame,   # test features (columns as the model was fitted on)
                     y_test,                # test responses (held fixed)
                     X_train:pd.DataFrame|None=None, # training features for the noise statistics (None: X_test)
-                    method='raw',          # 'raw' | 'quantile' | 'categorical', or RawNoise/QuantileNoise/CategoricalResample object(s)
-                    size:float=0.1,        # λ: the levels are 0, λ, …, (levels−1)λ
+                    *, method='raw',          # 'raw' | 'quantile' | 'categorical', or RawNoise/QuantileNoise/CategoricalResample object(s)
+                    perturb_size:float=0.1, # the step ([PiML]'s perturb_size): the levels are 0, step, …, (levels−1)·step
                     features=None,         # column name(s) to perturb; None = all (category columns are resampled)
                     levels:int=5,          # L, number of noise levels (including 0)
                     n_repeats:int=10,      # perturbed copies of the test set per level
                     metric:str|None=None,  # ACC/AUC/F1 (classifier, default ACC) or MSE/MAE/R2 (regressor, default MSE)
-                    alpha:float|None=None, # also score the share α of worst (or hardest) rows, 0 < α < 1
+                    worst_share:float|None=None, # also score this share of worst (or hardest) rows, 0 < share < 1
                     worst='reselect',      # 'reselect' (PiML), 'fixed', or per-instance hardness scores (Series/array)
                     random_state=0,        # seed (int or None)
                    )->pd.DataFrame:        # tidy: level, repeat, metric, value, subset
     "[PiML] robustness test (eqs. R1–R4): the metric of `model` on perturbed copies of the test set at each noise level."
     check_int(levels, 'levels', low=1); check_int(n_repeats, 'n_repeats', low=1)
-    s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
-    level_values = [round(i * size, 12) for i in range(levels)]
+    s = _setup(model, X_test, y_test, X_train, method, perturb_size, features, metric, worst_share, worst)
+    level_values = [round(i * perturb_size, 12) for i in range(levels)]
     entropy = np.random.SeedSequence(random_state).entropy
-    rows = _score_levels(model, X_test, s, level_values, [(0, i) for i in range(levels)], n_repeats, entropy, alpha, worst)
-    return _frame(rows, task=s['task'], method=method if isinstance(method, str) else repr(method), size=size, n=len(X_test))
+    rows = _score_levels(model, X_test, s, level_values, [(0, i) for i in range(levels)], n_repeats, entropy, worst_share, worst)
+    return _frame(rows, task=s['task'], method=method if isinstance(method, str) else repr(method), size=perturb_size, n=len(X_test))
 
 # %% ../nbs/31_robustness.ipynb #b245f6cf
 def _with_intervals(d:pd.DataFrame, intervals:pd.DataFrame, enc:dict, color, facet)->alt.LayerChart:
@@ -396,7 +396,7 @@ def _with_intervals(d:pd.DataFrame, intervals:pd.DataFrame, enc:dict, color, fac
     return alt.layer(box, bar, pt, data=data)
 
 def robustness_chart(results:pd.DataFrame, # output of `robustness_test` / `robustness_compare` (or several stacked)
-                     color:str|None=None,  # column that splits the boxes at each level; None: 'model', else 'subset' if they vary
+                     *, color:str|None=None,  # column that splits the boxes at each level; None: 'model', else 'subset' if they vary
                      facet:str|None=None,  # one panel per value of this column (e.g. 'subset' or 'method')
                      columns:int=3,        # panels per row
                      shared_y:bool=False,  # one y scale for all panels (False: each panel its own, e.g. all vs worst)
@@ -442,8 +442,8 @@ def _named_models(models)->list:
 def robustness_compare(models,         # dict {name: fitted model}, or a list of fitted models or (name, model) pairs
                        X_test:pd.DataFrame, # test features
                        y_test,          # test responses
-                       progress:bool=False, # progress bar over models
-                       **kwargs,        # everything else of `robustness_test` (X_train, method, size, features, levels, n_repeats, metric, alpha, worst, random_state)
+                       *, progress:bool=False, # progress bar over models
+                       **kwargs,        # everything else of `robustness_test` (X_train, method, perturb_size, features, levels, n_repeats, metric, worst_share, worst, random_state)
                       )->pd.DataFrame:  # tidy: model, level, repeat, metric, value, subset
     "`robustness_test` of several fitted models on the same perturbed copies, stacked for one chart."
     pairs = _named_models(models)
@@ -464,29 +464,29 @@ def feature_sensitivity(model,                 # a fitted classifier or regresso
                         X_test:pd.DataFrame,   # test features
                         y_test,                # test responses
                         X_train:pd.DataFrame|None=None, # training features for the noise statistics (None: X_test)
-                        method:str='raw',      # 'raw' | 'quantile' | 'categorical' (category columns are always resampled)
+                        *, method:str='raw',      # 'raw' | 'quantile' | 'categorical' (category columns are always resampled)
                         size:float=0.1,        # the one noise level
                         features=None,         # features to test one at a time; None = all columns
                         n_repeats:int=10,      # perturbed copies per feature
                         metric:str|None=None,  # as in `robustness_test`
-                        alpha:float|None=None, # score the worst/hardest α share instead of the whole test set
+                        worst_share:float|None=None, # score this share of worst/hardest rows instead of the whole test set
                         worst='reselect',      # as in `robustness_test`
                         random_state=0,        # seed
                        )->pd.DataFrame:        # one row per feature: feature, metric, subset, clean, mean, sd, drop (sorted, largest drop first)
     "Metric drop when one feature at a time is perturbed at level `size` (per-feature [PiML] robustness)."
     if not isinstance(method, str): raise TypeError("feature_sensitivity takes a method name ('raw', 'quantile', 'categorical')")
     check_int(n_repeats, 'n_repeats', low=1)
-    s = _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha, worst)
+    s = _setup(model, X_test, y_test, X_train, method, size, features, metric, worst_share, worst)
     feats = _feature_list(features) or list(X_test.columns)
     ref = X_train if X_train is not None else X_test
     entropy = np.random.SeedSequence(random_state).entropy
-    subset = _subset_label(alpha, worst) if alpha is not None else 'all'
-    clean = pd.DataFrame(_score_levels(model, X_test, s, [0.0], [(1, 0)], 1, entropy, alpha, worst),
+    subset = _subset_label(worst_share, worst) if worst_share is not None else 'all'
+    clean = pd.DataFrame(_score_levels(model, X_test, s, [0.0], [(1, 0)], 1, entropy, worst_share, worst),
                          columns=['level', 'repeat', 'metric', 'value', 'subset']).query('subset == @subset').value.iloc[0]
     rows = []
     for j, f in enumerate(feats):
         sf = dict(s, parts=[p.fit(ref) for p in _parts(method, [f], X_test)])
-        v = np.array([r[3] for r in _score_levels(model, X_test, sf, [size], [(2, j)], n_repeats, entropy, alpha, worst) if r[4] == subset])
+        v = np.array([r[3] for r in _score_levels(model, X_test, sf, [size], [(2, j)], n_repeats, entropy, worst_share, worst) if r[4] == subset])
         mean = float(np.nanmean(v)) if np.isfinite(v).any() else np.nan
         rows.append((f, s['metric'], subset, clean, mean, float(np.nanstd(v, ddof=1)) if n_repeats > 1 else 0.0))
     out = pd.DataFrame(rows, columns=['feature', 'metric', 'subset', 'clean', 'mean', 'sd'])
@@ -496,7 +496,7 @@ def feature_sensitivity(model,                 # a fitted classifier or regresso
     return out.sort_values('drop', ascending=False, kind='stable', ignore_index=True)
 
 def sensitivity_chart(table:pd.DataFrame, # output of `feature_sensitivity`
-                      top:int|None=15,    # show the `top` features with the largest drop (None: all)
+                      *, top:int|None=15,    # show the `top` features with the largest drop (None: all)
                       width:int=320, step:int=16,
                       title:str|None=None,
                      )->alt.Chart:

@@ -84,7 +84,7 @@ def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tup
     from robustdiff._folds import level_key as _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
-    y_noisy = class_noise(y_tr, rate, ctx.rng(_level_key(rate)), kind=kind)
+    y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(_level_key(rate)), kind=kind)
     est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
     labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
     return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
@@ -205,8 +205,8 @@ class _Ctx:
         if self._pass is None:
             c, run = self.cfg, self.run
             fn, key = self.pass_task()
-            try: r = map_folds(fn, self.ds, c['models'], run.n_splits, 1, run.random_state, run.n_jobs, run.backend,
-                               run.progress, run.cache_dir, cache_key=key, desc=f"{self.ds.name}: one pass")
+            try: r = map_folds(fn, self.ds, c['models'], n_splits=run.n_splits, n_repeats=1, random_state=run.random_state, n_jobs=run.n_jobs, backend=run.backend,
+                               progress=run.progress, cache_dir=run.cache_dir, cache_key=key, desc=f"{self.ds.name}: one pass")
             finally: _PASS_INPUTS.clear()
             self.set_pass(r)
         return self._pass

@@ -36,7 +36,7 @@ def _codes(*arrays):
 def kappa_by_group(a,                  # first labelling (e.g. clean predictions), any label type
                    b,                  # second labelling (e.g. perturbed predictions), same length
                    groups=None,        # group of each pair (κ per group); None = one group
-                   on_constant=1.0,    # κ when p_e = 1 (both labellings one and the same class): a number, nan or 'raise'
+                   *, on_constant=1.0,    # κ when p_e = 1 (both labellings one and the same class): a number, nan or 'raise'
                   )->pd.DataFrame:     # one row per group: group, n, agree (p0), chance (pe), kappa
     "Cohen's κ (eqs. 2–4) of two labellings within each group, vectorised over groups."
     _check_on_constant(on_constant)
@@ -66,14 +66,14 @@ def kappa_by_group(a,                  # first labelling (e.g. clean predictions
 
 def cohen_kappa(a,               # first labelling
                 b,               # second labelling
-                on_constant=1.0, # κ when p_e = 1 (see above)
+                *, on_constant=1.0, # κ when p_e = 1 (see above)
                )->float:
     "Cohen's κ between two labellings ([FB24] eqs. 2–4)."
-    return float(kappa_by_group(a, b, None, on_constant).kappa.iloc[0])
+    return float(kappa_by_group(a, b, None, on_constant=on_constant).kappa.iloc[0])
 
 # %% ../nbs/21_scc.ipynb #16a10878
 def difficulty_bins(difficulty,            # per-instance difficulty: Series (index = instance) or IRT items table
-                    n_bins:int=5,          # K, the number of bins
+                    *, n_bins:int=5,          # K, the number of bins
                     method:str='rank',     # 'rank': equal-size bins, ties split at random; 'quantile': cut at quantiles, ties kept together
                     extremes:str='clip',   # 'clip': ±inf and values beyond ±bound are set to ±bound; 'drop': such instances are removed
                     bound:float=6.0,       # the difficulty range kept, [−bound, bound]
@@ -137,7 +137,7 @@ def _noisy_fold(ctx, perturbations, draws:int=1)->pd.DataFrame:
 
 def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or a `load_dataset` name)
                       models='fabra18',        # portfolio name, dict {name: estimator} or list of pairs
-                      perturbation=0.2,        # a `Perturbation`, a noise level ν (→ `FB24Noise(ν)`), or a list of them
+                      *, perturbation=0.2,        # a `Perturbation`, a noise level ν (→ `FB24Noise(ν)`), or a list of them
                       n_splits:int=5,          # folds
                       n_repeats:int=1,         # repetitions of the k-fold CV
                       random_state:int|None=0, # seeds folds, models, noise and row priorities
@@ -155,8 +155,8 @@ def noisy_predictions(dataset,                 # a `robustdiff.data.Dataset` (or
     fn = partial(_noisy_fold, perturbations=perts, draws=int(noise_draws))
     fn.__qualname__, fn.__module__ = '_noisy_fold', __name__
     key = ('noisy_predictions', [repr(p) for p in perts]) + ((int(noise_draws),) if noise_draws > 1 else ())
-    try: return map_folds(fn, dataset, models, n_splits, n_repeats, random_state, n_jobs, backend, progress,
-                          cache_dir, cache_key=key, desc=None)
+    try: return map_folds(fn, dataset, models, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+                          cache_dir=cache_dir, cache_key=key, desc=None)
     finally: _FOLD_NOISE.clear()                       # the perturbed rows are not kept beyond the call (in this process)
 
 def clean_predictions(preds:pd.DataFrame, # output of `noisy_predictions`
@@ -170,7 +170,7 @@ _GROUP = ['model', 'perturbation', 'level']
 
 def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
                bins:pd.DataFrame,     # output of `difficulty_bins` (instance, bin, bin_difficulty)
-               lambdas=LAMBDAS,       # proportions λ of perturbed instances per bin
+               *, lambdas=LAMBDAS,       # proportions λ of perturbed instances per bin
                rounding:str='ceil',   # ⌈λ·n⌉ ('ceil') or ⌊λ·n⌋ ('floor', the reference code) rows per bin and fold
                on_constant=1.0,       # κ when a bin's clean and mixed predictions are one and the same class
                per_fold:bool=False,   # return per-fold rows instead of fold-pooled curves
@@ -197,7 +197,7 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     rank, size = group_ranks(gf, p.priority.to_numpy())
     (yt, yc, yn), _ = _codes(p.y_true.to_numpy(), p.y_pred.to_numpy(), p.y_noisy.to_numpy())
     L, n = len(lam), len(p)
-    mixed = np.concatenate([np.where(rank < perturb_counts(size, l, rounding), yn, yc) for l in lam])
+    mixed = np.concatenate([np.where(rank < perturb_counts(size, l, rounding=rounding), yn, yc) for l in lam])
     clean, truth = np.tile(yc, L), np.tile(yt, L)
     lam_idx = np.repeat(np.arange(L), n)
 
@@ -205,7 +205,7 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
         g = p.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
         G = g.max() + 1
         gid = lam_idx*G + np.tile(g, L)
-        k = kappa_by_group(clean, mixed, gid, on_constant)
+        k = kappa_by_group(clean, mixed, gid, on_constant=on_constant)
         acc = np.bincount(gid, weights=(mixed == truth), minlength=L*G)[k.group.to_numpy()] / k.n.to_numpy()
         first = p.groupby(keys, sort=False, dropna=False).head(1)   # key values in ngroup order
         first = first.assign(_g=g[first.index.to_numpy()]).set_index('_g').sort_index()
@@ -265,15 +265,15 @@ def _population_items(ds, respondents, models, preds, irt_model, reliability, n_
     from robustdiff.responses import response_matrix
     from robustdiff.respondents import respondent_predictions, check_population, with_reliability, split_half_reliability
     if isinstance(respondents, str) and respondents == 'models': rp = clean_predictions(preds)
-    else: rp = respondent_predictions(ds, respondents, n_splits, n_repeats, random_state, n_jobs, backend, progress, cache_dir)
+    else: rp = respondent_predictions(ds, respondents, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress, cache_dir=cache_dir)
     U = check_population(response_matrix(rp))
     irt = fit_irt(U, model=irt_model)
-    rel = split_half_reliability(U, reliability, irt_model, random_state) if reliability and len(U) >= 4 else None
+    rel = split_half_reliability(U, n_repeats=reliability, model=irt_model, random_state=random_state) if reliability and len(U) >= 4 else None
     return irt, with_reliability(irt), rel, list(U.index), rp
 
 def robustness_by_difficulty(dataset,                # a Dataset or `load_dataset` name
                              models='fabra18',       # the evaluated models (portfolio name, dict or list of pairs)
-                             perturbation=0.2,       # Perturbation, noise level ν or list of them
+                             *, perturbation=0.2,       # Perturbation, noise level ν or list of them
                              lambdas=LAMBDAS,        # proportions of perturbed instances per bin
                              n_bins:int=5,           # K difficulty bins
                              difficulty=None,        # None: IRT on the respondents' answers; or a Series / items table
@@ -301,26 +301,26 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     check_choice(extremes, 'extremes', ('clip', 'drop')); check_choice(bin_method, 'bin_method', ('rank', 'quantile'))
     check_choice(irt_model, 'irt_model', ('1PL', '2PL'))
     check_int(reliability, 'reliability', low=0, why='random splits')
-    get_models(models, random_state)                                   # evaluated models: TypeError/ValueError before any fit
+    get_models(models, random_state=random_state)                                   # evaluated models: TypeError/ValueError before any fit
     if difficulty is not None:
         if respondents is not None: raise ValueError("pass either difficulty= or respondents=, not both: respondents define the difficulty")
         items = _aligned_difficulty(difficulty, ds)
     elif not (isinstance(respondents, str) and respondents == 'models'):
         from robustdiff.respondents import check_respondents
-        check_respondents(respondents, random_state)                   # ≥ 2 classifiers, before any fit
-    preds = noisy_predictions(ds, models, perturbation, n_splits, n_repeats, random_state, n_jobs, backend, progress, cache_dir)
+        check_respondents(respondents, random_state=random_state)                   # ≥ 2 classifiers, before any fit
+    preds = noisy_predictions(ds, models, perturbation=perturbation, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress, cache_dir=cache_dir)
     irt = rel = names = rp = None
     if difficulty is None:
         irt, items, rel, names, rp = _population_items(ds, respondents, models, preds, irt_model, reliability, n_splits,
                                                        n_repeats, random_state, n_jobs, backend, progress, cache_dir)
-    bins = difficulty_bins(items, n_bins, bin_method, extremes, random_state=random_state)
-    curves = scc_curves(preds, bins, lambdas, on_constant=on_constant)
+    bins = difficulty_bins(items, n_bins=n_bins, method=bin_method, extremes=extremes, random_state=random_state)
+    curves = scc_curves(preds, bins, lambdas=lambdas, on_constant=on_constant)
     curves.insert(0, 'dataset', ds.name)
     return SCCResult(ds.name, preds, items, bins, curves, irt, names, rel, rp)
 
 # %% ../nbs/21_scc.ipynb #7fa37a89
 def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset and perturbation, or facet by them)
-              y:str='kappa',         # 'kappa', 'acc' or 'agree'
+              *, y:str='kappa',         # 'kappa', 'acc' or 'agree'
               color:str='lam',       # line colour: 'lam' (one line per λ) or e.g. 'model'
               facet:str|None='model',# one panel per value of this column (None: a single panel)
               columns:int=6,         # panels per row
@@ -367,7 +367,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
 
 # %% ../nbs/21_scc.ipynb #82121d61
 def difficulty_distribution_chart(bins:pd.DataFrame, # tidy: dataset, difficulty (e.g. stacked `difficulty_bins` outputs)
-                                  width:int=360, step:int=18,
+                                  *, width:int=360, step:int=18,
                                  )->alt.Chart:
     "Box plots of instance difficulty per dataset, sorted by median difficulty ([FB24] fig 6)."
     import altair as alt
@@ -379,7 +379,7 @@ def difficulty_distribution_chart(bins:pd.DataFrame, # tidy: dataset, difficulty
         y=alt.Y('dataset:N', sort=order, title=None)).properties(width=width, height=alt.Step(step))
 
 def class_distribution_chart(bins:pd.DataFrame,   # tidy: dataset, y (class) and optionally bin
-                             by:str|None='bin',   # 'bin': one bar per difficulty bin; None: one bar per dataset
+                             *, by:str|None='bin',   # 'bin': one bar per difficulty bin; None: one bar per dataset
                              columns:int=4, width:int=120, height:int=90,
                             )->alt.Chart:
     "Class shares per dataset, or per difficulty bin of each dataset ([FB24] figs B1–B2)."
@@ -401,7 +401,7 @@ def class_distribution_chart(bins:pd.DataFrame,   # tidy: dataset, y (class) and
 
 def instance_difficulty_chart(X:pd.DataFrame,      # two numeric feature columns
                               difficulty,          # difficulty per row of X (Series indexed like X, or array)
-                              title:str='', width:int=200, height:int=200,
+                              *, title:str='', width:int=200, height:int=200,
                              )->alt.Chart:
     "A 2-D dataset's instances coloured by difficulty ([FB24] fig A2)."
     import altair as alt

@@ -64,8 +64,8 @@ def report_stage(ctx, st):
     "The report's `scc` stage: κ, accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
     c = ctx.cfg
     items = ctx.table('difficulty', 'difficulty')
-    bins = difficulty_bins(items, c['n_bins'], 'rank', 'clip', random_state=ctx.run.random_state)
-    curves = scc_curves(ctx.noisy(), bins, c['lambdas'])
+    bins = difficulty_bins(items, n_bins=c['n_bins'], method='rank', extremes='clip', random_state=ctx.run.random_state)
+    curves = scc_curves(ctx.noisy(), bins, lambdas=c['lambdas'])
     metric = c['metric']
     reps = {}
     iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, ctx.run.random_state, keep=reps)

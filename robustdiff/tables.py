@@ -173,7 +173,7 @@ def _need(module:str, extra:str, what:str):
                           f"(or pip install {module})") from None
 
 def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
-               sep:str|None=None,          # field separator of a text file (None: detected from the first lines)
+               *, sep:str|None=None,          # field separator of a text file (None: detected from the first lines)
                encoding:str|None=None,     # text encoding (default UTF-8)
                na_values:list|None=None,   # extra strings that mean "missing", e.g. ['?']
                index_col:int|str|None=None,# a column holding the row index (e.g. 0 for a file written by `to_csv`)
@@ -216,7 +216,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
 
 def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
               target:str,                 # name of the target column
-              nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
+              *, nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
               name:str|None=None,         # dataset name (default: the file name)
               dropna:bool=False,          # the same as missing='drop'
               sep:str|None=None,          # field separator of a text file (None: detected)
@@ -231,7 +231,7 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
     check_missing_mode(missing)
-    return from_frame(read_table(path, sep, encoding, na_values, index_col, target=target, **read_kwargs), target, nominal,
-                      name or Path(path).name.split('.')[0], dropna, drop, checks, max_levels, missing, task=task)
+    return from_frame(read_table(path, sep=sep, encoding=encoding, na_values=na_values, index_col=index_col, target=target, **read_kwargs), target, nominal=nominal,
+                      name=name or Path(path).name.split('.')[0], dropna=dropna, drop=drop, checks=checks, max_levels=max_levels, missing=missing, task=task)
 
 from_csv = from_file   # the older name: reads every format `read_table` reads

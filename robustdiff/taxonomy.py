@@ -52,7 +52,7 @@ def _select_lambdas(curves, lambdas):
     return curves[keep]
 
 def profiles(curves:pd.DataFrame,  # tidy κ curves: dataset, model, lam, bin, kappa
-             kind:str='DAND',      # 'DAN' (eq. 5), 'DAD' (eq. 6), 'DAND' (eq. 7) or 'kappa' (plain mean κ)
+             *, kind:str='DAND',      # 'DAN' (eq. 5), 'DAD' (eq. 6), 'DAND' (eq. 7) or 'kappa' (plain mean κ)
              value:str='kappa',    # the column to aggregate
              lambdas=None,         # λ values to use: None = every λ of `curves`; 'reference' = those of the reference code's taxonomy grid (`REFERENCE_LAMBDAS`, no λ = 0); or a list
             )->pd.DataFrame:       # one row per model, one column per feature
@@ -93,7 +93,7 @@ def _check_profiles(P):
     if not np.isfinite(P.to_numpy(float)).all(): raise ValueError("profiles contain missing or infinite values")
 
 def model_distances(P:pd.DataFrame,        # profiles (models × features)
-                    metric:str='euclidean', # any `scipy.spatial.distance.pdist` metric
+                    *, metric:str='euclidean', # any `scipy.spatial.distance.pdist` metric
                    )->pd.DataFrame:        # square models × models dissimilarity matrix
     "Pairwise dissimilarity between model profiles."
     _check_profiles(P)
@@ -124,7 +124,7 @@ def _cut(Z, k, n):
     return np.array([ranked[c] for c in lab])
 
 def cluster_models(P:pd.DataFrame,          # profiles (models × features)
-                   n_clusters:int=5,        # k, where to cut the tree
+                   *, n_clusters:int=5,        # k, where to cut the tree
                    linkage:str='complete',  # linkage method (default: R hclust's, as in the reference code)
                    metric:str='euclidean',  # dissimilarity between profiles
                   )->Taxonomy:
@@ -141,7 +141,7 @@ def _avg_between(D, lab):
     return float(D[iu][diff].mean()) if diff.any() else np.nan
 
 def cluster_quality(P:pd.DataFrame,         # profiles (models × features)
-                    ks=range(2, 11),        # numbers of clusters to try (each in [2, n_models − 1])
+                    *, ks=range(2, 11),        # numbers of clusters to try (each in [2, n_models − 1])
                     linkage:str='complete', # linkage method
                     metric:str='euclidean', # dissimilarity
                    )->pd.DataFrame:         # one row per k: k, silw, avgbc
@@ -177,7 +177,7 @@ def prototypes(tax:Taxonomy, # a clustering from `cluster_models`
 
 # %% ../nbs/22_taxonomy.ipynb #0be18456
 def kappa_losses(curves:pd.DataFrame, # tidy κ curves: dataset, model, lam, bin, kappa
-                 lam_min=None,        # λ_min (default: smallest λ)
+                 *, lam_min=None,        # λ_min (default: smallest λ)
                  lam_max=None,        # λ_max (default: largest λ)
                  easy_bin=None,       # B_easy (default: lowest bin)
                  hard_bin=None,       # B_hard (default: highest bin)
@@ -206,7 +206,7 @@ def loss_summary(losses:pd.DataFrame, # output of `kappa_losses`
 
 # %% ../nbs/22_taxonomy.ipynb #bb3d7b26
 def complexity_groups(complexity,          # dataset → complexity (a dict or Series), or a list of `Dataset`s
-                      threshold:float=0.08, # [FB24]'s cut-off
+                      *, threshold:float=0.08, # [FB24]'s cut-off
                      )->pd.Series:         # dataset → 'simple' | 'complex'
     "Label datasets 'complex' when #attributes·#classes/#instances > threshold (eq. 12), else 'simple'."
     if isinstance(complexity, (list, tuple)): complexity = {d.name: d.complexity for d in complexity}
@@ -238,7 +238,7 @@ def _dendro_segments(Z, labels, clusters):
 _PALETTE = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#eeca3b', '#9d755d', '#ff9da6', '#bab0ac'] * 3
 
 def dendrogram_chart(tax:Taxonomy,      # from `cluster_models`
-                     title:str='',      # chart title
+                     *, title:str='',      # chart title
                      width:int=260,     # chart width (px)
                      step:int=16,       # px per leaf
                     )->alt.Chart:
@@ -256,7 +256,7 @@ def dendrogram_chart(tax:Taxonomy,      # from `cluster_models`
     return (lines + text).properties(width=width, height=H, title=title)
 
 def loss_scatter_chart(summary:pd.DataFrame, # `loss_summary` output, with a `cluster` column (and optionally `datasets`)
-                       facet:str|None=None,  # column to facet by (e.g. 'datasets': all / simple / complex)
+                       *, facet:str|None=None,  # column to facet by (e.g. 'datasets': all / simple / complex)
                        width:int=220, height:int=200,
                       )->alt.Chart:
     "`L_diff` (x) against `L_noise` (y), models coloured by cluster and labelled ([FB24] fig 8, right)."

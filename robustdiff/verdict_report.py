@@ -34,7 +34,7 @@ def report_stage(ctx, st):
     kept = kept['reps'] if kept is not None and noisy is not None and kept['lam'] == max(c['lambdas']) else None
     pkept, ctx.perturbation_reps = ctx.perturbation_reps, None   # the perturbation stage's replicates (its `perturbation_break`): not computed twice
     v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
-                alpha=c['alpha'], random_state=ctx.run.random_state, W=ctx.weights(bins.instance), metric=c['metric'],
+                worst_share=c['worst_share'], random_state=ctx.run.random_state, W=ctx.weights(bins.instance), metric=c['metric'],
                 noise_reps=kept, perturbation_reps=pkept if pp is not None else None)
     v.config['fold_shrink'] = ctx.fold_shrink
     st.tables['verdict'] = v.table
@@ -45,6 +45,6 @@ def report_stage(ctx, st):
     if len(v.bins): st.tables['verdict_bins'] = v.bins
     if v.front is not None and len(v.front): st.tables['verdict_front'] = v.front        # each noise's front and the intervals that decide it
     for meas, key in (('break_hard', 'tradeoff'), ('break_labels', 'tradeoff_labels'), ('break_perturbed', 'tradeoff_perturbation')):
-        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, meas)    # one chart per noise, its front marked
+        if (v.table.measure == meas).any(): st.charts[key] = tradeoff_chart(v, robustness=meas)    # one chart per noise, its front marked
     st.charts['accuracy_baseline'] = accuracy_chart(v)
     if len(v.bins): st.charts['verdict_bins'] = bins_chart(v)

@@ -77,8 +77,8 @@ def _pp_from_noisy(noisy:pd.DataFrame)->pd.DataFrame:
 def test_a_model_that_ignores_the_perturbed_feature_is_the_robust_one(seed):
     ds, diff = _two_views(seed)
     models = {'uses_a': OneFeature(0), 'uses_b': OneFeature(1)}
-    noisy = noisy_predictions(ds, models, NoiseOnB(1.0), 5, 1, seed, 1, None, False, noise_draws=3)
-    bins = difficulty_bins(diff, 5, random_state=seed)
+    noisy = noisy_predictions(ds, models, perturbation=NoiseOnB(1.0), n_splits=5, n_repeats=1, random_state=seed, n_jobs=1, backend=None, progress=False, noise_draws=3)
+    bins = difficulty_bins(diff, n_bins=5, random_state=seed)
     v = verdict(noisy, bins, perturbation=_pp_from_noisy(noisy), n_boot=400, random_state=seed)
     for meas in ('break_hard', 'break_perturbed'):       # stays right: none of uses_a's correct answers break, many of uses_b's do
         assert v.call('uses_a', meas) == 'most robust' and v.call('uses_b', meas) == 'less robust than uses_a', v.table
@@ -102,10 +102,10 @@ def test_permuted_labels_give_no_claims_over_seeds():
         ds0 = make_synthetic('moons', 200, random_state=seed)
         y = pd.Series(np.random.default_rng(100 + seed).permutation(ds0.y.to_numpy()))
         ds = Dataset(f'permuted_{seed}', ds0.X, y)
-        noisy = noisy_predictions(ds, 'quick', 0.2, 5, 1, seed, 1, None, False)
-        items = fit_irt(response_matrix(clean_predictions(noisy)), '1PL').items
-        bins = difficulty_bins(items, 5, random_state=seed)
-        ela = ela_predictions(ds, 'quick', 0.1, 5, 1, seed, progress=False)
+        noisy = noisy_predictions(ds, 'quick', perturbation=0.2, n_splits=5, n_repeats=1, random_state=seed, n_jobs=1, backend=None, progress=False)
+        items = fit_irt(response_matrix(clean_predictions(noisy)), model='1PL').items
+        bins = difficulty_bins(items, n_bins=5, random_state=seed)
+        ela = ela_predictions(ds, 'quick', noise=0.1, n_splits=5, n_repeats=1, random_state=seed, progress=False)
         v = verdict(noisy, bins, ela_preds=ela, perturbation=_pp_from_noisy(noisy), n_boot=300, random_state=seed)
         acc = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)]
         beats = acc.beats_baseline.astype(bool)
@@ -169,19 +169,19 @@ def test_robustness_comparison_error_rate_among_equal_models():
     folds, cls = np.repeat(np.arange(5), n // 5), np.tile([0, 1], n // 2)
     for s in range(sims):
         flips = (rng.random((n, k)) < 0.2).astype(float)
-        Wr = np.vstack([np.ones((1, n), np.float32), fold_bootstrap_weights(folds, cls, 300, s, 'auto', flips)])
+        Wr = np.vstack([np.ones((1, n), np.float32), fold_bootstrap_weights(folds, cls, n_boot=300, random_state=s, shrink='auto', values=flips)])
         R = (Wr @ flips) / Wr.sum(1, keepdims=True)
-        wrong += (compare_to_rest(R, 'lower', 0.9).call != 'indistinguishable').any()
+        wrong += (compare_to_rest(R, better='lower', level=0.9).call != 'indistinguishable').any()
     assert wrong / sims <= 0.10, wrong / sims
 
 
 def test_identical_models_are_indistinguishable():
     ds = make_synthetic('moons', 150, random_state=2)
     twins = {'tree_a': DecisionTreeClassifier(max_depth=4, random_state=0), 'tree_b': DecisionTreeClassifier(max_depth=4, random_state=0)}
-    noisy = noisy_predictions(ds, twins, 0.2, 5, 1, 0, 1, None, False)
-    bins = difficulty_bins(pd.Series(np.random.default_rng(0).normal(size=150)), 5)   # IRT needs differing respondents
-    ela = ela_predictions(ds, twins, 0.1, 5, 1, 0, progress=False)
-    pp = perturbation_predictions(ds, twins, 0.4, 3)
+    noisy = noisy_predictions(ds, twins, perturbation=0.2, n_splits=5, n_repeats=1, random_state=0, n_jobs=1, backend=None, progress=False)
+    bins = difficulty_bins(pd.Series(np.random.default_rng(0).normal(size=150)), n_bins=5)   # IRT needs differing respondents
+    ela = ela_predictions(ds, twins, noise=0.1, n_splits=5, n_repeats=1, random_state=0, progress=False)
+    pp = perturbation_predictions(ds, twins, size=0.4, n_copies=3)
     v = verdict(noisy, bins, ela_preds=ela, perturbation=pp, n_boot=300)
     compared = v.table[v.table.call != '']
     assert set(compared.measure) == {'score', 'break_hard', 'score_noisy_hard', 'break_labels', 'score_noisy_labels', 'break_perturbed',
@@ -200,11 +200,11 @@ def test_bootstrap_interval_coverage(p, strata):
     "Nominal 90 % percentile intervals of an accuracy (plain and stratified) cover the true value 85–95 % of the time."
     rng = np.random.default_rng(int(p * 100) + strata)
     n, sims = 200, 400
-    W = bootstrap_weights(np.repeat(np.arange(strata), n // strata), 500, 1)
+    W = bootstrap_weights(np.repeat(np.arange(strata), n // strata), n_boot=500, random_state=1)
     hits = 0
     for _ in range(sims):
         x = (rng.random(n) < p).astype(float)
-        lo, hi = percentile_interval((W @ x) / W.sum(1), 0.9)
+        lo, hi = percentile_interval((W @ x) / W.sum(1), level=0.9)
         hits += lo <= p <= hi
     assert 0.85 <= hits / sims <= 0.95, hits / sims
 
@@ -213,23 +213,23 @@ def test_paired_difference_coverage():
     "The interval of a paired difference of two correlated accuracies covers the true difference at about its nominal rate."
     rng = np.random.default_rng(7)
     n, sims, hits = 200, 400, 0
-    W = bootstrap_weights(np.zeros(n), 500, 2)
+    W = bootstrap_weights(np.zeros(n), n_boot=500, random_state=2)
     for _ in range(sims):
         u = rng.random(n)
         a, b = (u < 0.8).astype(float), (u < 0.75).astype(float)     # nested: true difference 0.05
-        lo, hi = percentile_interval((W @ (a - b)) / n, 0.9)
+        lo, hi = percentile_interval((W @ (a - b)) / n, level=0.9)
         hits += lo <= 0.05 <= hi
     assert 0.85 <= hits / sims <= 0.95, hits / sims
 
 
 def test_bad_input_is_named():
     ds = make_synthetic('moons', 60, random_state=0)
-    noisy = noisy_predictions(ds, 'quick', 0.2, 3, 1, 0, 1, None, False)
-    bins = difficulty_bins(pd.Series(np.arange(60.0)), 3)
+    noisy = noisy_predictions(ds, 'quick', perturbation=0.2, n_splits=3, n_repeats=1, random_state=0, n_jobs=1, backend=None, progress=False)
+    bins = difficulty_bins(pd.Series(np.arange(60.0)), n_bins=3)
     with pytest.raises(ValueError, match='bins'): verdict(noisy, None)
     with pytest.raises(ValueError, match='level'): verdict(noisy, bins, level=90)
     with pytest.raises(ValueError, match='noisy_predictions'): verdict(noisy.drop(columns='y_noisy'), bins)
-    with pytest.raises(ValueError, match='n_boot'): bootstrap_weights([0, 1], 0)
+    with pytest.raises(ValueError, match='n_boot'): bootstrap_weights([0, 1], n_boot=0)
 
 
 # ------------------------------------------------------------------ the page in Chromium
@@ -365,8 +365,8 @@ def test_anova_fold_stage_covers_independent_instances(fold_sd):
     for i in range(sims):
         x = (rng.random(n) < np.clip(0.8 + rng.normal(0, fold_sd, k), 0, 1)[folds]).astype(float)
         for s in hits:
-            W = fold_bootstrap_weights(folds, None, 400, i, s, x if isinstance(s, str) else None)
-            lo, hi = percentile_interval((W @ x) / W.sum(1), 0.9)
+            W = fold_bootstrap_weights(folds, None, n_boot=400, random_state=i, shrink=s, values=x if isinstance(s, str) else None)
+            lo, hi = percentile_interval((W @ x) / W.sum(1), level=0.9)
             hits[s] += lo <= 0.8 <= hi
     cov = {s: h / sims for s, h in hits.items()}
     assert 0.85 <= cov['anova'] <= 0.95, cov
@@ -380,11 +380,11 @@ def test_fold_shrinkage_sees_a_fold_effect():
     none = np.array([fold_shrinkage((rng.random(500) < 0.8).astype(float), folds) for _ in range(200)])
     strong = [fold_shrinkage((rng.random(500) < np.array([.6, .7, .8, .9, .95])[folds]).astype(float), folds) for _ in range(10)]
     assert (none == 0).mean() > 0.45 and min(strong) > 0.8, ((none == 0).mean(), min(strong))   # no effect: MSB > MSW about 42 % of the time
-    with pytest.raises(ValueError, match='shrink'): fold_bootstrap_weights(folds, None, 10, 0, 1.5)
-    with pytest.raises(ValueError, match='values'): fold_bootstrap_weights(folds, None, 10, 0, 'auto')
-    W1 = fold_bootstrap_weights(folds, None, 200, 0)                      # default: the plain two-stage bootstrap
+    with pytest.raises(ValueError, match='shrink'): fold_bootstrap_weights(folds, None, n_boot=10, random_state=0, shrink=1.5)
+    with pytest.raises(ValueError, match='values'): fold_bootstrap_weights(folds, None, n_boot=10, random_state=0, shrink='auto')
+    W1 = fold_bootstrap_weights(folds, None, n_boot=200, random_state=0)                      # default: the plain two-stage bootstrap
     assert set(np.unique(W1.reshape(200, 5, 100).sum(2))) <= {0.0, 100.0, 200.0, 300.0, 400.0, 500.0}
-    W0 = fold_bootstrap_weights(folds, None, 200, 0, 0.0)                 # c = 0: instances within folds only
+    W0 = fold_bootstrap_weights(folds, None, n_boot=200, random_state=0, shrink=0.0)                 # c = 0: instances within folds only
     assert (W0.reshape(200, 5, 100).sum(2) == 100).all()
 
 
@@ -403,8 +403,8 @@ def test_verdict_intervals_cover_in_cross_validation(learner):
         inst = np.arange(n)
         acc = clean.set_index('instance').correct.loc[inst].to_numpy(float)
         for shrink in ('auto', 0.0):
-            W, _ = verdict_weights(clean, inst, 400, s, shrink=shrink)
-            lo, hi = percentile_interval((W @ acc) / W.sum(1), 0.9)
+            W, _ = verdict_weights(clean, inst, n_boot=400, random_state=s, shrink=shrink)
+            lo, hi = percentile_interval((W @ acc) / W.sum(1), level=0.9)
             if shrink == 'auto': hits += lo <= 0.5 <= hi
             else: hits0 += lo <= 0.5 <= hi
     assert 0.85 <= hits / sims <= 0.97, hits / sims
@@ -420,7 +420,7 @@ def _synthetic_case(seed:int, n:int=600, p_major:float=0.5, models:dict|None=Non
     rng = np.random.default_rng(seed)
     y = (rng.random(n) >= p_major).astype(int)                     # class 0 is the majority when p_major > 0.5
     diff = pd.Series(rng.normal(size=n), name='difficulty')
-    bins = difficulty_bins(diff, 5, random_state=seed)
+    bins = difficulty_bins(diff, n_bins=5, random_state=seed)
     folds = np.arange(n) % 5
     models = models or {'best': (0.93, 0.40), 'robust': (0.91, 0.05), 'const': None}
     noisy, ela, pp, firsts = [], [], [], {}
@@ -574,10 +574,10 @@ def test_interval_coverage_includes_the_noise_draws(tau):
         li = lp[rng.integers(0, len(lp), n)]
         shift = rng.normal(0, tau, D)
         broke = (rng.random((D, n)) < 1 / (1 + np.exp(-(li[None, :] + shift[:, None])))).astype(float)
-        W = np.vstack([np.ones((1, n)), bootstrap_weights(np.zeros(n), B, s)])
+        W = np.vstack([np.ones((1, n)), bootstrap_weights(np.zeros(n), n_boot=B, random_state=s)])
         R = [(W @ b[:, None]) / W.sum(1, keepdims=True) for b in broke]
-        for k, U in (('both', draw_weights(D, B, s)), ('instances', np.ones((B + 1, D)))):
-            lo, hi = percentile_interval(_combine_draws(U, R)[1:, 0], 0.9)
+        for k, U in (('both', draw_weights(D, n_boot=B, random_state=s)), ('instances', np.ones((B + 1, D)))):
+            lo, hi = percentile_interval(_combine_draws(U, R)[1:, 0], level=0.9)
             hits[k] += lo <= truth <= hi
     cov = {k: h / sims for k, h in hits.items()}
     assert 0.85 <= cov['both'] <= 0.95, cov
@@ -656,7 +656,7 @@ def _page_of(v)->str:
     from robustdiff.answer import tradeoff_chart
     tables = {'verdict': v.table, 'verdict_models': v.sentences, 'headline': pd.DataFrame({'sentence': v.headline}),
               'findings': pd.DataFrame({'sentence': v.findings}), 'verdict_pairs': v.pairwise, 'verdict_front': v.front}
-    charts = {'tradeoff': tradeoff_chart(v, 'break_hard'), 'tradeoff_labels': tradeoff_chart(v, 'break_labels')}
+    charts = {'tradeoff': tradeoff_chart(v, robustness='break_hard'), 'tradeoff_labels': tradeoff_chart(v, robustness='break_labels')}
     st = Stage('verdict', 'ok', tables=tables, charts=charts)
     rep = SimpleNamespace(config=dict(models='constructed', nu=0.2, random_state=0), tables=tables, stages={'verdict': st},
                           warnings=[], dataset='constructed', seconds=1.0)
@@ -691,4 +691,4 @@ def test_the_most_accurate_with_the_highest_break_rate_is_a_trade_off_never_most
     assert html.count('id="chart-tradeoff') == 2
     assert not re.search(r'Most robust to [^:<]*: sharp', html)
     from robustdiff.answer import tradeoff_chart
-    assert any(l['mark'].get('type') == 'line' for l in _layers(tradeoff_chart(v, 'break_perturbed')))   # the front, joined
+    assert any(l['mark'].get('type') == 'line' for l in _layers(tradeoff_chart(v, robustness='break_perturbed')))   # the front, joined

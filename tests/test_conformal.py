@@ -23,8 +23,8 @@ def test_classwise_covers_every_class_and_bin(delta):
     Pc, yc, bc = _imbalanced(4000, rng)
     Pt, yt, bt = _imbalanced(30000, rng)
     pc = Pc[np.arange(len(yc)), yc]
-    cw = conformal_sets(Pt, pc, bc, bt, 0.1, delta=delta, cal_labels=yc, classwise=True)
-    blind = conformal_sets(Pt, pc, bc, bt, 0.1, delta=delta, cal_labels=yc)
+    cw = conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=delta, cal_labels=yc, classwise=True)
+    blind = conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=delta, cal_labels=yc)
     cov_cw, cov_blind = _coverage(cw, yt, bt), _coverage(blind, yt, bt)
     n_cal = pd.Series(1, index=pd.MultiIndex.from_arrays([yc, bc])).groupby(level=[0, 1]).sum()
     n_test = pd.Series(1, index=pd.MultiIndex.from_arrays([yt, bt])).groupby(level=[0, 1]).sum()
@@ -40,9 +40,9 @@ def test_label_blind_with_labels_is_the_bin_sets(delta):
     Pc, yc, bc = _imbalanced(900, rng)
     Pt, yt, bt = _imbalanced(500, rng)
     pc = Pc[np.arange(len(yc)), yc]
-    ref = conformal_sets(Pt, pc, bc, bt, 0.1, delta=delta)
-    np.testing.assert_array_equal(conformal_sets(Pt, pc, bc, bt, 0.1, delta=delta, cal_labels=yc), ref)
-    np.testing.assert_array_equal(conformal_sets(Pt, pc, bc, bt, 0.1, delta=delta, cal_labels=yc, min_cell=1), ref)
+    ref = conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=delta)
+    np.testing.assert_array_equal(conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=delta, cal_labels=yc), ref)
+    np.testing.assert_array_equal(conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=delta, cal_labels=yc, min_cell=1), ref)
 
 
 def _small():
@@ -66,7 +66,7 @@ def test_cells_fall_back_from_cell_to_class_to_every_class():
     rng = np.random.default_rng(0)
     p_true = rng.uniform(0.3, 1, len(y))
     P = rng.dirichlet(np.ones(3), 400); tb = rng.integers(0, 4, 400)
-    S = conformal_sets(P, p_true, b, tb, 0.1, nonempty=False, cal_labels=y, classwise=True)
+    S = conformal_sets(P, p_true, b, tb, alpha=0.1, nonempty=False, cal_labels=y, classwise=True)
     assert S[:, 2].all()
     d = np.sort(1 - p_true[y == 1])[::-1]
     thr = d[_rank(30, 0.1) - 1]
@@ -164,18 +164,18 @@ def test_smoothed_sets_are_seeded_and_cover_exactly_on_average():
     Pt, yt, bt = _imbalanced(20000, rng)
     pc = Pc[np.arange(len(yc)), yc]
     state = np.random.get_state()[1].copy()
-    S = conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3)
+    S = conformal_sets(Pt, pc, bc, bt, alpha=0.1, nonempty=False, smoothing=True, seed=3)
     np.testing.assert_array_equal(np.random.get_state()[1], state)          # NumPy's global generator untouched
     U = np.random.default_rng(3).random(Pt.shape)
     np.testing.assert_array_equal(S, mondrian_p_values(1 - pc, bc, 1 - Pt, bt, u=U) > 0.1)
-    np.testing.assert_array_equal(S, conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=3))
-    assert not (S == conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False, smoothing=True, seed=4)).all()
-    plain = conformal_sets(Pt, pc, bc, bt, 0.1, nonempty=False)
+    np.testing.assert_array_equal(S, conformal_sets(Pt, pc, bc, bt, alpha=0.1, nonempty=False, smoothing=True, seed=3))
+    assert not (S == conformal_sets(Pt, pc, bc, bt, alpha=0.1, nonempty=False, smoothing=True, seed=4)).all()
+    plain = conformal_sets(Pt, pc, bc, bt, alpha=0.1, nonempty=False)
     assert S.sum() <= plain.sum() and (S <= plain).mean() > 0.99       # smoothing only trims the boundary
     cov = S[np.arange(len(yt)), yt].mean()
     assert abs(cov - 0.9) < 3 * np.sqrt(0.09 / 2000 + 0.09 / 20000)
-    with pytest.raises(ValueError, match='smoothing applies to delta=None'): conformal_sets(Pt, pc, bc, bt, 0.1, delta=0.1, smoothing=True)
-    with pytest.raises(ValueError, match='seed must be'): conformal_sets(Pt, pc, bc, bt, 0.1, smoothing=True, seed=-1)
+    with pytest.raises(ValueError, match='smoothing applies to delta=None'): conformal_sets(Pt, pc, bc, bt, alpha=0.1, delta=0.1, smoothing=True)
+    with pytest.raises(ValueError, match='seed must be'): conformal_sets(Pt, pc, bc, bt, alpha=0.1, smoothing=True, seed=-1)
 
 
 def test_nonempty_sets_are_the_filled_sets():
@@ -185,8 +185,8 @@ def test_nonempty_sets_are_the_filled_sets():
     Pt, yt, bt = _imbalanced(3000, rng)
     pc = Pc[np.arange(len(yc)), yc]
     for d in (None, 0.1):
-        raw = conformal_sets(Pt, pc, bc, bt, 0.3, delta=d, nonempty=False)
-        S = conformal_sets(Pt, pc, bc, bt, 0.3, delta=d)
+        raw = conformal_sets(Pt, pc, bc, bt, alpha=0.3, delta=d, nonempty=False)
+        S = conformal_sets(Pt, pc, bc, bt, alpha=0.3, delta=d)
         e = ~raw.any(axis=1)
         assert e.any() and S.any(axis=1).all() and (S[~e] == raw[~e]).all() and (S[e].sum(axis=1) == 1).all()
         np.testing.assert_array_equal(S[e].argmax(axis=1), Pt[e].argmax(axis=1))
@@ -203,5 +203,5 @@ def test_smoothed_thin_classes_get_a_threshold():
         conformal_cells(b, y, n_classes=3, alpha=0.1, delta=0.1, smoothing=True)
     rng = np.random.default_rng(9)
     p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 2000), rng.integers(0, 4, 2000)
-    S = conformal_sets(P, p_true, b, tb, 0.1, nonempty=False, cal_labels=y, classwise=True, smoothing=True, seed=1)
+    S = conformal_sets(P, p_true, b, tb, alpha=0.1, nonempty=False, cal_labels=y, classwise=True, smoothing=True, seed=1)
     assert 0 < S[:, 2].mean() < 1                      # class 2 no longer in every set

@@ -19,10 +19,10 @@ def client():
 def test_dask_backend_gives_the_same_curves(client):
     ds = make_synthetic('circles', 150, random_state=2)
     models = {'cart': DecisionTreeClassifier(max_depth=3), 'nb': GaussianNB()}
-    local = robustness_by_difficulty(ds, models, [0.2, 1.0], n_bins=3, progress=False)
+    local = robustness_by_difficulty(ds, models, perturbation=[0.2, 1.0], n_bins=3, progress=False)
     from distributed import get_task_stream
     with get_task_stream(client) as ts:
-        dask = robustness_by_difficulty(ds, models, [0.2, 1.0], n_bins=3, progress=False, backend='dask', n_jobs=2)
+        dask = robustness_by_difficulty(ds, models, perturbation=[0.2, 1.0], n_bins=3, progress=False, backend='dask', n_jobs=2)
     pd.testing.assert_frame_equal(local.predictions, dask.predictions)
     pd.testing.assert_frame_equal(local.curves, dask.curves)
     # the model × fold tasks really ran on the cluster's two workers

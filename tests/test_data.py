@@ -105,7 +105,7 @@ def test_from_frame_refuses_a_continuous_target_as_the_report_does():
     r = np.random.default_rng(0)
     df = pd.DataFrame({'x': r.normal(size=845), 'price': r.gamma(2, 50, 845).round(2)})
     with pytest.raises(ValueError) as e: from_frame(df, 'price')
-    with pytest.raises(ValueError) as e2: check_task(df.price, 'auto', "target 'price'")
+    with pytest.raises(ValueError) as e2: check_task(df.price, task='auto', name="target 'price'")
     assert str(e.value) == str(e2.value) and "task='classification'" in str(e.value) and '\n' not in str(e.value)
     assert from_frame(df, 'price', task='classification').n_classes == df.price.nunique()      # the override
     assert from_frame(df.assign(price=(df.price > 100).map({True: 'dear', False: 'cheap'})), 'price').n_classes == 2

@@ -44,8 +44,8 @@ def test_estimator_predicts_unseen_instances(toy):
 
 def test_cv_shape_metrics_and_n_jobs_invariance(toy):
     X, b, U, d = toy
-    cv1 = difficulty_cv(X, d, 'rf', n_jobs=1, random_state=3)
-    cv2 = difficulty_cv(X, d, 'rf', n_jobs=2, random_state=3)
+    cv1 = difficulty_cv(X, d, regressor='rf', n_jobs=1, random_state=3)
+    cv2 = difficulty_cv(X, d, regressor='rf', n_jobs=2, random_state=3)
     pd.testing.assert_frame_equal(cv1.predictions, cv2.predictions)
     assert len(cv1.predictions) == 2 * len(d) and set(cv1.predictions.repeat) == {0, 1}
     assert sorted(cv1.predictions[cv1.predictions.repeat == 0].instance) == sorted(d.index)
@@ -59,12 +59,12 @@ def test_cv_shape_metrics_and_n_jobs_invariance(toy):
 @pytest.mark.parametrize('reg', REGRESSORS)
 def test_every_named_regressor_beats_the_mean(toy, reg):
     X, b, U, d = toy
-    s = difficulty_cv(X, d, reg, n_repeats=1).summary()
+    s = difficulty_cv(X, d, regressor=reg, n_repeats=1).summary()
     assert s.nrmse < 0.9 and s.spearman > 0.5
 
 def test_constant_predictor_has_zero_rho(toy):
     X, b, U, d = toy
-    s = difficulty_cv(X, d, DummyRegressor(), n_repeats=1).summary()
+    s = difficulty_cv(X, d, regressor=DummyRegressor(), n_repeats=1).summary()
     assert s.spearman == 0.0 and abs(s.nrmse - 1) < 0.05
 
 def test_bad_input():

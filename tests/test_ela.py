@@ -87,12 +87,12 @@ def test_series_index_mismatch():
 def test_class_noise_exact_count(n, C, rate, seed, kind):
     y = np.arange(n) % C
     if len(np.unique(y)) < 2 or (rate > 0 and round(rate * n) == 0):
-        with pytest.raises(ValueError): class_noise(y, rate, seed, kind=kind)
+        with pytest.raises(ValueError): class_noise(y, rate, random_state=seed, kind=kind)
         return
-    yn = class_noise(y, rate, seed, kind=kind)
+    yn = class_noise(y, rate, random_state=seed, kind=kind)
     assert (yn != y).sum() == round(rate * n)          # exactly, and every selected label really changed
     assert set(np.unique(yn)) <= set(np.unique(y))
-    assert (class_noise(y, rate, seed, kind=kind) == yn).all()   # same seed, same labels
+    assert (class_noise(y, rate, random_state=seed, kind=kind) == yn).all()   # same seed, same labels
     if kind == 'pairwise':
         moved = yn != y
         k = min(n, C)                                    # the classes present in y are 0 … k−1
@@ -113,10 +113,10 @@ def test_class_noise_uniform_over_other_classes():
 
 def test_class_noise_types_and_seeds():
     y = pd.Series(pd.Categorical(list('aabbbcc') * 10), index=np.arange(70) * 3, name='cls')
-    yn = class_noise(y, .2, np.random.default_rng(5))
+    yn = class_noise(y, .2, random_state=np.random.default_rng(5))
     assert isinstance(yn, pd.Series) and yn.index.equals(y.index) and yn.name == 'cls' and yn.dtype == y.dtype
-    assert (class_noise(y, .2, 1) != class_noise(y, .2, 2)).any()
-    assert (class_noise(y, 0.0, 1) == y).all()
+    assert (class_noise(y, .2, random_state=1) != class_noise(y, .2, random_state=2)).any()
+    assert (class_noise(y, 0.0, random_state=1) == y).all()
 
 @pytest.mark.parametrize('y,rate,kw,msg', [
     ([0, 1] * 10, 1.0, {}, r'\[0, 1\)'), ([0, 1] * 10, -0.01, {}, r'\[0, 1\)'), ([0, 1] * 10, 0.1, {'kind': 'swap'}, 'unknown noise kind'),
@@ -124,7 +124,7 @@ def test_class_noise_types_and_seeds():
     ([0, 1] * 10, True, {}, 'number'),
 ])
 def test_class_noise_bad_input(y, rate, kw, msg):
-    with pytest.raises((ValueError, TypeError), match=msg): class_noise(np.array(y), rate, 0, **kw)
+    with pytest.raises((ValueError, TypeError), match=msg): class_noise(np.array(y), rate, random_state=0, **kw)
 
 # ---------------------------------------------------------------- no leak into the test fold
 class Spy(BaseEstimator, ClassifierMixin):
@@ -159,7 +159,7 @@ MODELS = {'tree': DecisionTreeClassifier(max_depth=3), 'knn': KNeighborsClassifi
 def moons(): return make_synthetic('moons', 300, noise=0.3, random_state=2)
 
 @pytest.fixture(scope='module')
-def preds(moons): return ela_predictions(moons, MODELS, [0.1, 0.3], n_splits=3, n_repeats=2, progress=False)
+def preds(moons): return ela_predictions(moons, MODELS, noise=[0.1, 0.3], n_splits=3, n_repeats=2, progress=False)
 
 def test_predictions_shape_and_labels(moons, preds):
     assert len(preds) == 3 * 2 * 2 * 300
@@ -171,9 +171,9 @@ def test_predictions_shape_and_labels(moons, preds):
     assert set(preds.n_changed.unique()) == {round(0.1 * 200), round(0.3 * 200)}
 
 def test_same_noise_for_every_model_and_seed_determinism(moons, preds):
-    again = ela_predictions(moons, MODELS, [0.1, 0.3], n_splits=3, n_repeats=2, progress=False, n_jobs=2, backend='threading')
+    again = ela_predictions(moons, MODELS, noise=[0.1, 0.3], n_splits=3, n_repeats=2, progress=False, n_jobs=2, backend='threading')
     pd.testing.assert_frame_equal(preds.drop(columns=TIMES), again.drop(columns=TIMES))
-    other = ela_predictions(moons, MODELS, [0.3], n_splits=3, n_repeats=2, progress=False)   # a level's noise does not depend on the list
+    other = ela_predictions(moons, MODELS, noise=[0.3], n_splits=3, n_repeats=2, progress=False)   # a level's noise does not depend on the list
     a = preds[preds.noise == 0.3].reset_index(drop=True).drop(columns=TIMES)
     pd.testing.assert_frame_equal(a, other.drop(columns=TIMES))
 
@@ -184,7 +184,7 @@ def test_table_and_experiment(moons, preds):
     t30 = tab[tab.noise == 0.3].set_index('model')
     assert t30.loc['knn1', 'rla'] > t30.loc['knn', 'rla']           # 1-NN copies the noise; 5-NN votes it away
     assert (tab.n_folds == 6).all()
-    ex = ela_experiment([moons], MODELS, 0.1, n_splits=3, n_repeats=2, progress=False)
+    ex = ela_experiment([moons], MODELS, noise=0.1, n_splits=3, n_repeats=2, progress=False)
     assert list(ex.columns[:7]) == ['dataset', 'model', 'noise', 'acc_clean', 'acc_noisy', 'rla', 'ela']
     pd.testing.assert_frame_equal(ex.drop(columns='dataset'), tab[tab.noise == 0.1].reset_index(drop=True), check_like=True)
     w = winners(ex); assert set(w.columns) == {'dataset', 'noise', 'best_ela', 'best_rla', 'disagree'}

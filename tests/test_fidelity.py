@@ -67,7 +67,7 @@ def test_regressors_as_the_mp22_authors_ran_them():
     assert type(get_regressor('rf')).__name__ == 'RandomForestRegressor' and get_regressor('rf').max_features == 'sqrt'  # default kept
     with pytest.raises(ValueError, match='tuning must be one of'): get_regressor('rf', tuning='tuned')
     X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=list('abc'))
-    with pytest.raises(ValueError, match='tuning must be one of'): difficulty_cv(X, X.a, 'rf', tuning='x')
+    with pytest.raises(ValueError, match='tuning must be one of'): difficulty_cv(X, X.a, regressor='rf', tuning='x')
 
 
 def test_caret_default_grids_and_bootstrap_choice():
@@ -77,10 +77,10 @@ def test_caret_default_grids_and_bootstrap_choice():
     assert [g['k'] for g in _caret_grid('knn', X, y)] == [5, 7, 9]
     lam = _glmnet_lambdas(X, y, 5)
     assert lam[0] > lam[-1] and lam[-1] / lam[0] == pytest.approx(1e-4)             # n > p: lambda.min.ratio = 1e-4
-    ct = CaretTrain('knn', n_boot=4, random_state=1).fit(X, X[:, 0] + 0.1 * y)
+    ct = CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0] + 0.1 * y)
     assert ct.resample_rmse_.shape == (4, 3)
     assert ct.best_params_ == ct.grid_[int(np.argmin(ct.resample_rmse_.mean(axis=0)))]
-    a, b = CaretTrain('knn', n_boot=4, random_state=1).fit(X, X[:, 0]), CaretTrain('knn', n_boot=4, random_state=1).fit(X, X[:, 0])
+    a, b = CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0]), CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0])
     assert np.array_equal(a.resample_rmse_, b.resample_rmse_)                         # same seed, same choice
 
 

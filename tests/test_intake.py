@@ -78,7 +78,7 @@ CASES = [
     ('continuous-target-what-to-do', lambda t: check_task(RNG.normal(size=200)), ValueError,
      "bin it into classes (e.g. pd.qcut(y, 4)), pass task='classification' if these values are classes"),
     ('many-whole-numbers', lambda t: check_task(np.arange(500) % 100), ValueError, '100 distinct whole numbers in 500 rows'),
-    ('unknown-task', lambda t: check_task(NOISE.target, 'regression'), ValueError, "task must be one of"),
+    ('unknown-task', lambda t: check_task(NOISE.target, task='regression'), ValueError, "task must be one of"),
     ('report-refuses-continuous', lambda t: _report(t, NOISE.assign(target=RNG.normal(size=N))), ValueError,
      'the target looks continuous'),
     ('cli-unknown-missing', lambda t: __import__('robustdiff.cli').cli._parser().parse_args(['report', '--missing', 'mean']),
@@ -189,7 +189,7 @@ def test_gappy_table_cross_validates_and_perturbs():
     ds = from_file(PENGUINS, 'species')
     p = cv_predictions(ds, 'quick', n_splits=3, progress=False)
     assert len(p) == 4 * 344 and p.correct.mean() > 0.9
-    nz = noisy_predictions(ds, 'quick', 0.2, n_splits=3, progress=False)
+    nz = noisy_predictions(ds, 'quick', perturbation=0.2, n_splits=3, progress=False)
     assert nz.y_pred.notna().all()
 
 

@@ -48,9 +48,9 @@ def test_2pl_finds_abstruse_instances_and_notabs_drops_them():
     res = fit_irt(U, model='2PL')
     assert (res.items.discrimination.iloc[neg] < 0).all()
     assert (res.items.discrimination.iloc[10:] < 0).mean() < 0.05
-    d = difficulty(U, '2PL(¬abs)')
+    d = difficulty(U, metric='2PL(¬abs)')
     assert not set(neg) & set(d.index)
-    assert len(difficulty(U, 'AvE(¬abs)')) <= 200 - 10
+    assert len(difficulty(U, metric='AvE(¬abs)')) <= 200 - 10
 
 # ---------------------------------------------------------------- agreement with girth
 def test_rasch_ranks_like_girth():
@@ -105,7 +105,7 @@ def test_b_range_filter_is_explicit():
 
 def test_ave_is_one_minus_accuracy():
     U = _with_extremes()
-    np.testing.assert_allclose(difficulty(U, 'AvE').to_numpy(), 1 - U.mean(0).to_numpy())
+    np.testing.assert_allclose(difficulty(U, metric='AvE').to_numpy(), 1 - U.mean(0).to_numpy())
 
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize('bad, match', [
@@ -140,7 +140,7 @@ def test_irtresult_gives_only_its_own_metric():
     res = fit_irt(U)
     assert difficulty(res).equals(difficulty(U))
     with pytest.raises(ValueError, match='gives only'):
-        difficulty(res, '2PL')
+        difficulty(res, metric='2PL')
 
 # ---------------------------------------------------------------- properties
 @st.composite

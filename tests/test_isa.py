@@ -141,7 +141,7 @@ def test_rotation_puts_bad_centroid_at_135(cx, cy, angle):
     Z = rng.normal(size=(60, 2)) * 0.3
     bad = np.zeros(60, bool); bad[:20] = True
     Z[bad] += [cx, cy] - Z[bad].mean(0)
-    R = rotation_matrix(Z, bad, angle)
+    R = rotation_matrix(Z, bad, angle=angle)
     c = (Z @ R.T)[bad].mean(0)
     got = math.degrees(math.atan2(c[1], c[0])) % 360
     assert min(abs(got - angle % 360), 360 - abs(got - angle % 360)) < 1e-7
@@ -166,7 +166,7 @@ def test_footprint_of_a_constructed_square():
     assert t.loc['all', 'area'] == pytest.approx(1.0) and t.loc['all', 'density'] == pytest.approx(441)
     assert t.loc['all', 'density_norm'] == pytest.approx(1.0)
     # the outline of the left footprint is the rectangle's perimeter: 2 × 0.5 + 2 × 1 = 3
-    E = footprint_edges(fp, 'good', ['left'])
+    E = footprint_edges(fp, kind='good', models=['left'])
     assert np.hypot(E.z1_end - E.z1, E.z2_end - E.z2).sum() == pytest.approx(3.0)
 
 
@@ -275,11 +275,11 @@ def test_instance_space_bad_input(moons):
 
 
 def test_space_chart_and_explorer(space):
-    ch = space_chart(space, 'IRT difficulty', 'best', models=['cart', 'nb'], selection=((-1, 1), (-1, 1)))
+    ch = space_chart(space, color='IRT difficulty', footprint='best', models=['cart', 'nb'], selection=((-1, 1), (-1, 1)))
     spec = ch.to_dict()
     assert len(spec['layer']) >= 3
-    with pytest.raises(ValueError, match='cannot colour'): space_chart(space, 'nope')
-    with pytest.raises(ValueError, match='unknown models'): space_chart(space, 'IH', 'good', models=['svm'])
+    with pytest.raises(ValueError, match='cannot colour'): space_chart(space, color='nope')
+    with pytest.raises(ValueError, match='unknown models'): space_chart(space, color='IH', footprint='good', models=['svm'])
     ex = explore(space, color='kDN')
     assert len(ex.selected) == len(space.coords)
     ex.z1.value = (float(space.coords.z1.median()), ex.z1.max)

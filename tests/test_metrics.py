@@ -31,9 +31,9 @@ def test_replicates_equal_weighted_score_and_sklearn(K, metric):
         rng = np.random.default_rng(seed + 10)
         W = rng.multinomial(150, np.full(150, 1 / 150), size=20).astype(np.float32)
         W[:, [np.flatnonzero(yt == c)[0] for c in cl]] += 1          # every class keeps some weight
-        R = metric_replicates(metric, W, yt, yp, P, cl, rows=7)       # several chunks
+        R = metric_replicates(metric, W, yt, yp, P, classes=cl, rows=7)       # several chunks
         assert R.shape == (20,)
-        np.testing.assert_allclose(R, [metric_score(metric, yt, yp, P, cl, weights=w) for w in W], atol=1e-12)
+        np.testing.assert_allclose(R, [metric_score(metric, yt, yp, P, classes=cl, weights=w) for w in W], atol=1e-12)
         np.testing.assert_allclose(R, [_sk(metric, yt, yp, P, w) for w in W], atol=1e-9)
 
 
@@ -44,11 +44,11 @@ def test_target_profile_imbalance_and_sentence():
     assert "6 %" in p['sentence'] and 'balanced accuracy' in p['sentence']
     m, why = choose_metric(y)
     assert m == 'balanced_accuracy' and 'yes' in why
-    assert choose_metric(y, 'accuracy')[0] == 'accuracy'
-    assert '0.940' in target_profile(y, 'accuracy')['sentence']           # asked for accuracy: the baseline it must beat is said
+    assert choose_metric(y, metric='accuracy')[0] == 'accuracy'
+    assert '0.940' in target_profile(y, metric='accuracy')['sentence']           # asked for accuracy: the baseline it must beat is said
     assert choose_metric(['a', 'b'] * 30)[0] == 'accuracy'
     with pytest.raises(ValueError, match='roc_auc'):
-        choose_metric(y, 'AUC')
+        choose_metric(y, metric='AUC')
 
 
 def test_ordered_detection():
@@ -65,9 +65,9 @@ def test_baseline_is_the_constant_predictor():
         major = pd.Series(yt).value_counts().index[0]
         for m in METRICS:
             b = baseline_score(m, yt)
-            assert b == pytest.approx(metric_score(m, yt, np.full(len(yt), major), np.full((len(yt), K), 1 / K), cl))
+            assert b == pytest.approx(metric_score(m, yt, np.full(len(yt), major), np.full((len(yt), K), 1 / K), classes=cl))
             W = np.random.default_rng(0).poisson(1, (5, len(yt))) + 1.0
-            R = baseline_replicates(m, W, yt, cl)
+            R = baseline_replicates(m, W, yt, classes=cl)
             if m in ('balanced_accuracy', 'roc_auc'): np.testing.assert_allclose(R, b)   # constant whatever the weights
 
 
@@ -87,6 +87,6 @@ def test_bad_input():
     with pytest.raises(ValueError, match='weights'):
         metric_score('accuracy', ['a', 'b'], ['a', 'b'], weights=[1])
     with pytest.raises(ValueError, match='shape'):
-        metric_score('roc_auc', ['a', 'b', 'c'], ['a', 'b', 'c'], np.ones((3, 2)) / 2, ['a', 'b', 'c'])
+        metric_score('roc_auc', ['a', 'b', 'c'], ['a', 'b', 'c'], np.ones((3, 2)) / 2, classes=['a', 'b', 'c'])
     with pytest.raises(ValueError, match='at least 2'):
         target_profile(['x'] * 5)

@@ -57,23 +57,23 @@ def test_every_stage_ok(case):
 def test_accuracy_scc_ela_bit_identical_to_the_stage_functions(case):
     ds, rep = case
     c = rep.config
-    noisy = noisy_predictions(ds, _models(), c['nu'], c['n_splits'], 1, c['random_state'], 1, None, False, noise_draws=c['noise_draws'])
+    noisy = noisy_predictions(ds, _models(), perturbation=c['nu'], n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=1, backend=None, progress=False, noise_draws=c['noise_draws'])
     ctx = _Ctx(ds, dict(c, models=_models(), backend=None, cache_dir=None), {})
     pd.testing.assert_frame_equal(ctx.noisy(), noisy, check_exact=True)
     acc = accuracy_table(clean_predictions(noisy)).sort_values('accuracy', ascending=False, ignore_index=True)
     pd.testing.assert_frame_equal(rep.table('accuracy'), acc, check_exact=True)
-    curves = scc_curves(noisy, rep.table('bins'), c['lambdas'])
+    curves = scc_curves(noisy, rep.table('bins'), lambdas=c['lambdas'])
     curves.insert(0, 'dataset', ds.name)
     iv = ['kappa_lo', 'kappa_hi', 'acc_lo', 'acc_hi', 'score', 'score_lo', 'score_hi', 'break_rate', 'break_rate_lo', 'break_rate_hi']
     pd.testing.assert_frame_equal(rep.table('scc').drop(columns=iv), curves, check_exact=True)
-    ela = ela_experiment([ds], _models(), c['class_noise'], c['n_splits'], 1, c['random_state'], 1, progress=False)
+    ela = ela_experiment([ds], _models(), noise=c['class_noise'], n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=1, progress=False)
     ela = ela.drop(columns='dataset').sort_values('ela', ignore_index=True)
     ela_iv = ['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi', 'break_rate', 'break_rate_lo', 'break_rate_hi', 'score_clean', 'score_noisy',
               'score_noisy_lo', 'score_noisy_hi']
     pd.testing.assert_frame_equal(rep.table('ela').drop(columns=ela_iv).sort_values('ela', ignore_index=True), ela, check_exact=True)
     ep = rep.extra['ela_predictions']
     from robustdiff.ela import ela_predictions
-    old = ela_predictions(ds, _models(), c['class_noise'], c['n_splits'], 1, c['random_state'], 1, progress=False)
+    old = ela_predictions(ds, _models(), noise=c['class_noise'], n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=1, progress=False)
     keep = ['model', 'repeat', 'fold', 'noise', 'instance', 'y_true', 'correct_clean', 'correct_noisy', 'n_changed']
     assert list(ep.columns) == list(old.columns)
     pd.testing.assert_frame_equal(ep[keep], old[keep], check_exact=True)
@@ -118,8 +118,8 @@ def test_stored_perturbed_predictions_equal_a_direct_refit(case):
     c = rep.config
     pp = rep.extra['perturbation_predictions']
     name = 'knn3'
-    est = get_models(_models(), c['random_state'])[name]
-    r, f, tr, te = cv_splits(ds, c['n_splits'], 1, c['random_state'])[1]
+    est = get_models(_models(), random_state=c['random_state'])[name]
+    r, f, tr, te = cv_splits(ds, n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'])[1]
     pipe = make_pipeline(est, ds).fit(ds.X.iloc[tr], ds.y.iloc[tr].to_numpy())
     ctx = FoldContext(name, pipe, ds, tr, te, r, f, _fold_seed(c['random_state'], r, f))
     parts = [p.fit(ds.X.iloc[tr]) for p in _parts('raw', None, ds.X.iloc[te])]
@@ -146,9 +146,9 @@ def test_ih_from_the_models_is_eq7_of_their_out_of_fold_probabilities(case):
     np.testing.assert_allclose(got.loc[ih.index].to_numpy(), ih.to_numpy(), rtol=0, atol=1e-12)
     # the stored probabilities are each model's own out-of-fold predict_proba (fold 0 refitted here)
     c = rep.config
-    r, f, tr, te = cv_splits(ds, c['n_splits'], 1, c['random_state'])[0]
+    r, f, tr, te = cv_splits(ds, n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'])[0]
     for name in ('cart', 'nb'):
-        pipe = make_pipeline(get_models(_models(), c['random_state'])[name], ds).fit(ds.X.iloc[tr], ds.y.iloc[tr].to_numpy())
+        pipe = make_pipeline(get_models(_models(), random_state=c['random_state'])[name], ds).fit(ds.X.iloc[tr], ds.y.iloc[tr].to_numpy())
         P = pipe.predict_proba(ds.X.iloc[te])
         pos = pd.Index(pipe.classes_).get_indexer(ds.y.iloc[te])
         s = oof[(oof.model == name) & (oof.fold == f)]

@@ -23,7 +23,7 @@ def test_every_model_of_every_portfolio_has_a_prior():
     names = _all_portfolios()
     assert {'quick', 'fabra18', 'pyhard7', 'ela2', 'ladder'} <= set(names)
     for p in names:
-        for name, est in get_models(p, 0).items():
+        for name, est in get_models(p, random_state=0).items():
             missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
             assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"
             assert _cost_prior(est, 4000) > 0
@@ -33,7 +33,7 @@ def test_cost_grows_with_rows_as_measured():
     ratio = lambda n: _cost_prior(part, n) / _cost_prior(rf, n)
     assert ratio(4000) < 2 and ratio(40000) > 2.5 * ratio(4000)          # PART overtakes the forest as the rows grow
     # (plan_calibrate.json, diamonds-like: PART 0.6 / 7.0 CPU-s at 2 000 / 8 000 rows, the forest 0.9 / 2.7)
-    assert max(get_models('fabra18', 0).items(), key=lambda kv: _cost_prior(kv[1], 40000))[0] == 'PART' 
+    assert max(get_models('fabra18', random_state=0).items(), key=lambda kv: _cost_prior(kv[1], 40000))[0] == 'PART' 
     for est in (rf, part, LogisticRegression()):
         c = [_cost_prior(est, n) for n in (100, 1000, 10000)]
         assert c[0] < c[1] < c[2]
@@ -117,7 +117,7 @@ def _ctx_plans(names, ds=None, models='quick', n_jobs=2):
     "A report's context and its one pass's plan, as `_schedule` builds them (nothing run)."
     ds = ds if ds is not None else load_sklearn('breast_cancer')
     cfg = dict(models=models, n_jobs=n_jobs, nu=0.2, class_noise=0.1, perturb_size=0.1, perturb_repeats=3, noise_draws=5,
-               n_splits=5, random_state=0, cache_dir=None, model_names=tuple(get_models(models, 0)))
+               n_splits=5, random_state=0, cache_dir=None, model_names=tuple(get_models(models, random_state=0)))
     ctx = _Ctx(ds, cfg, {}, names=names)
     fn, key = ctx.pass_task()
     return ctx, {'pass': _plan_folds(fn, ds, models, 5, 1, 0, None, key)}

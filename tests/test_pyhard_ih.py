@@ -88,7 +88,7 @@ def test_smote_with_a_stream_continues_it_across_classes_and_calls():
 def test_undersample_with_a_stream_continues_it():
     y = np.repeat([0, 1, 2], [30, 20, 10]); X = np.arange(60.)[:, None]
     rs = np.random.RandomState(3)
-    Xa, _ = random_undersample(X, y, rs); Xb, _ = random_undersample(X, y, rs)
+    Xa, _ = random_undersample(X, y, random_state=rs); Xb, _ = random_undersample(X, y, random_state=rs)
     assert not np.array_equal(Xa, Xb)                                              # the stream moved on
     hand = np.random.RandomState(3)
     k0 = hand.choice(range(30), size=10, replace=False); k1 = hand.choice(range(20), size=10, replace=False)

@@ -69,7 +69,7 @@ def test_accuracy_beside_kappa(tiny, full_report):
     rep, out = full_report
     c = rep.config
     sa, curves, bins = rep.table('scc_accuracy'), rep.table('scc'), rep.table('bins')
-    preds = noisy_predictions(tiny, c['models'], c['nu'], c['n_splits'], 1, c['random_state'], 1, None, False)
+    preds = noisy_predictions(tiny, c['models'], perturbation=c['nu'], n_splits=c['n_splits'], n_repeats=1, random_state=c['random_state'], n_jobs=1, backend=None, progress=False)
     p = preds.drop_duplicates(['model', 'instance']).merge(bins[['instance', 'bin']], on='instance')
     own = (p.y_pred == p.y_true).groupby([p.model, p.bin]).mean()
     s = sa.set_index(['model', 'bin'])

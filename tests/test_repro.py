@@ -45,7 +45,7 @@ def _pyhard_ih_by_hand(ds, models, random_state=0, n_folds=5):
     counts = pd.Series(y_all).value_counts()
     imbalanced = not (counts.max() / counts.min()) <= 1.5           # validator.are_classes_balanced(ir_tol=1.5)
     proba = {name: np.zeros(len(y_all)) for name in models}
-    for repeat, fold, train, test in cv_splits(ds, n_folds, 1, random_state):
+    for repeat, fold, train, test in cv_splits(ds, n_splits=n_folds, n_repeats=1, random_state=random_state):
         X_train_, y_train = ds.X.to_numpy(float)[train], y_all[train]
         X_test_ = ds.X.to_numpy(float)[test]
         if imbalanced:
@@ -110,6 +110,6 @@ def test_reproduction_summary_is_computed_from_the_table():
     from robustdiff.repro import reproduction_table, summary_line, summary_counts
     paper = pd.DataFrame({'k': range(6), 'value': np.linspace(0, 1, 6)})
     ours = paper.assign(value=paper.value + [0, 0.01, -0.06, 0.05, 0.2, np.nan])
-    t = reproduction_table(paper, ours, 'k', 0.05, causes=lambda r: 'x')
-    assert summary_counts(t) == (3, 6) and summary_line(t, 'T') == 'T: 3 of 6 cells within ±0.05'
+    t = reproduction_table(paper, ours, 'k', tolerance=0.05, causes=lambda r: 'x')
+    assert summary_counts(t) == (3, 6) and summary_line(t, label='T') == 'T: 3 of 6 cells within ±0.05'
     assert t.cause.tolist() == ['', '', 'x', '', 'x', 'x']

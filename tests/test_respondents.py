@@ -115,7 +115,7 @@ def test_pessimal_never_right_multiclass():
 def test_subset_classifier_any_budget_is_a_valid_classifier(rows, cols, balanced, stream):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 8)); y = np.array(['x', 'y', 'z'])[rng.integers(0, 3, 120)]
-    sc = SubsetClassifier(DecisionTreeClassifier(random_state=0), rows, cols, balanced, min_samples=2, random_state=0, stream=stream).fit(X, y)
+    sc = SubsetClassifier(DecisionTreeClassifier(random_state=0), max_samples=rows, max_features=cols, balanced=balanced, min_samples=2, random_state=0, stream=stream).fit(X, y)
     p = sc.predict(X)
     assert len(p) == 120 and set(p) <= {'x', 'y', 'z'}
     P = sc.predict_proba(X)
@@ -170,7 +170,7 @@ def test_subset_classifier_fits_int_codes_same_answers():
     X = rng.normal(size=(300, 5)); y = np.array(['Good', 'Fair', 'Ideal', 'Premium'], dtype=object)[rng.integers(0, 4, 300)]
     for est in (DecisionTreeClassifier(random_state=0), LogisticRegression(C=.1, max_iter=200), GaussianNB(),
                 MLPClassifier((3,), solver='lbfgs', max_iter=50, random_state=0)):
-        sc = SubsetClassifier(est, .5, .6, random_state=0, stream=4).fit(X, y)
+        sc = SubsetClassifier(est, max_samples=.5, max_features=.6, random_state=0, stream=4).fit(X, y)
         assert sc.classes_.tolist() == sorted(set(y)) and sc.classes_.dtype == y.dtype
         ref = clone(est).fit(X[np.ix_(np.sort(np.random.default_rng(np.random.SeedSequence([0, 4])).choice(300, 150, replace=False)),
                                     sc.features_)], y[np.sort(np.random.default_rng(np.random.SeedSequence([0, 4])).choice(300, 150, replace=False))])
@@ -183,11 +183,11 @@ def test_subset_classifier_max_rows():
     "max_rows bounds the training rows by a class-stratified sample of the draw; the columns are those of the unbounded respondent; below the bound nothing changes."
     rng = np.random.default_rng(5)
     X = rng.normal(size=(3000, 6)); y = np.array(['a', 'b', 'c'])[np.searchsorted([.6, .9], rng.random(3000))]   # 60/30/10 %
-    free = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7).fit(X, y)
-    cap = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7, max_rows=500).fit(X, y)
+    free = SubsetClassifier(DecisionTreeClassifier(random_state=0), max_samples=0.8, max_features=0.5, random_state=0, stream=7).fit(X, y)
+    cap = SubsetClassifier(DecisionTreeClassifier(random_state=0), max_samples=0.8, max_features=0.5, random_state=0, stream=7, max_rows=500).fit(X, y)
     assert free.n_samples_ == 2400 and abs(cap.n_samples_ - 500) <= 3
     assert np.array_equal(cap.features_, free.features_)
-    big = SubsetClassifier(DecisionTreeClassifier(random_state=0), 0.8, 0.5, random_state=0, stream=7, max_rows=5000).fit(X, y)
+    big = SubsetClassifier(DecisionTreeClassifier(random_state=0), max_samples=0.8, max_features=0.5, random_state=0, stream=7, max_rows=5000).fit(X, y)
     assert np.array_equal(big.predict(X), free.predict(X)) and big.n_samples_ == free.n_samples_   # bound not reached: the same respondent
     assert not np.array_equal(cap.predict(X), free.predict(X))
     assert np.array_equal(clone(cap).fit(X, y).predict(X), cap.predict(X))                            # seeded
@@ -208,7 +208,7 @@ def test_ladder_bounds_rows_by_default():
     pop = get_respondents('ladder', n=26)
     inner = [e.steps[-1][1] if hasattr(e, 'steps') else e for e in pop.values()]
     assert {s.max_rows for s in inner} == {MAX_ROWS}
-    assert {s.max_rows for s in (e.steps[-1][1] if hasattr(e, 'steps') else e for e in get_respondents('ladder', 26, max_rows=None).values())} == {None}
+    assert {s.max_rows for s in (e.steps[-1][1] if hasattr(e, 'steps') else e for e in get_respondents('ladder', n=26, max_rows=None).values())} == {None}
     assert list(get_respondents('ladder', n=26, max_rows=None)) == list(pop)                           # the same names
 
 

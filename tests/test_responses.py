@@ -22,7 +22,7 @@ def test_shapes_and_tidy(wine):
     assert [c for c in p if c.startswith('proba_')] == ['proba_class_0', 'proba_class_1', 'proba_class_2']
     np.testing.assert_allclose(p.filter(like='proba_').sum(1), 1, atol=1e-9)
     for r in (0, 1):
-        U = response_matrix(p, r)
+        U = response_matrix(p, repeat=r)
         assert U.shape == (4, 178) and set(np.unique(U)) <= {0, 1}
     acc = accuracy_table(p)
     assert acc.accuracy.between(0.5, 1).all()
@@ -83,8 +83,8 @@ def test_fit_failure_names_the_model(wine):
 
 def test_bad_response_file(tmp_path):
     pd.DataFrame({'learner': ['a', 'b'], '0': [0, 2], '1': [1, 0]}).to_csv(tmp_path/'x_responses.csv.gz', index=False)
-    with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', tmp_path)
-    with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', tmp_path)
+    with pytest.raises(ValueError, match='only 0 and 1'): read_responses('x', folder=tmp_path)
+    with pytest.raises(ValueError, match='unknown response matrix'): read_responses('y', folder=tmp_path)
 
 @pytest.fixture(scope='module')
 def fabra_wine(wine): return cv_predictions(wine, 'fabra18', n_splits=3, progress=False, n_jobs=1, proba=True)
@@ -136,7 +136,7 @@ def test_argmax_allowlist_holds_for_every_registered_model():
     Xte = load_sklearn('wine').X
     n_argmax = 0
     for pname in sorted(PORTFOLIOS):
-        for name, est in get_models(pname, 0).items():
+        for name, est in get_models(pname, random_state=0).items():
             pipe = make_pipeline(est, d).fit(d.X, d.y.to_numpy())
             lab, P = predict_labels_proba(pipe, Xte)
             np.testing.assert_array_equal(lab, pipe.predict(Xte), err_msg=f'{pname}/{name}')

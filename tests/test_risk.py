@@ -48,8 +48,8 @@ def test_tidy_columns(fitted):
     rows = r[r.model == 'logreg']
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import cv_splits
-    tr0 = cv_splits(ds, 5, 1, 0)[0][2]
-    ref = make_pipeline(get_models('quick', 0)['logreg'], ds).fit(ds.X.iloc[tr0], ds.y.iloc[tr0])
+    tr0 = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[0][2]
+    ref = make_pipeline(get_models('quick', random_state=0)['logreg'], ds).fit(ds.X.iloc[tr0], ds.y.iloc[tr0])
     assert (rows.prediction.to_numpy() == ref.predict(rm._intake(new)[0])).all()
 
 
@@ -58,7 +58,7 @@ def test_calibration_rows_and_new_rows_are_scored_alike(fitted):
     from robustdiff.responses import cv_splits, predict_labels_proba
     ds, rep, _ = fitted
     rm = rep.extra['risk_model']
-    te0 = cv_splits(ds, 5, 1, 0)[0][3]
+    te0 = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[0][3]
     oof = rep.extra['risk_inputs']['oof']
     Xm, Xf, _ = rm._intake(ds.X.iloc[te0])
     for m in rm.models:
@@ -206,14 +206,14 @@ def test_mondrian_coverage_by_bin():
     Pt, yt, bt = _toy(30000, rng)
     p_true = Pc[np.arange(len(yc)), yc]
     i = np.arange(len(yt))
-    mond = conformal_sets(Pt, p_true, bc, bt, 0.1)[i, yt]
-    marg = conformal_sets(Pt, p_true, np.zeros(len(yc)), np.zeros(len(yt)), 0.1)[i, yt]
+    mond = conformal_sets(Pt, p_true, bc, bt, alpha=0.1)[i, yt]
+    marg = conformal_sets(Pt, p_true, np.zeros(len(yc)), np.zeros(len(yt)), alpha=0.1)[i, yt]
     for k in range(3):
         on = bt == k
         se = np.sqrt(0.09 / on.sum() + 0.09 / (bc == k).sum())   # test rows and the calibration draw
         assert mond[on].mean() >= 0.9 - 2 * se, (k, mond[on].mean())
     assert marg[bt == 2].mean() < 0.85          # marginal split conformal falls short in the hard bin
-    with pytest.raises(ValueError, match='alpha'): conformal_sets(Pt, p_true, bc, bt, 1.5)
+    with pytest.raises(ValueError, match='alpha'): conformal_sets(Pt, p_true, bc, bt, alpha=1.5)
 
 
 def test_p_values_equal_crepes():
@@ -234,8 +234,8 @@ def test_sets_equal_p_values_above_alpha():
         tb = rng.integers(0, 4, 100)
         for a in (0.01, 0.1, 0.5):
             ref = mondrian_p_values(1 - cal, cb, 1 - P, tb) > a
-            np.testing.assert_array_equal(conformal_sets(P, cal, cb, tb, a, nonempty=False), ref)
-    S = conformal_sets(P, cal, cb, tb, 0.5)
+            np.testing.assert_array_equal(conformal_sets(P, cal, cb, tb, alpha=a, nonempty=False), ref)
+    S = conformal_sets(P, cal, cb, tb, alpha=0.5)
     assert S.any(axis=1).all()                                    # never empty by default
 
 
@@ -288,7 +288,7 @@ def test_training_conditional_sets_cover_in_most_calibration_draws():
     se = np.sqrt(0.1 * 0.9 / draws)
     assert (cov[0.1] < 0.9).mean() <= 0.1 + 3 * se
     assert (cov[None] < 0.9).mean() > 0.3 and abs(cov[None].mean() - (1 - 11 / 113)) < 0.005   # on average it is valid
-    with pytest.raises(ValueError, match='delta'): conformal_sets(np.full((2, 2), 0.5), [0.5, 0.6], [0, 0], [0, 0], 0.1, delta=1.5)
+    with pytest.raises(ValueError, match='delta'): conformal_sets(np.full((2, 2), 0.5), [0.5, 0.6], [0, 0], [0, 0], alpha=0.1, delta=1.5)
 
 
 def test_risk_model_sets_are_training_conditional(fitted):
@@ -366,7 +366,7 @@ def test_simultaneous_delta_is_sidak_over_the_bins():
     thr = _thresholds(s, cb, np.zeros(1, int), 0.1, 0.1)[0]
     assert thr == np.sort(s[cb == 0])[::-1][_rank(100, 0.1, db) - 1]
     assert _thresholds(s, cb, np.zeros(1, int), 0.1, 0.1, simultaneous=False)[0] == np.sort(s[cb == 0])[::-1][_rank(100, 0.1, 0.1) - 1]
-    with pytest.raises(ValueError, match='simultaneous'): conformal_sets(np.full((2, 2), 0.5), [0.5, 0.6], [0, 0], [0, 0], 0.1, delta=0.1, simultaneous='yes')
+    with pytest.raises(ValueError, match='simultaneous'): conformal_sets(np.full((2, 2), 0.5), [0.5, 0.6], [0, 0], [0, 0], alpha=0.1, delta=0.1, simultaneous='yes')
 
 
 def test_simultaneous_sets_cover_every_bin_together():
@@ -467,7 +467,7 @@ def test_own_calibration_when_the_fold_is_large_enough():
     from robustdiff.responses import predict_labels_proba
     for m, g in r.groupby('model', sort=False):
         _, P = predict_labels_proba(rm.models[m], fresh.drop(columns='y'))
-        S = conformal_sets(P, rm.cal_p_true[m][own], rm.cal_bins[own], g.difficulty_bin.to_numpy(), rm.alpha, delta=rm.delta, simultaneous=True)
+        S = conformal_sets(P, rm.cal_p_true[m][own], rm.cal_bins[own], g.difficulty_bin.to_numpy(), alpha=rm.alpha, delta=rm.delta, simultaneous=True)
         assert (g.set_size.to_numpy() == S.sum(axis=1)).all()
     hit = r.assign(hit=[t in s for t, s in zip(np.tile(fresh.y.to_numpy(), len(rm.models)), r.prediction_set)])
     cov = hit.groupby(['model', 'difficulty_bin']).hit.agg(['mean', 'size'])

@@ -158,7 +158,7 @@ def test_works_in_robustness_by_difficulty():
 def test_levels_repeats_and_level0_clean(bc):
     rf, Xtr, Xte, ytr, yte = bc
     for method in ('raw', 'quantile', 'categorical'):
-        r = robustness_test(rf, Xte, yte, X_train=Xtr, method=method, size=0.15, levels=4, n_repeats=3)
+        r = robustness_test(rf, Xte, yte, X_train=Xtr, method=method, perturb_size=0.15, levels=4, n_repeats=3)
         assert list(r.columns) == ['level', 'repeat', 'metric', 'value', 'subset']
         np.testing.assert_allclose(sorted(r.level.unique()), [0, 0.15, 0.3, 0.45])
         assert len(r) == 12 and (r.metric == 'ACC').all() and (r.subset == 'all').all()
@@ -178,7 +178,7 @@ def test_level0_equals_sklearn_metric(bc, metric):
 
 def test_batched_equals_one_repeat_at_a_time(bc):
     rf, Xtr, Xte, ytr, yte = bc
-    r = robustness_test(rf, Xte, yte, X_train=Xtr, method='quantile', size=0.2, levels=3, n_repeats=4, random_state=5)
+    r = robustness_test(rf, Xte, yte, X_train=Xtr, method='quantile', perturb_size=0.2, levels=3, n_repeats=4, random_state=5)
     p = QuantileNoise(features=list(Xte.columns)).fit(Xtr)
     ent = np.random.SeedSequence(5).entropy
     exp = []
@@ -200,9 +200,9 @@ def test_one_predict_call_per_level(bc):
 
 def test_seeded(bc):
     rf, Xtr, Xte, ytr, yte = bc
-    a = robustness_test(rf, Xte, yte, size=0.3, levels=3, n_repeats=3, random_state=1)
-    b = robustness_test(rf, Xte, yte, size=0.3, levels=3, n_repeats=3, random_state=1)
-    c = robustness_test(rf, Xte, yte, size=0.3, levels=3, n_repeats=3, random_state=2)
+    a = robustness_test(rf, Xte, yte, perturb_size=0.3, levels=3, n_repeats=3, random_state=1)
+    b = robustness_test(rf, Xte, yte, perturb_size=0.3, levels=3, n_repeats=3, random_state=1)
+    c = robustness_test(rf, Xte, yte, perturb_size=0.3, levels=3, n_repeats=3, random_state=2)
     pd.testing.assert_frame_equal(a, b)
     assert not np.array_equal(a.value, c.value)
 
@@ -210,7 +210,7 @@ def test_reselect_vs_fixed_regression(diab):
     "MSE/MAE: reselect (PiML) ≥ fixed in every repeat (top-k of the perturbed residuals); equal at level 0."
     lm, Xtr, Xte, ytr, yte = diab
     for metric in ('MSE', 'MAE'):
-        kw = dict(X_train=Xtr, size=0.3, levels=4, n_repeats=5, metric=metric, alpha=0.2)
+        kw = dict(X_train=Xtr, perturb_size=0.3, levels=4, n_repeats=5, metric=metric, worst_share=0.2)
         rs = robustness_test(lm, Xte, yte, worst='reselect', **kw).query("subset == 'worst 20%'")
         fx = robustness_test(lm, Xte, yte, worst='fixed', **kw).query("subset == 'worst 20% (fixed)'")
         a, b = rs.value.to_numpy(), fx.value.to_numpy()
@@ -223,7 +223,7 @@ def test_reselect_vs_fixed_regression(diab):
 
 def test_fixed_rows_are_the_clean_worst(bc):
     rf, Xtr, Xte, ytr, yte = bc
-    r = robustness_test(rf, Xte, yte, size=0.0, levels=1, n_repeats=1, alpha=0.1, worst='fixed')
+    r = robustness_test(rf, Xte, yte, perturb_size=0.0, levels=1, n_repeats=1, worst_share=0.1, worst='fixed')
     p_true = rf.predict_proba(Xte)[np.arange(len(Xte)), pd.Index(rf.classes_).get_indexer(yte)]
     idx = np.argsort(-(1 - p_true), kind='stable')[:math.ceil(0.1 * len(Xte))]
     assert r.query("subset != 'all'").value.iloc[0] == pytest.approx(np.mean(rf.predict(Xte.iloc[idx]) == yte.iloc[idx].to_numpy()))
@@ -232,28 +232,28 @@ def test_hard_scores_select_hardest(bc):
     rf, Xtr, Xte, ytr, yte = bc
     rng = np.random.default_rng(0)
     scores = pd.Series(rng.normal(size=len(Xte)), index=Xte.index[::-1]).sort_index()   # any order: aligned by index
-    r = robustness_test(rf, Xte, yte, alpha=0.25, worst=scores, levels=2, n_repeats=2)
+    r = robustness_test(rf, Xte, yte, worst_share=0.25, worst=scores, levels=2, n_repeats=2)
     assert set(r.subset) == {'all', 'hardest 25%'}
     hard = scores.reindex(Xte.index).to_numpy()
     idx = np.argsort(-hard, kind='stable')[:math.ceil(0.25 * len(Xte))]
     assert r.query("subset != 'all' and level == 0").value.iloc[0] == pytest.approx(np.mean(rf.predict(Xte.iloc[idx]) == yte.iloc[idx].to_numpy()))
-    r2 = robustness_test(rf, Xte, yte, alpha=0.25, worst=hard, levels=2, n_repeats=2)   # an array in row order
+    r2 = robustness_test(rf, Xte, yte, worst_share=0.25, worst=hard, levels=2, n_repeats=2)   # an array in row order
     pd.testing.assert_frame_equal(r, r2)
-    with pytest.raises(ValueError, match='lack'): robustness_test(rf, Xte, yte, alpha=0.25, worst=scores.iloc[1:])
-    with pytest.raises(ValueError, match='alpha'): robustness_test(rf, Xte, yte, worst=scores)
+    with pytest.raises(ValueError, match='lack'): robustness_test(rf, Xte, yte, worst_share=0.25, worst=scores.iloc[1:])
+    with pytest.raises(ValueError, match='worst_share'): robustness_test(rf, Xte, yte, worst=scores)
 
 def test_regression_end_to_end(diab):
     lm, Xtr, Xte, ytr, yte = diab
     from sklearn.metrics import mean_squared_error, mean_absolute_error, r2_score
     ref = {'MSE': mean_squared_error, 'MAE': mean_absolute_error, 'R2': r2_score}
     for metric, f in ref.items():
-        r = robustness_test(lm, Xte, yte, X_train=Xtr, metric=metric, size=0.5, n_repeats=4, alpha=0.3)
+        r = robustness_test(lm, Xte, yte, X_train=Xtr, metric=metric, perturb_size=0.5, n_repeats=4, worst_share=0.3)
         assert r.query("level == 0 and subset == 'all'").value.iloc[0] == pytest.approx(f(yte, lm.predict(Xte)))
         m = r.query("subset == 'all'").groupby('level').value.mean()
         assert (m.iloc[-1] > m.iloc[0]) if metric != 'R2' else (m.iloc[-1] < m.iloc[0])
     assert robustness_test(lm, Xte, yte).metric.iloc[0] == 'MSE'          # default by task
     svr = SVR().fit(Xtr, ytr)
-    cmp = robustness_compare({'lm': lm, 'svr': svr}, Xte, yte, X_train=Xtr, levels=3, n_repeats=2, alpha=0.3)
+    cmp = robustness_compare({'lm': lm, 'svr': svr}, Xte, yte, X_train=Xtr, levels=3, n_repeats=2, worst_share=0.3)
     assert set(cmp.model) == {'lm', 'svr'} and len(cmp) == 2 * 3 * 2 * 2
     robustness_chart(cmp).to_dict(); robustness_chart(cmp, facet='subset').to_dict()
 
@@ -266,10 +266,10 @@ def test_pipeline_with_categorical_columns():
     pipe = make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown='ignore'), ['c']), remainder='passthrough'),
                          LogisticRegression(max_iter=500)).fit(X.iloc[:400], y.iloc[:400])
     for method in ('raw', 'quantile', 'categorical'):
-        r = robustness_test(pipe, X.iloc[400:], y.iloc[400:], X_train=X.iloc[:400], method=method, size=0.3, n_repeats=3, metric='AUC')
+        r = robustness_test(pipe, X.iloc[400:], y.iloc[400:], X_train=X.iloc[:400], method=method, perturb_size=0.3, n_repeats=3, metric='AUC')
         m = r.groupby('level').value.mean()
         assert m.iloc[-1] < m.iloc[0]
-    only_c = robustness_test(pipe, X.iloc[400:], y.iloc[400:], X_train=X.iloc[:400], features='c', size=0.25, n_repeats=3)
+    only_c = robustness_test(pipe, X.iloc[400:], y.iloc[400:], X_train=X.iloc[:400], features='c', perturb_size=0.25, n_repeats=3)
     assert only_c.groupby('level').value.mean().iloc[-1] < only_c.value.iloc[0]
 
 def test_decision_function_auc_and_no_proba_residuals(bc):
@@ -277,7 +277,7 @@ def test_decision_function_auc_and_no_proba_residuals(bc):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     svm = make_pipeline(StandardScaler(), LinearSVC()).fit(Xtr, ytr)
-    r = robustness_test(svm, Xte, yte, metric='AUC', alpha=0.2, levels=2, n_repeats=2)
+    r = robustness_test(svm, Xte, yte, metric='AUC', worst_share=0.2, levels=2, n_repeats=2)
     assert r.value.notna().any()
     from sklearn.metrics import roc_auc_score
     assert r.query("level == 0 and subset == 'all'").value.iloc[0] == pytest.approx(roc_auc_score(yte == svm.classes_[1], svm.decision_function(Xte)))
@@ -287,7 +287,7 @@ def test_multiclass():
     Xtr, Xte, ytr, yte = train_test_split(ds.X, ds.y, test_size=0.4, stratify=ds.y, random_state=0)
     lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(Xtr, ytr)
     for metric in ('ACC', 'AUC', 'F1'):
-        r = robustness_test(lr, Xte, yte, X_train=Xtr, metric=metric, size=0.5, n_repeats=3, alpha=0.3)
+        r = robustness_test(lr, Xte, yte, X_train=Xtr, metric=metric, perturb_size=0.5, n_repeats=3, worst_share=0.3)
         assert r.value.notna().all() and r.value.between(0, 1).all()
 
 def test_feature_sensitivity(diab):
@@ -301,21 +301,21 @@ def test_feature_sensitivity(diab):
     row = t.set_index('feature').loc[expected.idxmax()]
     assert row['drop'] == pytest.approx(expected.max(), rel=0.35)
     sensitivity_chart(t).to_dict()
-    t2 = feature_sensitivity(lm, Xte, yte, X_train=Xtr, size=1.0, features=['bmi', 's5'], n_repeats=3, alpha=0.3)
+    t2 = feature_sensitivity(lm, Xte, yte, X_train=Xtr, size=1.0, features=['bmi', 's5'], n_repeats=3, worst_share=0.3)
     assert set(t2.feature) == {'bmi', 's5'} and (t2.subset == 'worst 30%').all()
 
 # ---------- bad input ----------
 def _bad_cases():
     return [
-        (dict(size=-0.1), ValueError, '>= 0'),
+        (dict(perturb_size=-0.1), ValueError, '>= 0'),
         (dict(method='gauss'), ValueError, 'unknown method'),
         (dict(metric='RMSE'), ValueError, 'unknown metric'),
         (dict(metric='MSE'), ValueError, 'for regressors'),
-        (dict(alpha=0.0), ValueError, 'alpha'),
-        (dict(alpha=1.0), ValueError, 'alpha'),
-        (dict(alpha=1.5), ValueError, 'alpha'),
+        (dict(worst_share=0.0), ValueError, 'worst_share'),
+        (dict(worst_share=1.0), ValueError, 'worst_share'),
+        (dict(worst_share=1.5), ValueError, 'worst_share'),
         (dict(features=['radius']), ValueError, 'not columns'),
-        (dict(worst='worse', alpha=0.2), ValueError, 'worst'),
+        (dict(worst='worse', worst_share=0.2), ValueError, 'worst'),
         (dict(levels=0), ValueError, 'levels'),
         (dict(n_repeats=0), ValueError, 'n_repeats'),
         (dict(method=QuantileNoise(), features=['mean radius']), ValueError, 'perturbation object'),
@@ -356,11 +356,11 @@ def test_method_as_perturbation_objects(bc):
     "A perturbation object (e.g. quantile noise with training statistics) as `method`: the levels set its size."
     rf, Xtr, Xte, ytr, yte = bc
     feats = ['mean radius', 'worst area']
-    r = robustness_test(rf, Xte, yte, X_train=Xtr, method=QuantileNoise(stats='train', features=feats), size=0.2, levels=3, n_repeats=3)
+    r = robustness_test(rf, Xte, yte, X_train=Xtr, method=QuantileNoise(stats='train', features=feats), perturb_size=0.2, levels=3, n_repeats=3)
     p = QuantileNoise(stats='train', features=feats).fit(Xtr)
     ent = np.random.SeedSequence(0).entropy
     Xp = p.set_params(size=0.4).transform(Xte, random_state=_rng(ent, 0, 2, 1, 0))
     assert r.query('level == 0.4').value.iloc[1] == np.mean(rf.predict(Xp) == yte.to_numpy())
     both = robustness_test(rf, Xte, yte, X_train=Xtr, method=[RawNoise(features=feats[:1]), QuantileNoise(features=feats[1:])],
-                           size=0.5, levels=2, n_repeats=2)
+                           perturb_size=0.5, levels=2, n_repeats=2)
     assert len(both) == 4

@@ -20,12 +20,12 @@ MODELS = {'cart': DecisionTreeClassifier(max_depth=4), 'nb': GaussianNB(), 'knn'
 def moons(): return make_synthetic('moons', 240, random_state=1)
 
 @pytest.fixture(scope='module')
-def moons_preds(moons): return noisy_predictions(moons, MODELS, [0.3, 1.0], progress=False)
+def moons_preds(moons): return noisy_predictions(moons, MODELS, perturbation=[0.3, 1.0], progress=False)
 
 @pytest.fixture(scope='module')
 def moons_bins(moons_preds):
     U = response_matrix(clean_predictions(moons_preds))
-    return difficulty_bins(pd.Series(-np.log((U.mean() + .05)/(1.05 - U.mean()))), 5)
+    return difficulty_bins(pd.Series(-np.log((U.mean() + .05)/(1.05 - U.mean()))), n_bins=5)
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
@@ -91,13 +91,13 @@ def test_mixing_equals_literal_reperturbation(moons, moons_bins):
                 rows.append({'lam': lam, 'bin': k, 'kappa': 1.0 if np.isnan(kap) else kap})
         return pd.DataFrame(rows)
     lit = map_folds(literal, moons, MODELS, progress=False)
-    fast = scc_curves(noisy_predictions(moons, MODELS, 1.0, progress=False), moons_bins, lams, per_fold=True)
+    fast = scc_curves(noisy_predictions(moons, MODELS, perturbation=1.0, progress=False), moons_bins, lambdas=lams, per_fold=True)
     m = lit.merge(fast, on=['model', 'repeat', 'fold', 'lam', 'bin'], suffixes=('_lit', ''))
     assert len(m) == len(lit) == len(fast)
     np.testing.assert_allclose(m.kappa, m.kappa_lit, atol=1e-12)
 
 def test_pooled_kappa_is_kappa_of_pooled_predictions(moons_preds, moons_bins):
-    c = scc_curves(moons_preds, moons_bins, [0.4])
+    c = scc_curves(moons_preds, moons_bins, lambdas=[0.4])
     p = moons_preds[(moons_preds.model == 'nb') & (moons_preds.level == 1.0)].merge(moons_bins, on='instance')
     # rebuild the mix by hand: within each fold × bin, the ⌈0.4 n⌉ lowest priorities are perturbed
     p['rank'] = p.groupby(['fold', 'bin']).priority.rank(method='first') - 1
@@ -110,11 +110,11 @@ def test_pooled_kappa_is_kappa_of_pooled_predictions(moons_preds, moons_bins):
         assert got.n.iloc[0] == len(s)
 
 def test_same_result_whatever_n_jobs_and_backend(moons):
-    a = noisy_predictions(moons, MODELS, 0.5, progress=False)
-    b = noisy_predictions(moons, MODELS, 0.5, progress=False, n_jobs=2)
-    c = noisy_predictions(moons, MODELS, 0.5, progress=False, n_jobs=2, backend='threading')
+    a = noisy_predictions(moons, MODELS, perturbation=0.5, progress=False)
+    b = noisy_predictions(moons, MODELS, perturbation=0.5, progress=False, n_jobs=2)
+    c = noisy_predictions(moons, MODELS, perturbation=0.5, progress=False, n_jobs=2, backend='threading')
     pd.testing.assert_frame_equal(a, b); pd.testing.assert_frame_equal(a, c)
-    d = noisy_predictions(moons, MODELS, 0.5, progress=False, random_state=1)
+    d = noisy_predictions(moons, MODELS, perturbation=0.5, progress=False, random_state=1)
     assert not a.y_noisy.equals(d.y_noisy) or not a.instance.equals(d.instance)
 
 def test_every_model_sees_the_same_noise_and_priorities(moons_preds):
@@ -124,7 +124,7 @@ def test_every_model_sees_the_same_noise_and_priorities(moons_preds):
 
 def test_single_class_model_and_on_constant(moons, moons_bins):
     models = {'majority': DummyClassifier(), 'nb': GaussianNB()}
-    preds = noisy_predictions(moons, models, 1.0, progress=False)
+    preds = noisy_predictions(moons, models, perturbation=1.0, progress=False)
     c = scc_curves(preds, moons_bins)
     assert (c[c.model == 'majority'].kappa == 1).all()
     cn = scc_curves(preds, moons_bins, on_constant=np.nan)
@@ -147,33 +147,33 @@ def test_nominal_dataset_end_to_end():
 
 def test_extremes_clip_and_drop():
     d = pd.Series([-np.inf] * 30 + list(np.linspace(-2, 2, 60)) + [np.inf] * 10 + [8.0])
-    clip = difficulty_bins(d, 5)
+    clip = difficulty_bins(d, n_bins=5)
     assert len(clip) == 101 and clip.difficulty.min() == -6 and clip.difficulty.max() == 6
     assert clip[clip.difficulty == -6].bin.isin([0, 1]).all()
-    drop = difficulty_bins(d, 5, extremes='drop')
+    drop = difficulty_bins(d, n_bins=5, extremes='drop')
     assert len(drop) == 60 and drop.groupby('bin').size().tolist() == [12] * 5
-    b2 = difficulty_bins(d, 5, bound=10)
+    b2 = difficulty_bins(d, n_bins=5, bound=10)
     assert b2.difficulty.max() == 10 and (b2.difficulty == 8).sum() == 1
 
 def test_bins_equal_size_and_deterministic():
     d = pd.Series(np.random.default_rng(0).integers(0, 4, 103).astype(float))
-    a, b = difficulty_bins(d, 5, random_state=3), difficulty_bins(d, 5, random_state=3)
+    a, b = difficulty_bins(d, n_bins=5, random_state=3), difficulty_bins(d, n_bins=5, random_state=3)
     pd.testing.assert_frame_equal(a, b)
     assert sorted(a.groupby('bin').size().tolist()) == [20, 20, 21, 21, 21]
     assert (a.groupby('bin').difficulty.max().to_numpy()[:-1] <= a.groupby('bin').difficulty.min().to_numpy()[1:]).all()
 
 def test_bins_bad_input():
     d = pd.Series([0., 1, 2])
-    with pytest.raises(ValueError, match='4 bins from 3'): difficulty_bins(d, 4)
-    with pytest.raises(ValueError, match='missing'): difficulty_bins(pd.Series([0., np.nan]), 1)
-    with pytest.raises(ValueError, match='method'): difficulty_bins(d, 2, method='width')
-    with pytest.raises(ValueError, match='extremes'): difficulty_bins(d, 2, extremes='keep')
-    with pytest.raises(ValueError, match='duplicated'): difficulty_bins(pd.Series([0., 1], index=[1, 1]), 1)
-    with pytest.raises(ValueError, match='bins from 0'): difficulty_bins(pd.Series([np.inf, np.inf]), 1, extremes='drop')
+    with pytest.raises(ValueError, match='4 bins from 3'): difficulty_bins(d, n_bins=4)
+    with pytest.raises(ValueError, match='missing'): difficulty_bins(pd.Series([0., np.nan]), n_bins=1)
+    with pytest.raises(ValueError, match='method'): difficulty_bins(d, n_bins=2, method='width')
+    with pytest.raises(ValueError, match='extremes'): difficulty_bins(d, n_bins=2, extremes='keep')
+    with pytest.raises(ValueError, match='duplicated'): difficulty_bins(pd.Series([0., 1], index=[1, 1]), n_bins=1)
+    with pytest.raises(ValueError, match='bins from 0'): difficulty_bins(pd.Series([np.inf, np.inf]), n_bins=1, extremes='drop')
 
 def test_empty_bin_outcome_quantile():
     with pytest.warns(UserWarning, match='empty'):
-        b = difficulty_bins(pd.Series([0.] * 9 + [1.]), 4, method='quantile')
+        b = difficulty_bins(pd.Series([0.] * 9 + [1.]), n_bins=4, method='quantile')
     assert sorted(b.bin.unique()) == [0, 1]
 
 def test_bin_missing_in_a_fold_gives_no_row(moons_preds, moons_bins):
@@ -182,17 +182,17 @@ def test_bin_missing_in_a_fold_gives_no_row(moons_preds, moons_bins):
     lonely = moons_preds[moons_preds.fold == 0].instance.iloc[0]
     bins = moons_bins.assign(bin=np.where(inst == lonely, 5, moons_bins.bin))
     bins['bin_difficulty'] = bins.groupby('bin').difficulty.transform('mean')
-    f = scc_curves(moons_preds, bins, [0, .5], per_fold=True)
+    f = scc_curves(moons_preds, bins, lambdas=[0, .5], per_fold=True)
     assert set(f[f.bin == 5].fold) == {0}
-    c = scc_curves(moons_preds, bins, [0, .5])
+    c = scc_curves(moons_preds, bins, lambdas=[0, .5])
     assert (c[c.bin == 5].n == 1).all() and c[c.bin == 5].kappa_sd.isna().all()
 
 def test_scc_input_validation(moons_preds, moons_bins):
     with pytest.raises(ValueError, match='noisy_predictions'): scc_curves(moons_preds.drop(columns='priority'), moons_bins)
     with pytest.raises(ValueError, match='difficulty_bins'): scc_curves(moons_preds, moons_bins.drop(columns='bin'))
-    with pytest.raises(ValueError, match=r'\[0, 1\]'): scc_curves(moons_preds, moons_bins, [0, 2])
+    with pytest.raises(ValueError, match=r'\[0, 1\]'): scc_curves(moons_preds, moons_bins, lambdas=[0, 2])
     with pytest.raises(ValueError, match='rounding'): scc_curves(moons_preds, moons_bins, rounding='up')
-    with pytest.raises(TypeError, match='Perturbation'): noisy_predictions(make_synthetic('moons', 50), MODELS, object(), progress=False)
+    with pytest.raises(TypeError, match='Perturbation'): noisy_predictions(make_synthetic('moons', 50), MODELS, perturbation=object(), progress=False)
 
 def test_chart_renders(moons_preds, moons_bins):
     c = scc_curves(moons_preds, moons_bins)
@@ -231,17 +231,17 @@ def test_stacked_prediction_identical_to_separate_calls(dataset):
         ds = Dataset('nursery400', sub.X, sub.y, sub.nominal)
     models = {**MODELS, 'lr': LogisticRegression(max_iter=300)}
     perts = _as_perturbations([0.2, 1.0])
-    new = noisy_predictions(ds, models, [0.2, 1.0], progress=False)
+    new = noisy_predictions(ds, models, perturbation=[0.2, 1.0], progress=False)
     old = map_folds(partial(_noisy_fold_separate_calls, perturbations=perts), ds, models, progress=False)
     pd.testing.assert_frame_equal(new, old)
-    bins = difficulty_bins(pd.Series(np.random.default_rng(1).normal(size=ds.n_instances)), 4)
+    bins = difficulty_bins(pd.Series(np.random.default_rng(1).normal(size=ds.n_instances)), n_bins=4)
     pd.testing.assert_frame_equal(scc_curves(new, bins), scc_curves(old, bins))   # bit-identical curves
 
 # ---- issue 9: respondents separate from the evaluated models; issue 14: validation and alignment ----
 def test_default_respondents_are_the_population_on_the_same_folds(moons):
     from robustdiff.respondents import get_respondents, respondent_predictions
     pop = get_respondents('ladder', n=12)
-    res = robustness_by_difficulty(moons, MODELS, 0.3, respondents=pop, reliability=3, progress=False)
+    res = robustness_by_difficulty(moons, MODELS, perturbation=0.3, respondents=pop, reliability=3, progress=False)
     rp = respondent_predictions(moons, pop, progress=False)
     pd.testing.assert_frame_equal(res.respondent_predictions, rp)
     assert res.respondents == list(pop) and len(res.reliability) == 3
@@ -253,7 +253,7 @@ def test_default_respondents_are_the_population_on_the_same_folds(moons):
     assert np.allclose(res.items.set_index('instance').p_correct.loc[U.columns], U.mean())
     ok = res.items.status == 'ok'
     assert 'difficulty_se' in res.items and (res.items.difficulty_se[ok] > 0).all() and res.items.difficulty_se[~ok].isna().all()
-    self_ = robustness_by_difficulty(moons, MODELS, 0.3, respondents='models', reliability=0, progress=False)
+    self_ = robustness_by_difficulty(moons, MODELS, perturbation=0.3, respondents='models', reliability=0, progress=False)
     assert self_.respondents == list(MODELS) and self_.reliability is None
     pd.testing.assert_frame_equal(self_.predictions, res.predictions)
 
@@ -286,18 +286,18 @@ def test_identical_population_raises(moons):
 
 def test_difficulty_aligned_by_label_or_position(moons):
     d = pd.Series(np.random.default_rng(0).normal(size=moons.n_instances).round(0))   # many ties: broken by position, not row order
-    ref = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=d, progress=False)
-    shuffled = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=d.sample(frac=1, random_state=1), progress=False)
+    ref = robustness_by_difficulty(moons, MODELS, perturbation=0.3, difficulty=d, progress=False)
+    shuffled = robustness_by_difficulty(moons, MODELS, perturbation=0.3, difficulty=d.sample(frac=1, random_state=1), progress=False)
     pd.testing.assert_frame_equal(ref.curves, shuffled.curves)
     lab = Dataset('moons_lab', moons.X.set_axis([f'r{i}' for i in range(moons.n_instances)]),
                   moons.y.set_axis([f'r{i}' for i in range(moons.n_instances)]), moons.nominal)
-    by_label = robustness_by_difficulty(lab, MODELS, 0.3, difficulty=d.set_axis(lab.X.index).iloc[::-1], progress=False)
+    by_label = robustness_by_difficulty(lab, MODELS, perturbation=0.3, difficulty=d.set_axis(lab.X.index).iloc[::-1], progress=False)
     pd.testing.assert_frame_equal(ref.curves.drop(columns='dataset'), by_label.curves.drop(columns='dataset'))
     items = pd.DataFrame({'instance': np.arange(moons.n_instances)[::-1], 'difficulty': d.to_numpy()[::-1], 'status': 'ok'})
-    via_items = robustness_by_difficulty(moons, MODELS, 0.3, difficulty=items, progress=False)
+    via_items = robustness_by_difficulty(moons, MODELS, perturbation=0.3, difficulty=items, progress=False)
     pd.testing.assert_frame_equal(ref.curves, via_items.curves)
 
 def test_single_instance_bin_warns(moons_preds):
     d = pd.Series(np.arange(5.0))
     with pytest.warns(UserWarning, match='single instance'):
-        scc_curves(moons_preds[moons_preds.instance < 5], difficulty_bins(d, 5))
+        scc_curves(moons_preds[moons_preds.instance < 5], difficulty_bins(d, n_bins=5))

@@ -23,7 +23,7 @@ def test_hand_example_two_models_two_bins_three_lambdas():
             ('d', 'm2', 0, 0, 1.), ('d', 'm2', 0, .1, 1.), ('d', 'm2', 0, .2, .95),
             ('d', 'm2', 1, 0, 1.), ('d', 'm2', 1, .1, .8), ('d', 'm2', 1, .2, .4)]
     c = pd.DataFrame(rows, columns=['dataset', 'model', 'bin', 'lam', 'kappa'])
-    dan, dad, dand = profiles(c, 'DAN'), profiles(c, 'DAD'), profiles(c, 'DAND')
+    dan, dad, dand = profiles(c, kind='DAN'), profiles(c, kind='DAD'), profiles(c, kind='DAND')
     # DAN (eq. 5): per bin, κ(λ_j) − κ(λ_{j−1})
     np.testing.assert_allclose(dan.loc['m1'], [-.1, -.2, -.4, -.1])
     np.testing.assert_allclose(dan.loc['m2'], [0, -.05, -.2, -.4])
@@ -38,7 +38,7 @@ def test_hand_example_two_models_two_bins_three_lambdas():
 
 def test_profiles_against_brute_force():
     c = _curves(1)
-    P = profiles(c, 'DAND')
+    P = profiles(c, kind='DAND')
     lams = sorted(c.lam.unique()); K = c.bin.nunique()
     for m in 'aceg':
         k = c[c.model == m].set_index(['dataset', 'bin', 'lam']).kappa
@@ -49,12 +49,12 @@ def test_profiles_against_brute_force():
 def test_missing_points_are_skipped_in_the_mean():
     c = _curves(2)
     drop = (c.dataset == 'd0') & (c.model == 'a') & (c.bin == 0) & (c.lam == .1)
-    P = profiles(c[~drop], 'DAN')
+    P = profiles(c[~drop], kind='DAN')
     k = c.set_index(['dataset', 'model', 'bin', 'lam']).kappa
     exp = np.mean([k[d, 'a', 0, .1] - k[d, 'a', 0, 0] for d in ['d1', 'd2']])
     assert abs(P.loc['a', 'DAN b0 λ0→0.1'] - exp) < 1e-12
     only = c[(c.dataset == 'd0')]
-    with pytest.raises(ValueError, match='no value'): profiles(only[~((only.model == 'a') & (only.bin == 0) & (only.lam == .1))], 'DAN')
+    with pytest.raises(ValueError, match='no value'): profiles(only[~((only.model == 'a') & (only.bin == 0) & (only.lam == .1))], kind='DAN')
 
 def test_clustering_recovers_planted_groups_and_quality_definitions():
     rng = np.random.default_rng(0)
@@ -62,18 +62,18 @@ def test_clustering_recovers_planted_groups_and_quality_definitions():
     X = np.vstack([c + rng.normal(0, .1, (4, 8)) for c in centres])
     P = pd.DataFrame(X, index=[f'm{i}' for i in range(12)])
     for linkage in ('complete', 'average', 'ward', 'single'):
-        tax = cluster_models(P, 3, linkage=linkage)
+        tax = cluster_models(P, n_clusters=3, linkage=linkage)
         lab = tax.clusters.to_numpy()
         assert len(set(lab)) == 3 and all(len(set(lab[i*4:(i+1)*4])) == 1 for i in range(3))
     q = cluster_quality(P, ks=range(2, 11)).set_index('k')
     assert q.silw.idxmax() == 3
     D = model_distances(P).to_numpy()
     for k in (2, 3, 7):
-        lab = cluster_models(P, k).clusters.to_numpy()
+        lab = cluster_models(P, n_clusters=k).clusters.to_numpy()
         assert abs(q.silw[k] - silhouette_score(P.to_numpy(), lab)) < 1e-12
         iu = np.triu_indices(12, 1)
         assert abs(q.avgbc[k] - D[iu][lab[iu[0]] != lab[iu[1]]].mean()) < 1e-12
-    pr = prototypes(cluster_models(P, 3))
+    pr = prototypes(cluster_models(P, n_clusters=3))
     for _, r in pr.iterrows():
         members = r.members.split(', ')
         cen = P.loc[members].mean()
@@ -82,7 +82,7 @@ def test_clustering_recovers_planted_groups_and_quality_definitions():
 
 def test_cluster_numbering_follows_dendrogram():
     P = pd.DataFrame(np.arange(10.)[:, None] ** 2, index=list('abcdefghij'))
-    lab = cluster_models(P, 4).clusters
+    lab = cluster_models(P, n_clusters=4).clusters
     assert sorted(lab.unique()) == [1, 2, 3, 4]
 
 @settings(max_examples=25, deadline=None)
@@ -101,20 +101,20 @@ def test_complexity_groups():
 
 def test_bad_inputs():
     c = _curves(3)
-    with pytest.raises(ValueError, match='kind'): profiles(c, 'dan')
+    with pytest.raises(ValueError, match='kind'): profiles(c, kind='dan')
     with pytest.raises(ValueError, match='columns'): profiles(c.drop(columns='bin'))
     with pytest.raises(ValueError, match='numbers of bins'): profiles(c[~((c.dataset == 'd0') & (c.bin == 4))])
     with pytest.raises(ValueError, match='select one'): profiles(pd.concat([c.assign(level=.2), c.assign(level=.5)]))
     P = profiles(c)
     with pytest.raises(ValueError, match='k must lie'): cluster_quality(P, ks=[1])
-    with pytest.raises(ValueError, match='n_clusters'): cluster_models(P, 0)
-    with pytest.raises(ValueError, match='linkage'): cluster_models(P, 2, linkage='ward.D2')
+    with pytest.raises(ValueError, match='n_clusters'): cluster_models(P, n_clusters=0)
+    with pytest.raises(ValueError, match='linkage'): cluster_models(P, n_clusters=2, linkage='ward.D2')
     with pytest.raises(ValueError, match='missing'): cluster_models(P.assign(x=np.nan))
     with pytest.raises(ValueError, match='lam_max'): kappa_losses(c, lam_max=.9)
 
 def test_charts_build():
     c = _curves(4)
-    tax = cluster_models(profiles(c), 3)
+    tax = cluster_models(profiles(c), n_clusters=3)
     assert 'layer' in dendrogram_chart(tax).to_dict()
     s = loss_summary(kappa_losses(c)).merge(tax.clusters.reset_index(), on='model')
     assert loss_scatter_chart(pd.concat([s.assign(datasets='all'), s.assign(datasets='simple')]), facet='datasets').to_dict()
@@ -129,13 +129,13 @@ def test_reference_lambda_grid_drops_the_trivial_lambda0_step():
     c = _curves(seed=3)
     pure = (c.model.isin(['a', 'b', 'c'])) & (c.bin == 0) & (c.lam > 0)       # three models: a one-class easiest bin
     c.loc[pure, 'kappa'] -= 0.6
-    every, ref = profiles(c, 'DAN'), profiles(c, 'DAN', lambdas='reference')
+    every, ref = profiles(c, kind='DAN'), profiles(c, kind='DAN', lambdas='reference')
     assert not any('λ0→' in col for col in ref.columns) and sum('λ0→' in col for col in every.columns) == 5
     # the reference profile equals the full one without its λ = 0 steps (brute force)
     np.testing.assert_allclose(ref.to_numpy(), every[[col for col in every.columns if 'λ0→' not in col]].to_numpy())
     # the jump inflates the between-cluster distance only through the λ = 0 step
-    q_every, q_ref = cluster_quality(every, [2], linkage='ward'), cluster_quality(ref, [2], linkage='ward')
+    q_every, q_ref = cluster_quality(every, ks=[2], linkage='ward'), cluster_quality(ref, ks=[2], linkage='ward')
     assert q_every.avgbc.iloc[0] > 0.3 > q_ref.avgbc.iloc[0]
-    np.testing.assert_allclose(profiles(c, 'DAD', lambdas=[.1, .2]).shape, (7, 8))
-    with pytest.raises(ValueError, match="'reference'"): profiles(c, 'DAN', lambdas='paper')
-    with pytest.raises(ValueError, match='no row'): profiles(c, 'DAN', lambdas=[.7])
+    np.testing.assert_allclose(profiles(c, kind='DAD', lambdas=[.1, .2]).shape, (7, 8))
+    with pytest.raises(ValueError, match="'reference'"): profiles(c, kind='DAN', lambdas='paper')
+    with pytest.raises(ValueError, match='no row'): profiles(c, kind='DAN', lambdas=[.7])
