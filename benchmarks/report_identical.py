@@ -21,20 +21,17 @@ def cases(a):
     out = {'waveform_40': dict(dataset='pmlb:waveform_40')}
     if a.csv:
         out['csv_default'] = dict(dataset=a.csv, target=a.target)
-        if a.pipeline: out['csv_pipeline'] = dict(dataset=a.csv, target=a.target, models={'mine': _pipeline(a.pipeline), 'quick': 'quick'})
+        if a.pipeline: out['csv_pipeline'] = dict(dataset=a.csv, target=a.target, models=[('mine', _pipeline(a.pipeline)), 'quick'])
     return out
 
 def run(kw, n_jobs):
     from robustdiff.report import build_report
-    models = kw.pop('models', None)
-    if isinstance(models, dict): models = [('mine', models['mine']), 'quick']
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        r = build_report(**kw, **({} if models is None else {'models': models}), n_jobs=n_jobs, random_state=0, progress=False)
-    keep = dict(tables=r.tables, status={k: (s.status, s.message) for k, s in r.stages.items()},
+        r = build_report(**kw, n_jobs=n_jobs, random_state=0, progress=False)
+    return dict(tables=r.tables, status={k: (s.status, s.message) for k, s in r.stages.items()},
                 notes={k: list(s.notes) for k, s in r.stages.items()},
                 extra={k: v for k, v in r.extra.items() if isinstance(v, (pd.DataFrame, pd.Series, np.ndarray))})
-    return keep
 
 def diff(a, b)->list:
     bad = []
@@ -62,7 +59,7 @@ def main():
     a = ap.parse_args(); folder = a.save or a.compare; os.makedirs(folder, exist_ok=True); failed = False
     for name, kw in cases(a).items():
         if a.only and name not in a.only: continue
-        got = run(dict(kw), a.n_jobs); f = os.path.join(folder, f'{name}.pkl')
+        got = run(kw, a.n_jobs); f = os.path.join(folder, f'{name}.pkl')
         if a.save:
             with open(f, 'wb') as fh: pickle.dump(got, fh)
             print(f"{name}: {len(got['tables'])} tables, {len(got['extra'])} per-row frames saved to {f}", flush=True)

@@ -33,9 +33,7 @@ def with_toy_stage(tmp_path, monkeypatch):
     for k, v in rooms.items():
         new[k] = v
         if k == after: new['majority'] = room
-    monkeypatch.setattr(R, 'STAGE_ROOMS', new)          # the one registry line
-    import robustdiff.page as page
-    monkeypatch.setitem(page._TITLES, 'majority', 'Majority-class predictions')   # its title on the page
+    monkeypatch.setattr(R, 'STAGE_ROOMS', new)          # the one registry line: nothing else (the page shows it under its name)
     return room
 
 
@@ -53,6 +51,7 @@ def test_the_example_stage_lands_in_the_report(with_toy_stage, tmp_path):
     assert list(rep.stages) == ['data', 'accuracy', 'difficulty', 'scc', 'ela', 'perturbation', 'hardness', 'isa', 'verdict',
                                 'majority', 'risk']
     assert (tmp_path/'rep'/'majority.csv').is_file()
+    assert '<a href="#majority">Majority</a>' in (tmp_path/'rep'/'report.html').read_text()
 
 
 def test_the_example_stage_is_skipped_without_what_it_needs(with_toy_stage):

@@ -118,11 +118,13 @@ def test_the_risk_stage_refuses_unchecked_inputs():
                         'y_pred': 'a', 'correct': (Y == 'a').astype('int8'), 'p_true': 1 / 3, 'p_max': 1 / 3})
     oof.loc[7, ['p_true', 'p_max']] = np.nan
     noisy = pd.DataFrame({'model': 'bad', 'instance': np.arange(N), 'y_noisy': 'a', 'y_pred': 'a'})
-    ctx = types.SimpleNamespace(cfg=dict(models={'bad': Bad()}, random_state=0, n_bins=3, nu=0.2, n_jobs=1), ds=TABLE, extra={},
+    from robustdiff._stages import Settings
+    ctx = types.SimpleNamespace(cfg=dict(models={'bad': Bad()}, n_bins=3, nu=0.2, metric='accuracy'), ds=TABLE, risk_model=None,
+                                run=Settings(n_jobs=1, random_state=0, progress=False), extra={},
                                 oof=lambda: oof, noisy=lambda: noisy, table=lambda s, n: None)
     with pytest.raises(ModelOutputError, match=r"model 'bad' on repeat 0, fold 2: 1 out-of-fold row\(s\) with probabilities that are NaN.*instance 7"):
         report_stage(ctx, Stage('risk'))
-    assert 'risk_model' not in ctx.extra
+    assert ctx.risk_model is None and 'risk_model' not in ctx.extra
 
 
 def test_cli_refuses_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
