@@ -70,6 +70,7 @@ def _code_names(code)->list:
 def _global_matters(v)->bool:
     return isinstance(v, (types.FunctionType, functools.partial, type, bool, int, float, complex, str, bytes, np.generic))
 
+# %% ../nbs/02e_cache_keys.ipynb #879ecd39
 def param_token(obj, depth:int=0, _seen:set|None=None):
     "A picklable stand-in for `obj` that changes whenever anything in it that can change a result changes."
     if depth > 30: return ('deep', type(obj).__qualname__)
@@ -172,6 +173,7 @@ def _checksum(data:bytes, key:str, n:int, cols:list)->str:
     meta = json.dumps(dict(key=key, n=n, columns=cols), sort_keys=True, separators=(',', ':'))
     return hashlib.sha256(data + b'\0' + meta.encode()).hexdigest()
 
+# %% ../nbs/02e_cache_keys.ipynb #44b980bf
 def cache_write(path:Path, key:str, df:pd.DataFrame):
     "Store `df` as npz + JSON sidecar (atomically); warn and skip if it cannot be stored exactly; OSError if the disk refuses (nothing partial left)."
     df = df.reset_index(drop=True)
@@ -227,4 +229,3 @@ def cache_usable(cache_dir)->bool:
     if str(Path(cache_dir).resolve()) in _UNWRITABLE: return False
     try: Path(cache_dir).mkdir(parents=True, exist_ok=True); return True
     except OSError as e: cache_failed(cache_dir, e); return False
-

@@ -83,7 +83,7 @@ class _Node:
     def leaf(self): return self.sons is None
     def make_leaf(self): self.attr, self.kind, self.value, self.sons = -1, None, None, None
 
-
+# %% ../nbs/01d_c45.ipynb #439ae746
 class _Grower:
     "C4.5's tree growing (Quinlan 1993) with J48's choices: gain-ratio tests among those of at least average gain, MDL-corrected thresholds."
     def __init__(self, X, y, K, n_levels, min_leaf=2, binary_splits=False, all_X=None):
@@ -245,7 +245,7 @@ class _Grower:
             stack.extend((s, order) for s in nd.sons)
         return node
 
-
+# %% ../nbs/01d_c45.ipynb #37796041
 def _n_sons(node, L): return int(L[node.attr]) if node.kind == 'nom' else 2
 
 def _route(node, x):
@@ -425,7 +425,7 @@ def _level_key(v): return (0, float(v), '') if isinstance(v, numbers.Number) els
 def _nan_msg(c, k): return (f"feature {c!r} has {k} missing values: C45Classifier does not implement Weka's fractional "
                             f"instances for missing values; impute them first (e.g. robustdiff.portfolio.make_pipeline)")
 
-
+# %% ../nbs/01d_c45.ipynb #4465c31e
 def _encode(est, frame):
     "The float matrix of a frame with the fitted columns: numbers as they are, nominal levels as codes (unseen: -1)."
     if frame.shape[1] != len(est.feature_names_):
@@ -482,6 +482,7 @@ def _fit_input(est, X, y):
     est._frame_input = True
     return Xc, yc, [len(est.levels_[c]) if c in est.levels_ else 0 for c in est.feature_names_]
 
+# %% ../nbs/01d_c45.ipynb #47434b89
 def _predict_input(est, X):
     "Coded features for prediction, checked against the fitted columns."
     if est._frame_input: return _encode(est, _frame(est, X))
@@ -608,7 +609,7 @@ def _entropy_per_row(c):
     n = c.sum()
     return (_nlogn(n) - _nlogn(c).sum()) / n
 
-
+# %% ../nbs/01d_c45.ipynb #aac6cfb9
 class _PartialTree:
     "Frank & Witten's (1998) partial C4.5 tree: expand subsets in order of entropy, stop at the first that stays a subtree."
     def __init__(self, grower, cf): self.g, self.cf = grower, cf
@@ -678,7 +679,7 @@ class _PartialTree:
             conds.append((_Test(nd), nd.pick)); nd = nd.sons[nd.pick]
         return conds, nd
 
-
+# %% ../nbs/01d_c45.ipynb #ce999fcf
 def _covers(conds, X):
     m = np.ones(len(X), bool)
     for t, k in conds:

@@ -170,6 +170,7 @@ def _guarded(run, out)->int:
         print(f"robustdiff: error: {type(e).__name__}: {e} (ROBUSTDIFF_DEBUG=1 shows the traceback)", file=sys.stderr); return 1
     return 0
 
+# %% ../nbs/91_cli.ipynb #46d2c437
 def _score(a)->int:
     "`robustdiff score`: 0 done, 2 a user error (missing column, foreign or changed model file, unknown model), 1 anything else, 130 interrupted."
     import signal

@@ -247,6 +247,7 @@ def _is_date_text(col:pd.Series)->bool:
 
 NEAR_UNIQUE = 0.9   # a text column with at least this share of distinct values among its filled rows is an identifier or free text
 
+# %% ../nbs/00_data.ipynb #60f3e27b
 def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
     "Dates → days since 1970-01-01; text or ID columns unique per row dropped: (new frame, notes)."
     notes, drop, conv = [], [], {}
@@ -285,6 +286,7 @@ def _prepare_columns(df:pd.DataFrame, target:str, nominal)->tuple:
         for k, v in conv.items(): df[k] = v
     return df, notes
 
+# %% ../nbs/00_data.ipynb #ec414724
 def _intake_checks(df:pd.DataFrame, target:str, nominal, max_levels:int):
     "Refuse index columns, copies of the target, numbers read as text, and auto-nominal columns with too many levels."
     X = {c: df[c] for c in df.columns if c != target}      # the columns, without a copy of the table

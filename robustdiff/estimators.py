@@ -259,6 +259,7 @@ def _levels(t):
         cur = np.concatenate([t.children_left[inner], t.children_right[inner]])
     return out
 
+# %% ../nbs/01b_estimators.ipynb #29ddceea
 class _PrunedTree(ProbaClassifier):
     "A scikit-learn tree grown in full, then post-pruned bottom-up by the subclass's `_collapse` rule."
     def fit(self, X, y):
@@ -315,6 +316,7 @@ class C45TreeClassifier(_PrunedTree):
         N = counts.sum(1); E = N - counts.max(1)
         return self._bottom_up(t, E + _weka_add_errs(N, E, self.cf), lambda leaf, sub: leaf <= sub + 0.1)
 
+# %% ../nbs/01b_estimators.ipynb #ff2657a9
 class RPartClassifier(_PrunedTree):
     "CART as R's `rpart`: Gini splits, minsplit 20, minbucket 7, then cost-complexity pruning at complexity `cp`."
     def __init__(self, *, cp:float=0.01,            # complexity parameter: a split must reduce the relative risk by cp

@@ -178,6 +178,7 @@ class Explorer:
         from IPython.display import display
         display(self.widget)
 
+# %% ../nbs/43_explore.ipynb #ad0cb577
 def explore(space:InstanceSpace, # an instance space from `instance_space`
             *, color:str='IH',      # initial colour column
             footprint:str='good',# initial footprint kind: 'good', 'best', 'easy' or 'none'

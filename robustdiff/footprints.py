@@ -73,6 +73,7 @@ class _Region:
 
     def area(self)->float: return float(_tri_area(self.triangles()).sum())
 
+# %% ../nbs/42_footprints.ipynb #d1512348
 def _boundary_vertices(simplices:np.ndarray)->np.ndarray:
     "Vertices on the boundary of a union of triangles: the ends of edges that belong to exactly one triangle."
     E = np.sort(np.concatenate([simplices[:, [0, 1]], simplices[:, [1, 2]], simplices[:, [2, 0]]]), axis=1)
@@ -117,6 +118,7 @@ def _one_polygon(d:Delaunay, keep:np.ndarray, cover:bool)->bool:
     if not keep.any() or _components(d, keep)[0] != 1: return False
     return not cover or np.unique(d.simplices[keep]).size == len(d.points)
 
+# %% ../nbs/42_footprints.ipynb #6372189e
 def _pyispace_alpha(d:Delaunay, cr:np.ndarray, r:float)->np.ndarray:
     """PyISpace's `alphashape_optm(points, 2)`: the triangles of circumradius < 1/α with α = 2 (r = 0.5), holes filled
     (`polygonize` of the perimeter edges and `exterior`); if that is not one polygon, α = 0.9 × `optimizealpha`, the
@@ -157,6 +159,7 @@ def _pyispace_triangles(Q:np.ndarray, r:float):
     within = _Region([(d, keep)]).contains(T.mean(1)) & (_tri_area(T) > 0)
     return (d2, within) if within.any() else None
 
+# %% ../nbs/42_footprints.ipynb #b79e6b92
 def _build_region(Z:np.ndarray, good:np.ndarray, purity:float, alpha_radius:float|None, min_samples:int|None,
                   construction:str='own')->_Region:
     "DBSCAN → alpha shape per cluster → its triangulation → triangles kept if pure enough."
@@ -249,6 +252,7 @@ def _as_bool_frame(x, name, n, index)->pd.DataFrame:
 
 AREA_NORMS = ('hull', 'pyispace')
 
+# %% ../nbs/42_footprints.ipynb #41d1bf62
 def footprints(coords,                # n × 2 coordinates (DataFrame z1, z2 or array)
                good,                  # instances × models, True where the model is good (e.g. log-loss below the threshold)
                best=None,             # instances × models, True where the model is (one of) the best; None: no best footprints

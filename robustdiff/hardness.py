@@ -121,6 +121,7 @@ def _largest(a, w):
         if a[j] > mx: mx = a[j]
     return mx
 
+# %% ../nbs/40_hardness.ipynb #3b52c6a2
 @_jit(inline='always')
 def _push(hd, hj, r, d, j):
     "Insert (d, j) into row r of the sorted lists hd (distances) and hj (ids), ordered by distance then id, if it belongs."
@@ -158,6 +159,7 @@ def _scan(d_row, w, own, me, j0, perm, r, ne, ne_at, same, far, ls, useful, hd, 
                 _push(hd, hj, r, d, j)
                 thr = max(ne[r], hd[r, K - 1], same[r])
 
+# %% ../nbs/40_hardness.ipynb #40b26191
 @_jit
 def _rows_kernel(Zs, ZsT, y, ys, perm, bounds, a0, a1, k, scale, euclid, width, buf, useful,
                  ne_idx, ne_d, same_d, far_d, knn_enemies, ls_count, nbr, nbr_d):
@@ -209,6 +211,7 @@ def _threaded(fn, items, threads, make_buffer):
     with ThreadPoolExecutor(threads) as ex:                  # the kernel, scipy's cdist and numpy release the GIL
         yield from ex.map(run, items)
 
+# %% ../nbs/40_hardness.ipynb #fe82fcf8
 def _neighbour_stats(Z, y, k, metric, scale, block_rows=None, n_jobs=1, K=None, width=128):
     "Per-instance neighbour statistics (and each instance's K nearest), 64 rows of one class per task."
     n = len(Z)

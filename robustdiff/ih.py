@@ -181,6 +181,7 @@ def _calibrated(models:dict)->dict:
 
 _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the pool's training folds
 
+# %% ../nbs/40b_ih.ipynb #e9f2cb42
 def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset` name)
                       models='pyhard7',       # a portfolio name, dict or list (see `get_models`); PyHard's seven by default
                       *, n_splits:int=5,         # cross-validation folds

@@ -261,6 +261,7 @@ def _item_blocks(C:int)->list:
 
 _ROW_BLOCK = 4096  # distinct models per block of the posterior (a fixed size: the result does not depend on `n_jobs`)
 
+# %% ../nbs/10_irt.ipynb #f56c7057
 def _posterior_block(Sa, Sd, base, w, nodes)->tuple:
     "Posterior over the nodes of a block of models from their slope-weighted scores: (log normaliser, Σ_j w_j post_jk, w_j E[θ_j])."
     L = Sa[:, None] * nodes[None, :] + base[None, :]
@@ -442,6 +443,7 @@ def _check_fit_args(model, method, sigma_update, b_range, n_quad, bound, tol, ma
             raise TypeError(f"{name} must be an integer, got {v!r}")
         if v < low: raise ValueError(f"{name} must be at least {low}, got {v}")
 
+# %% ../nbs/10_irt.ipynb #9317b09b
 def _sum_scores(A:np.ndarray)->tuple:
     "(instance scores s, instances answered differently `keep`, each model's number right on them); ValueError below 2."
     J, I = A.shape

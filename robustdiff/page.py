@@ -80,6 +80,7 @@ REFERENCES = {
 _WORD_TERMS = {'flip rate', 'break rate', 'front', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
                'Usefulness', 'Harmfulness', 'out-of-fold', 'split conformal', 'Mondrian', 'training-conditional', 'Šidák'}
 
+# %% ../nbs/93_page.ipynb #8bd7df05
 def _term_re():
     terms = sorted(GLOSSARY, key=len, reverse=True)
     return re.compile(r'(?<!\w)(' + '|'.join(re.escape(t) + ('s?' if t in ('SCC',) else '') for t in terms) + r')(?!\w)')
@@ -153,6 +154,7 @@ def fmt_number(v)->str:
         if float(s.replace(',', '')) == 0: s = s.lstrip('-')
     return s.replace('-', '−')
 
+# %% ../nbs/93_page.ipynb #a8865d54
 def _fmt_table(df:pd.DataFrame, max_rows:int=25, headers:dict|None=None)->str:
     d = df.head(max_rows).copy()
     for c in d.columns:
@@ -202,6 +204,7 @@ def _pool_note(c:dict)->str:
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
              f"that pool does well, not where your models do."))
 
+# %% ../nbs/93_page.ipynb #8af778a7
 def front_wide(front:pd.DataFrame)->pd.DataFrame:
     "The tidy front table (`Verdict.front`) as one row per noise and model: each figure 'value (lo to hi)', the paired differences against the front's most accurate model beside them."
     if front is None or not len(front): return pd.DataFrame()
@@ -259,6 +262,7 @@ def _answer_section(rep, e, seen)->str:
     out.append('</section>')
     return ''.join(out)
 
+# %% ../nbs/93_page.ipynb #b460c3f7
 def _glossary_section(page_text:str)->str:
     used = used_terms(page_text)
     term = lambda t: f'<code>{html.escape(t)}</code>' if '_' in t else html.escape(t)   # codes such as TD_P are names, not math

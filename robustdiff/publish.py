@@ -171,6 +171,7 @@ def _holds(folder:Path, hashes:dict)->bool:
     "`folder` holds exactly the report `hashes` describes: its marker lists them and every file has its hash."
     return bool(hashes) and folder.is_dir() and read_marker(folder) == hashes and owned_files(folder) == set(hashes)
 
+# %% ../nbs/94_publish.ipynb #f09ae554
 def _move_caches(src:Path, dst:Path):
     "Move the fit caches of a leftover folder into the report folder (each only where the report folder has none of that name)."
     if not src.is_dir() or not dst.is_dir(): return
@@ -381,6 +382,7 @@ def _terminate_raises():
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
+# %% ../nbs/94_publish.ipynb #a88c7a19
 def _publish_swap(out:Path, writers:dict, token:str):
     "The whole folder replaced at once (it holds only robustdiff's files): staged beside it, then swapped in under a journal."
     jpath = out.parent/f'.{out.name}.{_JOURNAL}'
@@ -429,6 +431,7 @@ def _publish_beside(out:Path, writers:dict, protect, token:str):
 
 _FRONT = ('report.html', 'summary.json')   # what a reader opens first: removed first and moved in last (see `_roll_forward`)
 
+# %% ../nbs/94_publish.ipynb #6cb1543a
 def _roll_forward(out:Path, stage:Path, new:dict, old:dict):
     "Move a committed staging folder's files into `out`, remove the old report's files the new one lacks, then write the new marker. The marker, the page and the summary go first and come back last: while files move, the folder shows no report at all, never a mixed one."
     m = out/_MARKER
@@ -456,7 +459,6 @@ def _roll_forward(out:Path, stage:Path, new:dict, old:dict):
         if name in new: move_in(name)
     _fsync_dir(out)
     _write_marker(out, new); _step()
-
 
 # %% ../nbs/94_publish.ipynb #5a148ceb
 def _write_csv(df:pd.DataFrame, path:Path):

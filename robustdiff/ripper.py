@@ -268,6 +268,7 @@ def _ripper_class(fit, c, exp_fp, data, default_dl, rng):
         ruleset, stats = list(final.rules), final
     return stats
 
+# %% ../nbs/01c_ripper.ipynb #65aa4425
 def _ripper_fit(X, y, K, folds=3, min_no=2.0, optimizations=2, check_error_rate=True, use_pruning=True, rng=None):
     "RIPPER on float `X` and class codes `y` in 0..K-1: [(class, conditions)], per-rule class counts, default counts, class order."
     n = len(X); XT = np.ascontiguousarray(X.T); OT = np.argsort(XT, axis=1, kind='stable')

@@ -271,6 +271,7 @@ def _population_items(ds, respondents, models, preds, irt_model, reliability, n_
     rel = split_half_reliability(U, n_repeats=reliability, model=irt_model, random_state=random_state) if reliability and len(U) >= 4 else None
     return irt, with_reliability(irt), rel, list(U.index), rp
 
+# %% ../nbs/21_scc.ipynb #28300043
 def robustness_by_difficulty(dataset,                # a Dataset or `load_dataset` name
                              models='fabra18',       # the evaluated models (portfolio name, dict or list of pairs)
                              *, perturbation=0.2,       # Perturbation, noise level ν or list of them

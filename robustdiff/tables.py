@@ -60,6 +60,7 @@ def _header_quote(path:Path, sep:str, encoding:str|None)->str|None:
     fields = head.rstrip('\r\n').split(sep)
     return "'" if len(fields) > 1 and all(len(s) > 1 and s[0] == s[-1] == "'" for s in fields) else None
 
+# %% ../nbs/00b_tables.ipynb #7b935b3c
 def _read_csv(path:Path, **kw)->pd.DataFrame:
     "pandas.read_csv with clear errors for empty files, wrong encodings and a wrong separator."
     if path.stat().st_size == 0: raise ValueError(f"{path} is empty (0 bytes)")
@@ -114,6 +115,7 @@ def _duplicate_note(path:Path, header:list, target=None)->str|None:
     warnings.warn(note, DataWarning, stacklevel=4)
     return note
 
+# %% ../nbs/00b_tables.ipynb #6b3114e3
 def _uncached_formulas(path:Path, sheet)->tuple:
     "(sheet name, cells) of an .xlsx sheet whose formulas have no stored value (files written by a program, never opened in Excel)."
     import openpyxl
@@ -172,6 +174,7 @@ def _need(module:str, extra:str, what:str):
         raise ImportError(f"reading {what} files needs the package {module}: pip install 'robustdiff[{extra}]' "
                           f"(or pip install {module})") from None
 
+# %% ../nbs/00b_tables.ipynb #fc0dc6e3
 def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
                *, sep:str|None=None,          # field separator of a text file (None: detected from the first lines)
                encoding:str|None=None,     # text encoding (default UTF-8)
@@ -214,6 +217,7 @@ def read_table(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet 
     df.attrs['robustdiff_notes'] = notes
     return df
 
+# %% ../nbs/00b_tables.ipynb #07111b52
 def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet or Excel file
               target:str,                 # name of the target column
               *, nominal:list|None=None,     # nominal columns; `None` detects them from the dtypes
