@@ -156,9 +156,10 @@ def report_stage(ctx, st):
                          "as from the file" if given else '') + '.')
     bins = ctx.table('scc', 'bins')
     if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
-        from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
+        from robustdiff.intervals import perturbation_replicates, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-        models, reps, lv = _perturbation_reps(two, bins, c['worst_share'], ctx.weights(bins.instance), N_BOOT, ctx.run.random_state, metric)
+        models, reps, lv = perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance), n_boot=N_BOOT,
+                                                  random_state=ctx.run.random_state, metric=metric)
         ctx.perturbation_reps = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):

@@ -24,8 +24,8 @@ from .leaks import leak_check, LeakWarning
 from .metrics import target_profile, choose_metric
 from ._scores import check_metric as _check_metric
 from .respondents import auto_respondents
-from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels,
-                            _stage_order, _finish_refits)
+from .run import NOISE_DRAWS, connect_scheduler
+from ._run import _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels, _stage_order, _finish_refits
 from ._stages import Settings, respondent_models
 from ._report_inputs import (load_input, input_files, as_list, check_model_names, class_order_note,
                                        as_given_note)
