@@ -117,10 +117,10 @@ def _final_pipeline(est, ds):
 
 def _fit_final(name, est, ds, rows=None):
     "Fit the deployable pipeline on `rows` (positions; default all): the report's first training fold, so that it is the very model that scored that fold's held-out rows."
-    from robustdiff._folds import one_thread as _one_thread
+    from robustdiff._folds import one_thread
     pipe = _final_pipeline(est, ds)
     X, y = (ds.X, ds.y.to_numpy()) if rows is None else (ds.X.iloc[rows], ds.y.to_numpy()[rows])
-    with _one_thread(), warnings.catch_warnings():
+    with one_thread(), warnings.catch_warnings():
         warnings.simplefilter('ignore')
         try: pipe.fit(X, y)
         except Exception as e: raise RuntimeError(f"model {name!r} failed its deployed fit: {type(e).__name__}: {e}") from e

@@ -126,16 +126,16 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
     "[MP22]'s k-fold CV of the difficulty estimator on the report's folds: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
     from joblib import Parallel, delayed
     from robustdiff.difficulty_model import nrmse
-    from robustdiff._scores import spearman_rho as _spearman
+    from robustdiff._scores import spearman_rho
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
-    from robustdiff._folds import one_thread as _one_thread
-    with _one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
+    from robustdiff._folds import one_thread
+    with one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
         res = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))
     for (_, te), (_, p) in zip(folds, res): b_oof[te] = p
     y = b.to_numpy()
-    return res[0][0], b_oof, dict(nrmse=float(nrmse(y, b_oof)), spearman=float(_spearman(y, b_oof)),
+    return res[0][0], b_oof, dict(nrmse=float(nrmse(y, b_oof)), spearman=float(spearman_rho(y, b_oof)),
                                   regressor=str(regressor), n_splits=int(n_splits)), folds[0][1]
 
 def fit_risk_model(ds,                    # the `Dataset` the report ran on
@@ -353,8 +353,8 @@ def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwi
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
-    from robustdiff._models import PlainColumns as _PlainColumns
-    if self._kind(m) in ('split', 'oof'): Xm = _PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
+    from robustdiff._models import PlainColumns
+    if self._kind(m) in ('split', 'oof'): Xm = PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
     labels = np.asarray(labels)
@@ -507,7 +507,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     "Model `name`'s calibrations from labelled rows it never saw: its sets' rows, p_correct, risk, flips and the batch estimate's inputs."
     from robustdiff.responses import predict_labels_proba, ModelOutputError
     from robustdiff.perturb import FB24Noise
-    from robustdiff._models import PlainColumns as _PlainColumns
+    from robustdiff._models import PlainColumns
     if y_cal is None: raise ValueError("X_cal without y_cal: give the calibration rows' labels (or the name of their label column in X_cal)")
     if isinstance(y_cal, str):
         if not isinstance(X_cal, pd.DataFrame) or y_cal not in X_cal.columns: raise ValueError(f"y_cal {y_cal!r} is not a column of X_cal")
@@ -523,7 +523,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
         raise ValueError(f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need} "
                          f"for coverage ≥ {1 - self.alpha:g} (more for δ = {self.delta:g}: {_min_rows(self.alpha, _bin_delta(self.delta, self.n_bins, self.simultaneous))})"
                          if self.delta is not None else f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need}")
-    try: pred, P = predict_labels_proba(model, _PlainColumns().transform(Xm))
+    try: pred, P = predict_labels_proba(model, PlainColumns().transform(Xm))
     except ModelOutputError as e: raise ModelOutputError(f"model {name!r} on the calibration rows: {e}", name) from None
     pred = np.asarray(pred)
     correct = (pred == cls[y_idx]).astype(int)
@@ -535,7 +535,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     noise = FB24Noise(nu=self.nu).fit(Xf)
     Xn, _ = noise.perturb(Xf, random_state=self.random_state)
     if self.had_gaps: Xn = Xn.where(Xm.notna())        # the gaps stay gaps: the model's pipeline imputes them, as for the clean rows
-    flipped = (np.asarray(predict_labels_proba(model, _PlainColumns().transform(Xn), check=False)[0]) != pred).astype(float)
+    flipped = (np.asarray(predict_labels_proba(model, PlainColumns().transform(Xn), check=False)[0]) != pred).astype(float)
     return dict(cal_p_true=p_true, cal_bins=bins, cal_labels=y_idx.astype(np.int32), coef_correct=_logistic(b[:, None], correct),
                 coef_risk=coef_r, coef_flip=_logistic(F, flipped >= 0.5), p_flip=_per_bin(flipped, bins, self.n_bins),
                 cal_check=np.column_stack([nk, np.bincount(bins, correct, self.n_bins) / np.maximum(nk, 1), np.bincount(bins, q, self.n_bins) / np.maximum(nk, 1)]),
@@ -913,8 +913,8 @@ def _report_dir(p:Path)->Path|None:
 
 def _check_out(out:Path, data:Path, p:Path, report:Path|None):
     "One line when the scored CSV would replace an input: the data file, the risk file, the report folder or a file in it, a folder."
-    from robustdiff._frames import user_fix as _fix
-    o, flag = out.resolve(), _fix('out', '--out')
+    from robustdiff._frames import user_fix
+    o, flag = out.resolve(), user_fix('out', '--out')
     if o == data.resolve(): raise ValueError(f"{flag} {str(out)!r} is the input data file: choose another name")
     if o == p.resolve(): raise ValueError(f"{flag} {str(out)!r} is the risk model file: choose another name")
     if report is not None and (o == report.resolve() or report.resolve() in o.parents):
