@@ -8,7 +8,7 @@
     nice -n 10 python benchmarks/bench_respondents.py --parts speed --speed-data waveform_40 --before-ref b7f352b
 
 speed (issue 36): the CPU seconds of the report's respondent schedule (the 240-respondent ladder on the report's 5
-folds, batched as `robustdiff.run._schedule` batches it, n_jobs=1, answers only) with the code of git ref
+folds, batched as `robustdiff._run._schedule` batches it, n_jobs=1, answers only) with the code of git ref
 `--before-ref` (checked out with `git archive` into a temporary folder) and with this checkout, each in a fresh
 process, on waveform_40 (5 000 rows) and the diamonds-like table (53 940 rows: 43 152 training rows per fold,
 `benchmarks/diamonds_like.py`); and whether the two response matrices are equal, bit for bit.
@@ -90,7 +90,7 @@ def cost(n, dataset='waveform_40'):
     "CPU and wall seconds of fitting (and predicting) fabra18 and the population on the same 5 folds, n_jobs=1."
     from robustdiff.datasets import load_pmlb
     from robustdiff.responses import map_folds
-    from robustdiff.respondents import get_respondents, _respond_fold
+    from robustdiff.respondents import get_respondents, respond_fold as _respond_fold
     ds = load_pmlb(dataset)
     out = {}
     for label, models in [('population', get_respondents('ladder', n=n)), ('fabra18', 'fabra18')]:
@@ -117,7 +117,7 @@ def _speed_data(name:str):
 def speed_worker(name:str, out:str):
     "In a fresh process: the report's respondent schedule on `name`, n_jobs=1; writes the 0/1 matrix and the CPU seconds."
     import math, robustdiff
-    from robustdiff.respondents import get_respondents, _respond_fold
+    from robustdiff.respondents import get_respondents, respond_fold as _respond_fold
     from robustdiff.responses import _plan_folds, response_matrix
     from robustdiff._folds import run_plans as _run_plans, answers_only as _answers_only
     ds = _speed_data(name)

@@ -14,7 +14,7 @@ the process ends)."""
 import argparse, gzip, json, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from robustdiff.run import _Timeline
+from robustdiff._run import _Timeline
 
 def timeline_at(tr:dict, t:float)->_Timeline:
     "The timeline of trace `tr` with what had happened by perf_counter time `t`."

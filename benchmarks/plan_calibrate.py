@@ -80,10 +80,10 @@ def hardness(ds, sizes)->dict:
                 cpu_s_50k_own_exponent=round(rows[n_big] * (50000 / n_big) ** e, 1))
 
 def one_pass_fold0(ds, portfolio:str, skip=())->dict:
-    "CPU seconds of each model's task of the report's one pass (`robustdiff.run._one_pass_fold`, a default report's\n    arguments) on fold 0 of `ds`, one thread, in this process; the models in `skip` are left out."
+    "CPU seconds of each model's task of the report's one pass (`robustdiff._run._one_pass_fold`, a default report's\n    arguments) on fold 0 of `ds`, one thread, in this process; the models in `skip` are left out."
     import inspect
     from robustdiff.report import build_report
-    from robustdiff.run import _Ctx
+    from robustdiff._run import _Ctx
     from robustdiff.responses import _plan_folds, _run_batch
     from robustdiff._folds import one_thread as _one_thread
     d = {k: v.default for k, v in inspect.signature(build_report).parameters.items()}

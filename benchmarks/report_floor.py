@@ -42,10 +42,10 @@ def main():
     from robustdiff.datasets import load_dataset
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import FoldContext, _fold_seed, cv_splits, _run_batch
-    from robustdiff.respondents import _respond_fold, get_respondents
+    from robustdiff.respondents import respond_fold as _respond_fold, get_respondents
     from robustdiff._folds import as_perturbations as _as_perturbations
     from robustdiff.hardness import hardness_measures
-    from robustdiff import run as R   # the one pass (robustdiff.run)
+    from robustdiff import _run as R   # the one pass (robustdiff._run)
     ds = load_dataset(a.data)
     perts = _as_perturbations(0.2)
     splits = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[:a.folds]

@@ -4,7 +4,7 @@
     python benchmarks/report_replay.py --replay /tmp/ctx.pkl [--tables /tmp/tables.pkl] [--compare /tmp/reference.pkl]
 
 `--save` runs `build_report`'s one schedule (the fits, the respondents, the label-noise refits and the hardness measures
-joined) and pickles the context the stages read (`robustdiff.run._Ctx`). `--replay` runs every stage on it in this
+joined) and pickles the context the stages read (`robustdiff._run._Ctx`). `--replay` runs every stage on it in this
 process, in the report's order, and prints each stage's CPU time (`time.process_time`: this process only, so it does not
 depend on the other jobs of a shared machine the way a report's wall time does); `--tables` keeps every table, and
 `--compare` checks them against the tables of an earlier replay (bit for bit, else to 1e-12): a change to the stages'
@@ -39,7 +39,7 @@ def save(a):
 def replay(a):
     import pandas as pd
     import robustdiff.report as R
-    from robustdiff.run import _stage_order
+    from robustdiff._run import _stage_order
     from threadpoolctl import threadpool_limits
     with open(a.replay, 'rb') as f: ctx = pickle.load(f)
     ctx.log = lambda m: None

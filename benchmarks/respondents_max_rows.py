@@ -56,7 +56,7 @@ def effect(ds, caps):
 def fold_cost(ds, step, cap):
     from threadpoolctl import threadpool_limits
     from robustdiff.responses import cv_splits, _run_batch
-    from robustdiff.respondents import get_respondents, check_respondents, _respond_fold
+    from robustdiff.respondents import get_respondents, check_respondents, respond_fold as _respond_fold
     threadpool_limits(1)
     _, _, tr, te = cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)[0]
     rows = []

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
 from bench_risk import _split_positions
 from robustdiff.datasets import load_dataset
 from robustdiff.report import build_report
-from robustdiff.risk import _bin_of, _edges, _filled, _fit_final, _dfold, _risk_regressor
+from robustdiff.risk import _filled, _dfold, _risk_regressor; from robustdiff._risk_core import _bin_of, _edges, _fit_final
 from robustdiff.conformal import conformal_sets
 from robustdiff.responses import predict_labels_proba, cv_splits
 from robustdiff.portfolio import get_models

@@ -23,7 +23,7 @@ from bench_risk import _split
 from robustdiff.datasets import load_dataset
 from robustdiff.risk_fit import fit_risk
 from robustdiff.responses import predict_labels_proba
-from robustdiff.conformal import _thresholds
+from robustdiff._conformal import _thresholds
 
 CELLS = (('waveform_21', 800, 'gbm', 4), ('letter', 1500, 'rbf', 1),
          ('letter', 5000, 'lvq', 2), ('letter', 5000, 'JRip', 4), ('texture', 5000, 'lvq', 4),

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
 from bench_risk import _split, _respondents
 from robustdiff.datasets import load_dataset
-from robustdiff.risk import _bin_of
+from robustdiff._risk_core import _bin_of
 from robustdiff.risk_fit import fit_risk
 from robustdiff.conformal import conformal_sets
 from robustdiff.responses import predict_labels_proba

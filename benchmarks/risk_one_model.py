@@ -25,7 +25,7 @@ from sklearn.model_selection import train_test_split
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from robustdiff.datasets import load_dataset
-from robustdiff.risk import _auroc
+from robustdiff._risk_core import _auroc
 from robustdiff.risk_fit import fit_risk
 from robustdiff.respondents import get_respondents
 from robustdiff.portfolio import needs_prep, make_pipeline

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
-from .intervals import LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest, compare_to_rest, compare_pairs, verdict_weights, _interval_calls, _feature_noise_reps, _noise_table, _accuracy_reps, _ela_reps, _perturbation_reps
+from .intervals import LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest, compare_to_rest, compare_pairs, verdict_weights, interval_calls, feature_noise_replicates, noise_table, accuracy_replicates, ela_replicates, perturbation_replicates
 from ._resample import check_level, bin_strata, draw_ids
 
 # %% auto #0
@@ -157,8 +157,8 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             shrink:float|str='auto',          # the fold stage's shrinkage c (`fold_bootstrap_weights`): 'auto' estimates it
             W:np.ndarray|None=None,           # resamples to use (B × instances of `bins`, e.g. `verdict_weights`); None: drawn here
             metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
-            noise_reps:tuple|None=None,       # `_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)` if already computed (the report's SCC stage): not computed twice
-            perturbation_reps:tuple|None=None, # `_perturbation_reps(perturbation, bins, worst_share, W, n_boot, random_state, metric)` if already computed (the report's perturbation stage): not computed twice
+            noise_reps:tuple|None=None,       # `feature_noise_replicates(noisy, bins, lams=[lam], …)[0]` if already computed (the report's SCC stage): not computed twice
+            perturbation_reps:tuple|None=None, # `perturbation_replicates(perturbation, bins, worst_share=…, …)` if already computed (the report's perturbation stage): not computed twice
            )->Verdict:
     "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
     from robustdiff.metrics import metric_name
@@ -176,10 +176,10 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     cls = clean.drop_duplicates('instance').set_index('instance').y_true.astype(str).reindex(b.index).fillna('')
     name = metric_name(metric)
     # W: one set of resamples, shared by every model and every measure (paired comparisons)
-    models, acc, base, major = _accuracy_reps(clean, bins, W, n_boot, random_state, metric)
+    models, acc, base, major = accuracy_replicates(clean, bins, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
     M = len(models)
     bl = 1 - (1 - level) / M
-    vs = _interval_calls(acc - base[:, None], bl, 'higher')
+    vs = interval_calls(acc - base[:, None], level=bl, better='higher')
     beats = vs[3] == 'better'
     pairs = [compare_pairs(acc, models, better='higher', level=level).assign(measure='score')]
     rows = _rows(models, acc, 'score', level, f'out-of-fold {name}', metric)
@@ -216,7 +216,8 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         pairs.extend([pw, ps])
 
     if noisy is not None:
-        fm, reps, facts = noise_reps if noise_reps is not None else _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric)
+        fm, reps, facts = noise_reps if noise_reps is not None else feature_noise_replicates(noisy, bins, lams=[lam], W=W, n_boot=n_boot,
+                                                                                                  random_state=random_state, metric=metric)[0]
         if fm != models: raise ValueError(f"noisy and clean predictions name different models: {fm} vs {models}")
         easy, hard = min(facts), max(facts)
         cfg.update(hard_bin=hard, easy_bin=easy, n_bins=len(facts))
@@ -228,17 +229,18 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
                             ('flip_easy', ('flip_rate', easy), ''), ('break_easy', ('break_rate', easy), ''),
                             ('score_change_easy', ('score_change', easy), metric), ('kappa_easy', ('kappa', easy), '')):
             rows += _rows(models, reps[key], m_, level, metric=mt)
-        per_bin = _noise_table(fm, reps, facts, lam, level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W, metric)
+        per_bin = noise_table(fm, reps, facts, lam=lam, level=level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W, metric)
         cfg['_reps'] = reps
     if ela_preds is not None:
-        em, er, rate = _ela_reps(ela_preds, bins, W, n_boot, random_state, metric=metric)
+        em, er, rate = ela_replicates(ela_preds, bins, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
         if em != models: raise ValueError(f"ELA and clean predictions name different models: {em} vs {models}")
         cfg['class_noise'] = rate
         compared('break_labels', er['break_rate'], "share of the clean-correct predictions that training on noisy labels turns wrong",
                  'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy labels")
         for k, mt in (('rla', ''), ('ela', '')): rows += _rows(models, er[k], k, level, metric=mt)
     if perturbation is not None:
-        pm, pr, lv = perturbation_reps if perturbation_reps is not None else _perturbation_reps(perturbation, bins, worst_share, W, n_boot, random_state, metric)
+        pm, pr, lv = perturbation_reps if perturbation_reps is not None else perturbation_replicates(
+            perturbation, bins, worst_share=worst_share, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
         if pm != models: raise ValueError(f"perturbation and clean predictions name different models: {pm} vs {models}")
         cfg['perturb_level'] = lv
         compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {worst_share:.0%} that perturbation turns wrong",

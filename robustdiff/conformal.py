@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
+from ._conformal import _check_delta, _check_simultaneous, _bin_delta, _min_rows, _rank, _thresholds, _cell_sets   # the thresholds (59a_conformal_thresholds)
 
 # %% auto #0
 __all__ = ['CELL_USES', 'IMBALANCED', 'mondrian_p_values', 'conformal_cells', 'unpromised_classes', 'conformal_sets']
@@ -35,47 +35,6 @@ def mondrian_p_values(cal_scores,    # (q,) non-conformity scores of the calibra
         else:
             gt = len(s) - np.searchsorted(s, S[rows], side='right')
             out[rows] = (gt + U[rows] * (ge - gt + 1)) / (len(s) + 1)
-    return out
-
-def _check_delta(delta, off:bool=False):
-    "Refuse a δ that is not a number in (0, 1) (or None; with `off`, also False: the average-only sets)."
-    if delta is None or (off and delta is False): return
-    if isinstance(delta, bool) or not isinstance(delta, (float, int)) or not 0 < delta < 1:
-        raise ValueError(f"delta must be None{', False' if off else ''} or in (0, 1), got {delta!r}")
-
-def _check_simultaneous(simultaneous, none:bool=False):
-    "Refuse a `simultaneous` that is not True or False (or, with `none`, None: the model's)."
-    if (none and simultaneous is None) or isinstance(simultaneous, (bool, np.bool_)): return
-    raise ValueError(f"simultaneous must be True or False{' (or None: the model setting)' if none else ''}, got {simultaneous!r}")
-
-def _bin_delta(delta:float|None,          # the sets' δ (None: off)
-               n_bins:int,                 # K: the bins that have calibration rows
-               simultaneous:bool=True,     # δ for all K bins at once (Šidák), else for each bin on its own
-              )->float|None:
-    "Each bin's δ: with `simultaneous`, 1 − (1 − δ)^(1/K), so that all K bins cover together with probability ≥ 1 − δ (their calibration rows are disjoint: independent given the edges); else δ."
-    if delta is None or not simultaneous or n_bins <= 1: return delta
-    return float(-np.expm1(np.log1p(-delta) / n_bins))
-
-def _min_rows(alpha:float, delta_bin:float|None)->int:
-    "The fewest calibration rows a bin needs for a threshold (`_rank` ≥ 1): (1 − α)^n ≤ δ_bin (and α(n + 1) ≥ 1); fewer hold every class."
-    n = int(np.ceil(1 / alpha - 1 - 1e-9))
-    if delta_bin is not None: n = max(n, int(np.ceil(np.log(delta_bin) / np.log1p(-alpha) - 1e-9)))
-    return n
-
-def _rank(n:int, alpha:float, delta:float|None=None)->int:
-    "Which largest of a bin's n calibration scores is its threshold: j = ⌊α(n + 1) − 1⌋ + 1 (coverage ≥ 1 − α on average over calibration draws); with `delta`, at most the largest j with P(coverage ≥ 1 − α) ≥ 1 − δ over the draw (coverage ~ Beta(n + 1 − j, j): P = F_Binom(n − j; n, 1 − α)). 0: none qualifies (every class is in)."
-    j = int(np.floor(alpha * (n + 1) - 1)) + 1
-    if delta is not None and n > 0: j = min(j, n - int(binom.ppf(1 - delta, n, 1 - alpha)))
-    return j
-
-def _thresholds(cal_scores, cal_bins, test_bins, alpha:float, delta:float|None=None, simultaneous:bool=True)->np.ndarray:
-    "Per test row, the j-th largest calibration score of its bin (`_rank` at the bin's δ, `_bin_delta` over the calibration bins); without `delta` the largest score whose Mondrian p-value exceeds α."
-    out = np.empty(len(test_bins))
-    d_bin = _bin_delta(delta, len(np.unique(cal_bins)), simultaneous)
-    for k in np.unique(test_bins):
-        d = np.sort(cal_scores[cal_bins == k])[::-1]
-        j = _rank(len(d), alpha, d_bin)
-        out[test_bins == k] = np.inf if j <= 0 else (-np.inf if j > len(d) else d[j - 1])
     return out
 
 # %% ../nbs/59_conformal.ipynb #085b1eb3
@@ -177,32 +136,6 @@ def conformal_cells(cal_bins,            # (q,) category (difficulty bin) of eac
 def unpromised_classes(cells:pd.DataFrame)->list:
     "The classes of a `conformal_cells` table whose coverage cannot be promised: some bin takes its threshold from the bin's rows of every class ('all')."
     return sorted(cells.loc[cells.used == 'all', 'class'].unique().tolist())
-
-# %% ../nbs/59_conformal.ipynb #c89c4578
-def _cell_sets(cells:pd.DataFrame, cal_scores, cal_bins, y, St, test_bins, alpha:float, U=None)->np.ndarray:
-    "Set membership from a cell table: class c is in a row's set when its score is within the threshold of the group its (class, bin) uses (`_rank` at the group's δ), or, with uniform draws `U`, when its smoothed p-value in that group exceeds α; always where every class enters."
-    S = np.zeros(St.shape, bool)
-    bins = np.unique(cells['bin'].to_numpy())
-    at = np.searchsorted(bins, test_bins)
-    order = np.argsort(at, kind='stable'); starts = np.searchsorted(at[order], np.arange(len(bins) + 1))
-    groups = {}                                       # (use, bin, class) → sorted calibration scores, each computed once
-    for r in cells.itertuples(index=False):
-        c, k = r[0], r.bin
-        i = int(np.searchsorted(bins, k)); rows = order[starts[i]:starts[i + 1]]
-        if not len(rows): continue
-        if r.used == 'every class enters': S[rows, c] = True; continue
-        key = (r.used, k if r.used != 'class' else None, c if r.used != 'all' else None)
-        if key not in groups:
-            sel = cal_bins == k if r.used == 'all' else ((cal_bins == k) & (y == c) if r.used == 'cell' else y == c)
-            groups[key] = np.sort(cal_scores[sel])
-        g = groups[key]; n = len(g); s = St[rows, c]
-        if U is None:
-            j = _rank(n, alpha, r.delta_cell)
-            S[rows, c] = s <= (np.inf if j <= 0 else g[n - j])
-        else:
-            gt, ge = n - np.searchsorted(g, s, side='right'), n - np.searchsorted(g, s, side='left')
-            S[rows, c] = (gt + U[rows, c] * (ge - gt + 1)) / (n + 1) > alpha
-    return S
 
 # %% ../nbs/59_conformal.ipynb #bd5556f9
 def conformal_sets(P,               # (n, C) class probabilities of the test rows

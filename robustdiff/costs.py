@@ -101,13 +101,6 @@ def one_pass_cost(est,                # an (unfitted) classifier, Pipeline or wr
         cost += _fit_prior(est, n) * _REFIT_PRIOR.get(_cost_classes(est)[0], 1.0) + _predict_prior(est, n, float(n_test))
     return cost
 
-def _pass_shape(fn)->dict:
-    "`one_pass_cost`'s blocks and refit for a task function: the one pass's (a partial of `robustdiff.run._one_pass_fold`, read from its arguments), else one block."
-    kw = getattr(fn, 'keywords', None) or {}
-    if 'perturbations' not in kw or 'levels' not in kw: return dict(blocks=1, refit=False)
-    blocks = 1 + len(kw['perturbations']) * int(kw.get('draws', 1)) + (int(kw['levels']) - 1) * int(kw.get('repeats', 0))
-    return dict(blocks=blocks, refit=float(kw.get('class_noise', 0)) > 0)
-
 _HARDNESS_50K = 75.0    # CPU-s of the hardness measures on 50 000 rows: 9.8–10.2 at 20 000 rows of the diamonds-like table in two runs, × 2.5^(2.17–2.23) (benchmarks/results/plan_calibrate.json)
 
 def hardness_cost(n_rows:int)->float:   # expected CPU seconds of `robustdiff.hardness.hardness_measures` on n_rows rows
@@ -157,8 +150,6 @@ def stage_costs(stages,                 # the selected stage names (those of `ro
         out[s] = a + b * _stage_units(s, rows, models, noise_draws, perturb_repeats)
     return out
 
-_PROBE_REF = 0.023  # seconds of `probe_seconds`' work on the reference machine, at the load the stage prior was measured under
-
 def probe_seconds(repeats:int=3)->float:   # the median of `repeats` timings, in seconds
     "Wall seconds of a fixed piece of the stages' kind of work (a float32 product, a sort, a group-by; ~0.05 s): this machine's speed against `_PROBE_REF`."
     import time
@@ -184,4 +175,3 @@ def remaining_seconds(planned_left:float,   # planned seconds of the work not ye
     "The ETA: the planned work left at the rate measured so far, `elapsed / planned_done`, shrunk toward the plan (rate 1) while little is done."
     if planned_left <= 0: return 0.0
     return planned_left * (max(elapsed, 0.0) + weight) / (max(planned_done, 0.0) + weight)
-

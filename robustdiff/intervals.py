@@ -15,8 +15,9 @@ from ._validation import check_int
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
-           'percentile_interval', 'draw_weights', 'feature_noise_intervals', 'ela_intervals', 'hardest',
-           'perturbation_predictions', 'compare_to_rest', 'compare_pairs', 'verdict_weights']
+           'percentile_interval', 'draw_weights', 'feature_noise_replicates', 'feature_noise_intervals', 'noise_table',
+           'accuracy_replicates', 'ela_replicates', 'ela_intervals', 'hardest', 'perturbation_replicates',
+           'perturbation_predictions', 'interval_calls', 'compare_to_rest', 'compare_pairs', 'verdict_weights']
 
 # %% ../nbs/91b_intervals.ipynb #bef9e49f
 LEVEL = 0.90      # nominal coverage of every interval
@@ -218,8 +219,16 @@ def _weights(bins, instances, W, n_boot, random_state)->np.ndarray:
     return ones_first(_align(W, b.index.to_numpy(), instances))
 
 # %% ../nbs/91b_intervals.ipynb #fe3863da
-def _feature_noise_reps_many(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy', U=None)->list:
-    "`_feature_noise_reps` at each λ of `lams`: per noise draw, then the draws averaged with their bootstrap weights U (`draw_weights`)."
+def feature_noise_replicates(noisy:pd.DataFrame,    # `noisy_predictions` output (one noise level; several noise draws if it has a `draw` column)
+                             bins:pd.DataFrame,     # `difficulty_bins` output: instance, bin (the strata)
+                             *, lams,               # the proportions λ of each bin's instances perturbed
+                             W:np.ndarray|None=None, # shared `bootstrap_weights` over `bins.instance` (None: drawn here)
+                             n_boot:int=N_BOOT,     # bootstrap resamples (when W is None)
+                             random_state=0,        # seed of the resampling
+                             metric:str='accuracy', # the metric of score_* (`robustdiff.metrics.METRICS`)
+                             U:np.ndarray|None=None, # bootstrap weights of the noise draws (`draw_weights`; None: drawn here)
+                            )->list:                # per λ: (models, replicates (row 0 = estimate) per (measure, bin), per-bin facts)
+    "The replicates behind `feature_noise_intervals` at each λ of `lams`: per noise draw, then the draws averaged with their bootstrap weights U; `verdict(noise_reps=)` and the report's SCC stage reuse them."
     draws = draw_ids(noisy)
     if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric)
     per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric) for d in draws]
@@ -298,7 +307,7 @@ def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:   # roc_auc (the 
 
 def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
     "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
-    return _feature_noise_reps_many(noisy, bins, [lam], W, n_boot, random_state, metric, U)[0]
+    return feature_noise_replicates(noisy, bins, lams=[lam], W=W, n_boot=n_boot, random_state=random_state, metric=metric, U=U)[0]
 
 def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level; several noise draws if it has a `draw` column)
                             bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
@@ -311,10 +320,15 @@ def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (
                            )->pd.DataFrame:       # model, bin, difficulty, n, lam, measure, value, lo, hi, dominant_share, kappa_ok
     "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy and metric, their change, flip rate, break rate and κ at λ."
     check_level(level)
-    return _noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric), lam, level)
+    return noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric), lam=lam, level=level)
 
-def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd.DataFrame:
-    "`feature_noise_intervals`'s table from the replicates of `_feature_noise_reps` (the verdict computes them once for both)."
+def noise_table(models:list,         # the models, in the order of the replicates' columns
+                reps:dict,            # (measure, bin) → replicates (row 0 = estimate) × models, as `feature_noise_replicates` gives them
+                facts:dict,           # bin → its size, mean difficulty and dominant class shares
+                *, lam:float,         # the λ they were computed at
+                level:float=LEVEL,    # coverage of the intervals
+               )->pd.DataFrame:       # `feature_noise_intervals`' table
+    "`feature_noise_intervals`' table from replicates of `feature_noise_replicates` (the verdict computes them once for both)."
     rows = []
     for (name, k), R in reps.items():
         lo, hi = percentile_interval(R[1:], level=level)
@@ -325,7 +339,13 @@ def _noise_table(models:list, reps:dict, facts:dict, lam:float, level:float)->pd
     return pd.DataFrame(rows).sort_values(['model', 'measure', 'bin'], ignore_index=True)
 
 # %% ../nbs/91b_intervals.ipynb #16153497
-def _accuracy_reps(clean, bins, W, n_boot, random_state, metric:str='accuracy')->tuple:
+def accuracy_replicates(clean:pd.DataFrame,    # clean CV predictions (model, instance, y_true, correct; y_pred, p_true if there)
+                        bins:pd.DataFrame,     # the instances and strata (`difficulty_bins` output)
+                        *, W:np.ndarray|None=None, # shared resamples over `bins.instance` (None: drawn here)
+                        n_boot:int=N_BOOT,     # bootstrap resamples (when W is None)
+                        random_state=0,        # seed of the resampling
+                        metric:str='accuracy', # the score
+                       )->tuple:               # (models, score replicates (row 0 = estimate) × models, baseline replicates, the majority class)
     "Replicates of every model's score on `metric` and of the majority-class baseline (the class most frequent among the instances) on the same metric."
     from robustdiff.metrics import baseline_replicates
     need = {'model', 'instance', 'y_true', 'correct'}
@@ -349,7 +369,14 @@ def _pseudo_labels(df:pd.DataFrame, correct:str, metric:str)->np.ndarray:
         raise ValueError(f"{metric} needs the predicted labels, not only whether each prediction is right")
     return np.where(df[correct].to_numpy() > 0, df.y_true.astype(str).to_numpy(), '\x00wrong')
 
-def _ela_reps(ela_preds, bins, W, n_boot, random_state, noise=None, metric:str='accuracy')->tuple:
+def ela_replicates(ela_preds:pd.DataFrame,  # `ela_predictions` output
+                   bins:pd.DataFrame,       # the instances and strata (`difficulty_bins` output)
+                   *, noise=None,           # the class-noise rate (None: the only one in `ela_preds`)
+                   W:np.ndarray|None=None,  # shared resamples over `bins.instance` (None: drawn here)
+                   n_boot:int=N_BOOT,       # bootstrap resamples (when W is None)
+                   random_state=0,          # seed of the resampling
+                   metric:str='accuracy',   # the metric of the clean and noisy scores
+                  )->tuple:                 # (models, measure → replicates (row 0 = estimate) × models, the rate)
     "Replicates of the clean and noisy-training score on `metric`, RLA and ELA ([SLH16] eqs. 2–3, on that metric) at one class-noise rate."
     need = {'model', 'instance', 'noise', 'correct_clean', 'correct_noisy'}
     if not isinstance(ela_preds, pd.DataFrame) or not need <= set(ela_preds.columns):
@@ -390,7 +417,7 @@ def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or se
         raise ValueError("ela_preds must be the output of ela_predictions (a noise column)")
     rows = []
     for rate in sorted(ela_preds.noise.unique()):
-        models, reps, r = _ela_reps(ela_preds, bins, W, n_boot, random_state, rate, metric)
+        models, reps, r = ela_replicates(ela_preds, bins, noise=rate, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
         for name, R in reps.items():
             lo, hi = percentile_interval(R[1:], level=level)
             rows += [dict(model=m, noise=r, measure=name.replace('_ela', ''), value=R[0, j], lo=lo[j], hi=hi[j]) for j, m in enumerate(models)]
@@ -408,8 +435,16 @@ def hardest(bins:pd.DataFrame,   # `difficulty_bins` output (instance, difficult
     top[order[len(b) - math.ceil(worst_share * len(b)):]] = True
     return top
 
-def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
-    "Replicates of the score on `metric` under the largest perturbation level (hardest α) and its drop from clean (all, hardest α), the break and flip rates there; the perturbed copies are noise draws, resampled with U."
+def perturbation_replicates(pp:pd.DataFrame,      # perturbation predictions (model, instance, level, y_pred, correct; rep: the perturbed copies)
+                            bins:pd.DataFrame,    # the instances and strata (`difficulty_bins` output)
+                            *, worst_share:float=0.3, # the hardest share of the instances (`hardest`)
+                            W:np.ndarray|None=None, # shared resamples over `bins.instance` (None: drawn here)
+                            n_boot:int=N_BOOT,    # bootstrap resamples (when W is None)
+                            random_state=0,       # seed of the resampling
+                            metric:str='accuracy', # the score
+                            U:np.ndarray|None=None, # bootstrap weights of the perturbed copies (`draw_weights`; None: drawn here)
+                           )->tuple:              # (models, measure → replicates (row 0 = estimate) × models, the largest level)
+    "Replicates of the score on `metric` under the largest perturbation level (the hardest `worst_share`) and its drop from clean (all, the hardest), the break and flip rates there; the perturbed copies are noise draws, resampled with U."
     need = {'model', 'instance', 'level', 'y_pred', 'correct'}
     if not isinstance(pp, pd.DataFrame) or not need <= set(pp.columns):
         raise ValueError(f"perturbation predictions need the columns {sorted(need)}")
@@ -419,7 +454,7 @@ def _perturbation_reps(pp, bins, alpha, W, n_boot, random_state, metric:str='acc
     b = bin_strata(bins)
     inst = b.index[b.index.isin(pp.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
-    top = hardest(bins, inst, worst_share=alpha)
+    top = hardest(bins, inst, worst_share=worst_share)
     keys = ['model', 'instance'] + (['repeat'] if 'repeat' in pp.columns else [])
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
@@ -481,7 +516,10 @@ def perturbation_predictions(dataset,               # a Dataset
 # %% ../nbs/91b_intervals.ipynb #03583118
 _TOL = 1e-9   # an interval touching 0 up to rounding (e.g. −1e−17) does not exclude it
 
-def _interval_calls(D:np.ndarray, level:float, better:str)->tuple:
+def interval_calls(D:np.ndarray,        # differences: replicates (row 0 = estimate) × comparisons
+                   *, level:float=LEVEL,  # coverage of each interval
+                   better:str='higher',   # which direction is better: 'higher' or 'lower'
+                  )->tuple:               # (estimate, lo, hi, call) per column
     "Estimate, percentile interval and call of differences D (row 0 = estimate): 'better' / 'worse' / 'indistinguishable'."
     lo, hi = percentile_interval(D[1:], level=level)
     good, bad = (lo > _TOL, hi < -_TOL) if better == 'higher' else (hi < -_TOL, lo > _TOL)
@@ -502,7 +540,7 @@ def compare_to_rest(R:np.ndarray,          # replicates (row 0 = estimate) × mo
     if k < 2: return out
     C = R[:, among]
     rest = (C.sum(1, keepdims=True) - C) / (k - 1)
-    d, lo, hi, call = _interval_calls(C - rest, 1 - (1 - level) / k, better)
+    d, lo, hi, call = interval_calls(C - rest, level=1 - (1 - level) / k, better=better)
     out.loc[among, 'diff'], out.loc[among, 'lo'], out.loc[among, 'hi'], out.loc[among, 'call'] = d, lo, hi, call
     return out
 
@@ -514,7 +552,7 @@ def compare_pairs(R:np.ndarray, models:list, *, better:str='higher', level:float
     pairs = [(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]]
     if not pairs: return pd.DataFrame(columns=['a', 'b', 'diff', 'lo', 'hi', 'call'])
     D = np.stack([R[:, i] - R[:, j] for i, j in pairs], axis=1)
-    d, lo, hi, call = _interval_calls(D, 1 - (1 - level) / len(pairs), better)
+    d, lo, hi, call = interval_calls(D, level=1 - (1 - level) / len(pairs), better=better)
     return pd.DataFrame({'a': [models[i] for i, _ in pairs], 'b': [models[j] for _, j in pairs], 'diff': d, 'lo': lo, 'hi': hi,
                          'call': call})
 

@@ -51,16 +51,16 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
     from robustdiff.intervals import percentile_interval
-    from robustdiff._resample import ones_first as _ones_first, weighted_means as _wmean, metric_matrix as _metric_matrix, as_str_array as _as_str
-    Wa, inst, rows = _ones_first(W), np.asarray(instances), []
+    from robustdiff._resample import ones_first, weighted_means, metric_matrix, as_str_array
+    Wa, inst, rows = ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(set(_as_str(pp.y_true)))
+        models, classes = list(dict.fromkeys(pp.model)), sorted(set(as_str_array(pp.y_true)))
         for label, mask in subsets:
             if label.startswith('worst'): continue
             q = pp if mask is None else pp[mask]
             for lv, g in q.groupby('level', sort=True):
                 sel = np.sort(g.instance.unique())
-                R = _metric_matrix(metric, Wa[:, pd.Index(inst).get_indexer(sel)], g, 'y_pred', models, sel, classes, 'p_true')
+                R = metric_matrix(metric, Wa[:, pd.Index(inst).get_indexer(sel)], g, 'y_pred', models, sel, classes, 'p_true')
                 lo, hi = percentile_interval(R[1:])
                 rows += [dict(model=m, level=lv, subset=label, metric=metric_name(metric), value=R[0, j], lo=lo[j], hi=hi[j])
                          for j, m in enumerate(models)]
@@ -76,7 +76,7 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
         idx = (cell[on] * L + lv_code[on])                    # selected rows: sums per instance × model × level
         num = np.bincount(idx, correct[on], n * M * L).reshape(n, M * L)
         den = np.bincount(idx, minlength=n * M * L).reshape(n, M * L).astype(np.float64)
-        S = _wmean(Wa, np.hstack([num, den]))                 # one product: the weights are read once per subset
+        S = weighted_means(Wa, np.hstack([num, den]))                 # one product: the weights are read once per subset
         R = (S[:, :M * L] / S[:, M * L:]).reshape(len(S), M, L)   # ratio of weighted sums, per resample
         lo, hi = percentile_interval(R[1:])
         rows += [dict(model=m, level=lv, subset=label, metric='ACC', value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
@@ -104,10 +104,10 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
                         subsets:list|None=None, # `_perturbation_subsets(pp, alpha, hard)` if already computed
                        )->pd.DataFrame:    # model, fold, level, repeat (the copy), metric, value, subset
     "Accuracy (or the chosen metric) of every model × fold × level × copy on the whole test fold, its worst and its hardest α share."
-    from robustdiff._resample import as_str_array as _as_str
+    from robustdiff._resample import as_str_array
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    classes = sorted(set(_as_str(pp.y_true)))
+    classes = sorted(set(as_str_array(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
         if metric == 'accuracy':
@@ -156,9 +156,10 @@ def report_stage(ctx, st):
                          "as from the file" if given else '') + '.')
     bins = ctx.table('scc', 'bins')
     if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
-        from robustdiff.intervals import _perturbation_reps, percentile_interval, N_BOOT
+        from robustdiff.intervals import perturbation_replicates, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-        models, reps, lv = _perturbation_reps(two, bins, c['worst_share'], ctx.weights(bins.instance), N_BOOT, ctx.run.random_state, metric)
+        models, reps, lv = perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance), n_boot=N_BOOT,
+                                                  random_state=ctx.run.random_state, metric=metric)
         ctx.perturbation_reps = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):

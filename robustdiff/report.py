@@ -13,19 +13,19 @@ from .data import check_task
 from .charts import chart_problems
 from .fitwarnings import collected, summarise
 from .portfolio import get_models
-from ._models import wants_prep as _wants_prep
+from ._models import wants_prep
 from .responses import ModelFitError
-from ._folds import release_memory as _release_memory
+from ._folds import release_memory
 from .scc import LAMBDAS
-from ._folds import as_perturbations as _as_perturbations
-from ._frames import check_lambdas as _check_lambdas
+from ._folds import as_perturbations
+from ._frames import check_lambdas
 from .publish import check_out_dir, save_report, check_run
 from .leaks import leak_check, LeakWarning
 from .metrics import target_profile, choose_metric
-from ._scores import check_metric as _check_metric
+from ._scores import check_metric
 from .respondents import auto_respondents
-from .run import (NOISE_DRAWS, connect_scheduler, _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels,
-                            _stage_order, _finish_refits)
+from .run import NOISE_DRAWS, connect_scheduler
+from ._run import _check_scheduler, _Ctx, _schedule, _sample_rows, _perturb_levels, _stage_order, _finish_refits
 from ._stages import Settings, respondent_models
 from ._report_inputs import (load_input, input_files, as_list, check_model_names, class_order_note,
                                        as_given_note)
@@ -156,7 +156,7 @@ def _run_stage(ctx:_Ctx, name:str, on:bool, log)->Stage:
         st.tables.clear(); st.charts.clear()
         if os.environ.get('ROBUSTDIFF_DEBUG'): traceback.print_exc()
     st.seconds = time.perf_counter() - t0
-    _release_memory()      # the stage's temporaries are freed: give their pages back before the next stage
+    release_memory()      # the stage's temporaries are freed: give their pages back before the next stage
     return st
 
 def _run_stages(ctx:_Ctx, log):
@@ -212,7 +212,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     names = _parse_stages(stages)
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (reports are reproducible), got {random_state!r}")
-    _check_lambdas(lambdas); _as_perturbations(nu)
+    check_lambdas(lambdas); as_perturbations(nu)
     if not 0 < class_noise < 1: raise ValueError(f"class_noise must be in (0, 1), got {class_noise!r}")
     if not 0 < worst_share < 1: raise ValueError(f"worst_share must be in (0, 1), got {worst_share!r}")
     if not perturb_size > 0: raise ValueError(f"perturb_size must be > 0, got {perturb_size!r}")
@@ -220,7 +220,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
         raise ValueError(f"perturb_repeats must be an int ≥ 1, got {perturb_repeats!r}")
     if ih_pool not in ('models', 'pyhard7'): raise ValueError(f"ih_pool must be 'models' or 'pyhard7', got {ih_pool!r}")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 2: raise ValueError(f"n_bins must be an int ≥ 2, got {n_bins!r}")
-    _check_metric(metric, auto=True)
+    check_metric(metric, auto=True)
     if isinstance(noise_draws, bool) or not isinstance(noise_draws, (int, np.integer)) or not 1 <= noise_draws <= MAX_NOISE_DRAWS:
         raise ValueError(f"noise_draws must be an int from 1 to {MAX_NOISE_DRAWS}, got {noise_draws!r} (each draw predicts every test row "
                          f"of every model again; beyond a few draws the intervals barely change)")
@@ -250,7 +250,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                progress=progress, class_noise=class_noise, perturb_size=perturb_size, worst_share=worst_share,
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
-               model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not _wants_prep(e)),
+               model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not wants_prep(e)),
                respondents_reason=why_respondents, class_order=class_order_note(profile, ds.classes),
                dropped=[str(c) for c in as_list((csv_kws or {}).get('drop'))])
     run = Settings(n_jobs=n_jobs, random_state=int(random_state), backend=backend, progress=progress, cache_dir=cache_dir, n_splits=n_splits)

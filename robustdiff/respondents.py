@@ -23,8 +23,9 @@ from ._validation import check_int
 
 # %% auto #0
 __all__ = ['ARTIFICIAL', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',
-           'check_respondents', 'check_population', 'respondent_predictions', 'difficulty_se', 'split_half_reliability',
-           'reliability_chart', 'split_half_chart', 'population_chart', 'with_reliability', 'auto_respondents']
+           'respond_fold', 'check_respondents', 'check_population', 'respondent_predictions', 'difficulty_se',
+           'split_half_reliability', 'reliability_chart', 'split_half_chart', 'population_chart', 'with_reliability',
+           'auto_respondents']
 
 # %% ../nbs/12_respondents.ipynb #1853cd5a
 def _subset_size(frac, n:int, minimum:int=1)->int:
@@ -244,8 +245,9 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
 _ = register_portfolio('ladder', lambda: get_respondents('ladder'), overwrite=True)
 
 # %% ../nbs/12_respondents.ipynb #8d314448
-def _respond_fold(ctx)->pd.DataFrame:
-    "One respondent on one fold: its predictions for the test rows (artificial learners answer from the labels)."
+def respond_fold(ctx, # the `FoldContext` of one respondent on one fold (as `map_folds` passes it)
+                )->pd.DataFrame: # instance, y_true, y_pred, correct of the fold's test rows
+    "One respondent on one fold, a task function of `map_folds`: its predictions for the test rows (artificial learners answer from the labels)."
     ds, est = ctx.dataset, ctx.estimator
     y_true = ctx._y_test()                # the batch's test labels, taken once per fold
     model = est.steps[-1][1] if hasattr(est, 'steps') else est
@@ -294,7 +296,7 @@ def respondent_predictions(dataset,                 # a Dataset or `load_dataset
     arts = [k for k, e in pop.items() if isinstance(e, ArtificialLearner)]
     if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
     batch = max(1, -(-len(pop) * n_splits * n_repeats // 24))   # ~24 tasks of many small fits: cheap to schedule (Dask)
-    return map_folds(_respond_fold, dataset, pop, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
+    return map_folds(respond_fold, dataset, pop, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
                      cache_dir=cache_dir, cache_key='respondents', desc='respondents', batch=batch)
 
 # %% ../nbs/12_respondents.ipynb #8b6bb6bd

@@ -19,7 +19,8 @@ from .datasets import load_dataset
 from .portfolio import get_models, model_pipeline
 from ._models import wants_prep, quiet_many_classes
 from .fitwarnings import capture, tally
-from .costs import one_pass_cost, _pass_shape   # the planner's expected costs (02b_costs)
+from .costs import one_pass_cost   # the planner's expected costs (02b_costs)
+from ._costs import _pass_shape   # a task's shape (02f_costs_shared)
 from ._cache import param_token, code_versions, task_key, cache_file, cache_read, cache_write, cache_failed, cache_usable   # the result cache (02e_cache_keys)
 from ._folds import one_thread, release_memory, fold_where, run_plans
 from ._validation import check_int
@@ -245,7 +246,7 @@ class _Plan:
     def store(self, k:int, out:pd.DataFrame):
         "Keep a task's result (and cache it); its fit warnings go to the caller's tally (`collected`)."
         tally(out.attrs.pop('fit_warnings', None))
-        out.attrs.pop('seconds', None)             # the worker's time of the task: read by a watcher (`robustdiff.run._Timeline.watch`), never cached
+        out.attrs.pop('seconds', None)             # the worker's time of the task: read by a watcher (`robustdiff._run._Timeline.watch`), never cached
         self.results[k] = out if self.keep is None else self.keep(out)
         if self.files[k] is None: return
         try: cache_write(self.files[k][0], self.files[k][1], out)

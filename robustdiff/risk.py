@@ -4,71 +4,24 @@
 
 # %% ../nbs/60_risk.ipynb #030843b7
 from __future__ import annotations
-import os, re, warnings
+import os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from scipy.special import expit, logit
 from scipy.stats import norm
 from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
 from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
 from .risk_io import RiskFileError, write_risk_file, read_risk_file   # the file format (61_risk_io)
-from .conformal import (conformal_sets, _check_delta, _check_simultaneous, _bin_delta, _min_rows,
-                                  _rank)   # the sets (59_conformal)
+from .conformal import conformal_sets   # the sets (59_conformal)
+from ._conformal import _check_delta, _check_simultaneous, _bin_delta, _min_rows   # their thresholds (59a_conformal_thresholds)
+from ._risk_core import (_logistic, _risk_features, _apply, _edges, _bin_of, _per_bin, _check_calibration,
+                                   _set_calibration, _fit_final)   # the logistic fits, bins and calibration choice (60a_risk_core)
 
 # %% auto #0
-__all__ = ['RISK_FILE', 'RiskModel', 'predict_risk', 'class_coverage', 'calibrate', 'BatchEstimate', 'estimate_accuracy',
-           'load_risk', 'score_file', 'calibrate_file']
-
-# %% ../nbs/60_risk.ipynb #3c5fe5d7
-def _logistic(X:np.ndarray, y:np.ndarray, C:float=100.0)->np.ndarray:
-    "Intercept and coefficients of a logistic regression of 0/1 `y` on `X` (a constant rate when `y` has one value)."
-    y = np.asarray(y, int)
-    if y.min() == y.max():
-        return np.r_[logit((y.sum() + 0.5) / (len(y) + 1)), np.zeros(X.shape[1])]
-    return _newton_logistic(np.asarray(X, float), y.astype(float), C)
-
-def _newton_logistic(X:np.ndarray, y:np.ndarray, C:float, tol:float=1e-10, max_iter:int=100)->np.ndarray:
-    "scikit-learn's `LogisticRegression(C)` optimum (L2 penalty 1/(2C) on the slopes, none on the intercept) by Newton steps with step halving."
-    A = np.column_stack([np.ones(len(X)), X])
-    pen = np.r_[0.0, np.full(X.shape[1], 1.0 / C)]
-    w = np.r_[logit((y.sum() + 0.5) / (len(y) + 1)), np.zeros(X.shape[1])]
-    loss = lambda w: np.logaddexp(0, A @ w).sum() - y @ (A @ w) + 0.5 * pen @ (w * w)
-    f = loss(w)
-    for _ in range(max_iter):
-        p = expit(A @ w)
-        g = A.T @ (p - y) + pen * w
-        H = (A * (p * (1 - p))[:, None]).T @ A + np.diag(pen + 1e-12)
-        step, t = np.linalg.solve(H, g), 1.0
-        while (f_new := loss(w - t * step)) > f - 1e-4 * t * (g @ step) and t > 1e-10: t /= 2
-        w, done, f = w - t * step, f - f_new <= tol * max(1.0, abs(f)), f_new
-        if done: break
-    return w
-
-def _risk_features(p_max, b)->np.ndarray:
-    "(logit of the largest class probability, predicted difficulty); a model without probabilities counts as sure."
-    p = np.asarray(p_max, float)
-    p = np.clip(np.where(np.isnan(p), 1.0, p), 1e-12, 1 - 1e-12)   # not tighter: naive Bayes ranks rows at 1 − 1e-10
-    return np.column_stack([logit(p), np.asarray(b, float)])
-
-def _apply(coef:np.ndarray, X:np.ndarray)->np.ndarray: return expit(coef[0] + X @ coef[1:])
-
-# %% ../nbs/60_risk.ipynb #31cab9de
-def _edges(b_oof:np.ndarray, n_bins:int)->np.ndarray:
-    "Interior edges of `n_bins` equal-count bins of the out-of-fold predicted difficulties."
-    return np.quantile(np.asarray(b_oof, float), np.linspace(0, 1, n_bins + 1)[1:-1])
-
-def _bin_of(b, edges)->np.ndarray:
-    "Bin of each predicted difficulty (0 = easiest)."
-    return np.searchsorted(edges, np.asarray(b, float), side='right').astype(np.int16)
-
-def _per_bin(values, bins, n_bins:int)->np.ndarray:
-    "Mean of `values` in each bin (the overall mean for an empty bin)."
-    v, b = np.asarray(values, float), np.asarray(bins)
-    s, c = np.bincount(b, v, n_bins), np.bincount(b, minlength=n_bins)
-    return np.where(c > 0, s / np.maximum(c, 1), v.mean())
+__all__ = ['RISK_FILE', 'RiskModel', 'fit_risk_model', 'predict_risk', 'class_coverage', 'calibrate', 'BatchEstimate',
+           'estimate_accuracy', 'load_risk', 'score_file', 'calibrate_file']
 
 # %% ../nbs/60_risk.ipynb #4dcba50f
 def _fill_values(X:pd.DataFrame, nominal)->dict:
@@ -148,72 +101,7 @@ class RiskModel:
         return (f"RiskModel({self.dataset!r}: {len(self.models)} models, {len(self.features)} features, {self.n_bins} "
                 f"predicted-difficulty bins, difficulty estimator NRMSE {self.b_cv.get('nrmse', np.nan):.2f})")
 
-# %% ../nbs/60_risk.ipynb #21145291
-_CALIBRATIONS = ('auto', 'own', 'pooled')
-_SET_NOTES = ('Conformal sets: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
-
-def _check_calibration(calibration, none:bool=False):
-    "Refuse a calibration that is not one of `_CALIBRATIONS` (with `none`, also None: the model's; 'auto' only at fit time)."
-    if none and calibration is None: return
-    allowed = ('own', 'pooled') if none else _CALIBRATIONS
-    if not isinstance(calibration, str) or calibration not in allowed:
-        raise ValueError(f"calibration must be {' or '.join(map(repr, allowed))}{' (or None: the model setting)' if none else ''}, got {calibration!r}")
-
-def _calibration_mode(calibration:str,   # 'auto', 'own' or 'pooled'
-                      own_counts,         # calibration rows per bin in the deployed fold
-                      alpha:float, delta:float|None, simultaneous:bool)->str:
-    "'own' or 'pooled': with 'auto', the deployed fold's own rows when every bin of them is thick enough for the promised δ (`_min_rows`), else all out-of-fold rows."
-    if calibration != 'auto': return calibration
-    nk = np.asarray(own_counts); nk = nk[nk > 0]
-    if not len(nk): return 'pooled'
-    return 'own' if nk.min() >= _min_rows(alpha, _bin_delta(delta, len(nk), simultaneous)) else 'pooled'
-
-def _set_calibration(rm, calibration:str, delta:float|None, simultaneous:bool):
-    "Set the sets' δ, its scope and their calibration rows on `rm`, and rewrite the notes that describe them."
-    rm.delta, rm.simultaneous = (None if delta is None else float(delta)), bool(simultaneous)
-    own = np.bincount(rm.cal_bins[rm.cal_own], minlength=rm.n_bins)
-    rm.calibration = _calibration_mode(calibration, own, rm.alpha, rm.delta, rm.simultaneous)
-    K = int((own > 0).sum())
-    need = _min_rows(rm.alpha, _bin_delta(rm.delta, K, rm.simultaneous))
-    if rm.calibration == 'own':
-        head = (f"Conformal sets: calibrated on the deployed fold's own {len(rm.cal_own)} held-out rows ({own.min()}–{own.max()} per bin), "
-                f"scored by the deployed model and binned by the deployed difficulty estimator exactly as a new row is (split conformal: "
-                f"the promise holds for the deployed model itself).")
-        nk = own
-    else:
-        why = (f"the deployed fold's own {len(rm.cal_own)} rows give {own[own > 0].min()} per bin, fewer than the {need} the promise needs"
-               if calibration == 'auto' else "calibration='pooled'")
-        head = (f"Conformal sets: calibrated on all {len(rm.cal_bins)} out-of-fold rows, each scored by its own fold's fit ({why}): they cover "
-                f"as promised on average over which fold is deployed, approximately for the deployed model itself (a learner whose fits "
-                f"differ from fold to fold, such as rules or LVQ, may cover less).")
-        nk = np.bincount(rm.cal_bins, minlength=rm.n_bins)
-    notes = [head]
-    d_bin = _bin_delta(rm.delta, int((nk > 0).sum()), rm.simultaneous)
-    thin = [k for k in range(rm.n_bins) if rm.delta is not None and 0 < nk[k] and _rank(int(nk[k]), rm.alpha, d_bin) < 1]
-    if thin: notes.append(f"Difficulty bin{'s' if len(thin) > 1 else ''} {', '.join(map(str, thin))} {'hold' if len(thin) > 1 else 'holds'} too few calibration rows "
-                          f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(rm.alpha, d_bin)} needed) for coverage ≥ {1 - rm.alpha:g} "
-                          f"with probability ≥ {1 - d_bin:.3g} (δ = {rm.delta:g}{f' over all {int((nk > 0).sum())} bins together' if rm.simultaneous else ' per bin'}): "
-                          f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
-    rm.notes = [n for n in rm.notes if not n.startswith(_SET_NOTES)] + notes
-    return rm
-
 # %% ../nbs/60_risk.ipynb #535522d6
-def _final_pipeline(est, ds):
-    "The deployable model as the report fits it in each fold: the package's preprocessing around a bundled or `needs_prep` model, a model of yours as given."
-    from robustdiff.portfolio import model_pipeline
-    return model_pipeline(est, ds)
-
-def _fit_final(name, est, ds, rows=None):
-    "Fit the deployable pipeline on `rows` (positions; default all): the report's first training fold, so that it is the very model that scored that fold's held-out rows."
-    from robustdiff._folds import one_thread as _one_thread
-    pipe = _final_pipeline(est, ds)
-    X, y = (ds.X, ds.y.to_numpy()) if rows is None else (ds.X.iloc[rows], ds.y.to_numpy()[rows])
-    with _one_thread(), warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        try: pipe.fit(X, y)
-        except Exception as e: raise RuntimeError(f"model {name!r} failed its deployed fit: {type(e).__name__}: {e}") from e
-    return name, pipe
-
 def _filled(X:pd.DataFrame, fill:dict)->pd.DataFrame:
     gaps = [c for c in X.columns if X[c].isna().any()]
     return X.fillna({c: fill[c] for c in gaps}) if gaps else X
@@ -238,32 +126,37 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
     "[MP22]'s k-fold CV of the difficulty estimator on the report's folds: (the first fold's estimator, out-of-fold b̂, pooled NRMSE and Spearman ρ)."
     from joblib import Parallel, delayed
     from robustdiff.difficulty_model import nrmse
-    from robustdiff._scores import spearman_rho as _spearman
+    from robustdiff._scores import spearman_rho
     reg = _risk_regressor(random_state) if isinstance(regressor, str) and regressor == 'rf50' else regressor
     n_splits = len(folds)
-    from robustdiff._folds import one_thread as _one_thread
-    with _one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
+    from robustdiff._folds import one_thread
+    with one_thread():   # threads: the trees release the GIL, no worker to start (the report's workers may be busy with its refits)
         res = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(_dfold)(reg, X, b, tr, te, random_state) for tr, te in folds)
     b_oof = np.empty(len(b))
     for (_, te), (_, p) in zip(folds, res): b_oof[te] = p
     y = b.to_numpy()
-    return res[0][0], b_oof, dict(nrmse=float(nrmse(y, b_oof)), spearman=float(_spearman(y, b_oof)),
+    return res[0][0], b_oof, dict(nrmse=float(nrmse(y, b_oof)), spearman=float(spearman_rho(y, b_oof)),
                                   regressor=str(regressor), n_splits=int(n_splits)), folds[0][1]
 
-def _fit_risk(ds,                    # the `Dataset` the report ran on
-              items:pd.DataFrame,    # the report's IRT items table (instance, difficulty, status)
-              oof:pd.DataFrame,      # out-of-fold predictions: model, instance, y_true, y_pred, correct, p_true, p_max
-              flips:pd.DataFrame,    # model, instance, flipped (0/1: the prediction changed under feature noise ν)
-              models,                # the report's models (portfolio name, dict or list of pairs)
-              random_state:int=0, n_bins:int=5, nu:float=0.2, n_jobs:int|None=1,
-              regressor='rf50',     # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
-              n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
-              fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
-              delta:float|None=0.1,  # with probability ≥ 1 − δ over the calibration draw the conformal sets cover ≥ 1 − α (None: on average over draws)
-              simultaneous:bool=True, # δ for every bin at once (Šidák over the bins); False: for each bin on its own
-              metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)
-              calibration:str='auto', # the conformal sets' calibration rows: 'own', 'pooled' or 'auto' (`_calibration_mode`)
-             )->RiskModel:
+def fit_risk_model(ds,                    # the `Dataset` the report ran on
+                   items:pd.DataFrame,    # the report's IRT items table (instance, difficulty, status)
+                   oof:pd.DataFrame,      # out-of-fold predictions: model, instance, y_true, y_pred, correct, p_true, p_max
+                   flips:pd.DataFrame,    # model, instance, flipped (0/1: the prediction changed under feature noise ν)
+                   *,
+                   models,                # the report's models (portfolio name, dict or list of pairs)
+                   random_state:int=0,    # seeds the difficulty estimator and the deployed fits
+                   n_bins:int=5,          # predicted-difficulty bins
+                   nu:float=0.2,          # the feature-noise level ν behind `flips`
+                   n_jobs:int|None=1,     # parallel workers
+                   regressor='rf50',      # the difficulty estimator's regressor: 'rf50' or a name of `robustdiff.difficulty_model.REGRESSORS`
+                   n_splits:int=5,        # the report's folds (the estimator's CV and the deployed fits use them)
+                   fitted:dict|None=None, # model name → its pipeline already fitted on the first training fold (the report's one pass): not refitted
+                   delta:float|None=0.1,  # with probability ≥ 1 − δ over the calibration draw the conformal sets cover ≥ 1 − α (None: on average over draws)
+                   simultaneous:bool=True, # δ for every bin at once (Šidák over the bins); False: for each bin on its own
+                   metric:str='accuracy', # the report's metric: batches are estimated in it (`estimate_accuracy`)
+                   calibration:str='auto', # the conformal sets' calibration rows: 'own', 'pooled' or 'auto' (`_calibration_mode`)
+                  )->RiskModel:
+    "A `RiskModel` from what a report computed (its difficulty items, out-of-fold predictions and flips): the report's risk stage and `RiskModel.from_report` call it."
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
     _check_calibration(calibration)
@@ -460,8 +353,8 @@ def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwi
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
-    from robustdiff._models import PlainColumns as _PlainColumns
-    if self._kind(m) in ('split', 'oof'): Xm = _PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
+    from robustdiff._models import PlainColumns
+    if self._kind(m) in ('split', 'oof'): Xm = PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
     labels = np.asarray(labels)
@@ -569,29 +462,13 @@ def _from_report(report, n_jobs:int|None=None, regressor='rf50')->RiskModel:
         raise ValueError("this report has no risk inputs: build it with the 'risk' stage (stages=... including 'risk'), "
                          "which keeps the out-of-fold predictions the risk model is calibrated on")
     c = inp['cfg']
-    return _fit_risk(inp['dataset'], inp['items'], inp['oof'], inp['flips'], c['models'], c['random_state'], c['n_bins'],
-                     c['nu'], c['n_jobs'] if n_jobs is None else n_jobs, regressor, c.get('n_splits', 5),
-                     metric=c.get('metric', 'accuracy'))
+    return fit_risk_model(inp['dataset'], inp['items'], inp['oof'], inp['flips'], models=c['models'], random_state=c['random_state'],
+                          n_bins=c['n_bins'], nu=c['nu'], n_jobs=c['n_jobs'] if n_jobs is None else n_jobs, regressor=regressor,
+                          n_splits=c.get('n_splits', 5), metric=c.get('metric', 'accuracy'))
 
 RiskModel.from_report = staticmethod(_from_report)
 
 # %% ../nbs/60_risk.ipynb #de9a0c02
-def _deploy_all(rm:RiskModel, inputs:dict, delta, simultaneous, n_jobs)->RiskModel:
-    "`fit_risk(deploy='all')`: every model refitted on every row, its sets and calibrations kept on the report's out-of-fold rows of the same learner."
-    from joblib import Parallel, delayed
-    from robustdiff.portfolio import get_models
-    ds, c = inputs['dataset'], inputs['cfg']
-    specs = get_models(c['models'], random_state=c['random_state'])
-    rm.models = {m: p for m, p in Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, specs[m], ds) for m in rm.models)}
-    rm.deployed = {m: 'all' for m in rm.models}
-    rm = _set_calibration(rm, 'pooled', delta, simultaneous)
-    rm.notes = [n for n in rm.notes if not n.startswith(('Deployed models', 'Conformal sets: calibrated'))] + [
-        f"Deployed models: each model refitted on all {len(ds.X)} rows (deploy='all'); its conformal sets, p_correct, risk, flips and "
-        f"batch estimate are calibrated on the report's {len(rm.cal_bins)} out-of-fold rows of the same learner (its fits on the "
-        f"report's {c.get('n_splits', 5)} folds, cross-conformal-like): the promise holds on average over those fits, approximately "
-        f"for the all-rows fit."]
-    return rm
-
 def _model_name(model)->str:
     "A name for a model of yours: the class of its final step, lower case."
     est = model.steps[-1][1] if hasattr(model, 'steps') else model
@@ -630,7 +507,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     "Model `name`'s calibrations from labelled rows it never saw: its sets' rows, p_correct, risk, flips and the batch estimate's inputs."
     from robustdiff.responses import predict_labels_proba, ModelOutputError
     from robustdiff.perturb import FB24Noise
-    from robustdiff._models import PlainColumns as _PlainColumns
+    from robustdiff._models import PlainColumns
     if y_cal is None: raise ValueError("X_cal without y_cal: give the calibration rows' labels (or the name of their label column in X_cal)")
     if isinstance(y_cal, str):
         if not isinstance(X_cal, pd.DataFrame) or y_cal not in X_cal.columns: raise ValueError(f"y_cal {y_cal!r} is not a column of X_cal")
@@ -646,7 +523,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
         raise ValueError(f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need} "
                          f"for coverage ≥ {1 - self.alpha:g} (more for δ = {self.delta:g}: {_min_rows(self.alpha, _bin_delta(self.delta, self.n_bins, self.simultaneous))})"
                          if self.delta is not None else f"{len(bins)} calibration rows give {', '.join(map(str, nk))} per difficulty bin: each bin needs at least {need}")
-    try: pred, P = predict_labels_proba(model, _PlainColumns().transform(Xm))
+    try: pred, P = predict_labels_proba(model, PlainColumns().transform(Xm))
     except ModelOutputError as e: raise ModelOutputError(f"model {name!r} on the calibration rows: {e}", name) from None
     pred = np.asarray(pred)
     correct = (pred == cls[y_idx]).astype(int)
@@ -658,7 +535,7 @@ def _split_calibration(self:RiskModel, model, name:str, X_cal, y_cal, cls:np.nda
     noise = FB24Noise(nu=self.nu).fit(Xf)
     Xn, _ = noise.perturb(Xf, random_state=self.random_state)
     if self.had_gaps: Xn = Xn.where(Xm.notna())        # the gaps stay gaps: the model's pipeline imputes them, as for the clean rows
-    flipped = (np.asarray(predict_labels_proba(model, _PlainColumns().transform(Xn), check=False)[0]) != pred).astype(float)
+    flipped = (np.asarray(predict_labels_proba(model, PlainColumns().transform(Xn), check=False)[0]) != pred).astype(float)
     return dict(cal_p_true=p_true, cal_bins=bins, cal_labels=y_idx.astype(np.int32), coef_correct=_logistic(b[:, None], correct),
                 coef_risk=coef_r, coef_flip=_logistic(F, flipped >= 0.5), p_flip=_per_bin(flipped, bins, self.n_bins),
                 cal_check=np.column_stack([nk, np.bincount(bins, correct, self.n_bins) / np.maximum(nk, 1), np.bincount(bins, q, self.n_bins) / np.maximum(nk, 1)]),
@@ -1001,16 +878,6 @@ RiskModel.load = staticmethod(load_risk)
 RISK_FILE = 'risk/risk_model.rdrisk'      # in the report folder: the risk model has its own sub-folder
 _OLD_RISK_FILE = 'risk_model.rdrisk'      # where reports written before that kept it (still read by `score_file`)
 
-def _auroc(score, positive)->float:
-    "AUROC of `score` for 0/1 `positive` (NaN when one class is absent); ties count one half."
-    from scipy.stats import rankdata
-    s, y = np.asarray(score, float), np.asarray(positive, bool)
-    n1, n0 = int(y.sum()), int((~y).sum())
-    if n1 == 0 or n0 == 0: return np.nan
-    r = rankdata(s)
-    return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
 # %% ../nbs/60_risk.ipynb #ee50864a
 def _alive(pid:int)->bool:
     "Whether a process `pid` runs (a process of another user counts as running)."
@@ -1046,8 +913,8 @@ def _report_dir(p:Path)->Path|None:
 
 def _check_out(out:Path, data:Path, p:Path, report:Path|None):
     "One line when the scored CSV would replace an input: the data file, the risk file, the report folder or a file in it, a folder."
-    from robustdiff._frames import user_fix as _fix
-    o, flag = out.resolve(), _fix('out', '--out')
+    from robustdiff._frames import user_fix
+    o, flag = out.resolve(), user_fix('out', '--out')
     if o == data.resolve(): raise ValueError(f"{flag} {str(out)!r} is the input data file: choose another name")
     if o == p.resolve(): raise ValueError(f"{flag} {str(out)!r} is the risk model file: choose another name")
     if report is not None and (o == report.resolve() or report.resolve() in o.parents):

@@ -5,8 +5,9 @@
 # %% ../nbs/90k_risk_fit.ipynb #d4cc014a
 from __future__ import annotations
 from .report import build_report
-from .risk import RiskModel, _check_calibration, _deploy_all, _set_calibration
-from .conformal import _check_delta, _check_simultaneous
+from .risk import RiskModel
+from ._risk_core import _check_calibration, _deploy_all, _set_calibration
+from ._conformal import _check_delta, _check_simultaneous
 
 # %% auto #0
 __all__ = ['ONE_MODEL_RESPONDENTS', 'fit_risk']

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 from .charts import alt   # altair, imported on first use
-from .risk import RiskModel, RISK_FILE, _fit_risk, _logistic, _apply, _risk_features, _edges, _bin_of, _auroc
-from .conformal import _bin_delta, _min_rows, _thresholds
+from .risk import RiskModel, RISK_FILE, fit_risk_model
+from ._risk_core import _logistic, _apply, _risk_features, _edges, _bin_of, _auroc
+from ._conformal import _bin_delta, _min_rows, _thresholds
 from .responses import ModelOutputError, PROBA_TOL
 from ._stages import metric_scores
 
@@ -104,7 +105,8 @@ def rejection_chart(err:pd.DataFrame)->alt.Chart:
 # %% ../nbs/62_risk_report.ipynb #c1a55c02
 def _class_crossfit(rm:RiskModel, alpha:float=0.1)->pd.DataFrame:
     "Coverage per class of the sets `predict_risk` makes (class-conditional where `rm.classwise` turns them on), cross-fitted on the two halves of the out-of-fold rows, bins as deployed; an empty set's fallback class is not counted (a lower bound)."
-    from robustdiff.conformal import conformal_cells, unpromised_classes, _cell_sets
+    from robustdiff.conformal import conformal_cells, unpromised_classes
+    from robustdiff._conformal import _cell_sets
     half = _halves(len(rm.cal_bins), rm.random_state)
     delta, simultaneous, _ = _check_setting(rm)
     rows = []
@@ -202,8 +204,8 @@ def report_stage(ctx, st):
                   cfg=dict(models=c['models'], random_state=run.random_state, n_bins=c['n_bins'], nu=nu, n_jobs=run.n_jobs,
                            n_splits=run.n_splits, metric=c['metric']))
     ctx.risk_inputs = inputs
-    rm = _fit_risk(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
-                   fitted=ctx.first_fold_models)   # the one pass's first-fold fits: the report's own models
+    rm = fit_risk_model(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
+                        fitted=ctx.first_fold_models)   # the one pass's first-fold fits: the report's own models
     ctx.first_fold_models, ctx.risk_model = None, rm
     cov, rel, err = _crossfit(rm, rm.alpha)
     summ = pd.DataFrame({'model': list(rm.models), 'train_accuracy': [rm.train_accuracy[m] for m in rm.models],

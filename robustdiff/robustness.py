@@ -14,8 +14,8 @@ from ._folds import stacked_copies
 from ._validation import check_int
 
 # %% auto #0
-__all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'robustness_test', 'robustness_chart', 'robustness_compare',
-           'feature_sensitivity', 'sensitivity_chart']
+__all__ = ['RawNoise', 'QuantileNoise', 'CategoricalResample', 'noise_parts', 'robustness_test', 'robustness_chart',
+           'robustness_compare', 'feature_sensitivity', 'sensitivity_chart']
 
 # %% ../nbs/31_robustness.ipynb #3c524a40
 _STATS = ('train', 'test')
@@ -239,8 +239,11 @@ def _rng(entropy, *key)->np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tuple(int(k) for k in key)))
 
 # %% ../nbs/31_robustness.ipynb #6ed3f053
-def _parts(method, features, X:pd.DataFrame)->list:
-    "The unfitted perturbations behind `method`: raw/quantile noise on numeric features, resampling on category ones."
+def noise_parts(method,               # 'raw', 'quantile', 'categorical', or a RawNoise/QuantileNoise/CategoricalResample (or a list of them)
+                X:pd.DataFrame,       # the rows to perturb (its columns and dtypes choose the parts)
+                *, features=None,     # the columns perturbed (None: every column; not with perturbation objects)
+               )->list:               # unfitted perturbations, to `fit` on training rows
+    "The unfitted perturbations behind `method` (as `robustness_test` makes them): raw/quantile noise on numeric features, resampling on category ones."
     if isinstance(method, _PiMLNoise) or (isinstance(method, (list, tuple)) and method and all(isinstance(m, _PiMLNoise) for m in method)):
         if features is not None: raise ValueError("pass `features` to the perturbation object, not to robustness_test, when method is a perturbation")
         return [clone(m) for m in (method if isinstance(method, (list, tuple)) else [method])]
@@ -302,7 +305,7 @@ def _setup(model, X_test, y_test, X_train, method, size, features, metric, alpha
     else:
         if alpha is None: raise ValueError("per-instance scores as `worst` need `worst_share` (the share of hardest rows)")
         scores = _hard_scores(worst, X_test)
-    parts = _parts(method, features, X_test)
+    parts = noise_parts(method, X_test, features=features)
     ref = X_train if X_train is not None else X_test
     parts = [p.fit(ref) for p in parts]
     classes = np.asarray(getattr(model, 'classes_', np.unique(y))) if task == 'classification' else None
@@ -485,7 +488,7 @@ def feature_sensitivity(model,                 # a fitted classifier or regresso
                          columns=['level', 'repeat', 'metric', 'value', 'subset']).query('subset == @subset').value.iloc[0]
     rows = []
     for j, f in enumerate(feats):
-        sf = dict(s, parts=[p.fit(ref) for p in _parts(method, [f], X_test)])
+        sf = dict(s, parts=[p.fit(ref) for p in noise_parts(method, X_test, features=[f])])
         v = np.array([r[3] for r in _score_levels(model, X_test, sf, [size], [(2, j)], n_repeats, entropy, worst_share, worst) if r[4] == subset])
         mean = float(np.nanmean(v)) if np.isfinite(v).any() else np.nan
         rows.append((f, s['metric'], subset, clean, mean, float(np.nanstd(v, ddof=1)) if n_repeats > 1 else 0.0))

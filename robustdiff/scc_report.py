@@ -41,16 +41,17 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    W:np.ndarray,       # the verdict's resamples over `bins.instance`
                    metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
                    random_state:int=0, # seed of the noise draws' resampling (the verdict's)
-                   keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `_feature_noise_reps` (the verdict reuses them)
+                   keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `feature_noise_replicates` (the verdict reuses them)
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
     "Bootstrap intervals of the κ, accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
-    from robustdiff.intervals import _feature_noise_reps_many, _noise_table, LEVEL, N_BOOT
+    from robustdiff.intervals import feature_noise_replicates, noise_table, LEVEL, N_BOOT
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
-        for lam, (models, reps, facts) in zip(lams, _feature_noise_reps_many(g, bins, lams, W, N_BOOT, random_state, metric)):
+        for lam, (models, reps, facts) in zip(lams, feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT,
+                                                                                      random_state=random_state, metric=metric)):
             if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
-            t = _noise_table(models, reps, facts, lam, LEVEL)
+            t = noise_table(models, reps, facts, lam=lam, level=LEVEL)
             part = lambda m, pre, cols=('lo', 'hi'): t[t.measure == m].set_index(['model', 'bin'])[list(cols)].add_prefix(pre)
             sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
             br = part('break_rate', 'break_rate', ('value', 'lo', 'hi')).rename(columns={'break_ratevalue': 'break_rate',

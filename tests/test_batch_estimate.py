@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from robustdiff.data import from_frame
 from robustdiff.report import build_report
-from robustdiff.risk import _COLUMNS, _fit_batch_calibration, _bin_of, score_file
+from robustdiff.risk import _COLUMNS, _fit_batch_calibration, score_file; from robustdiff._risk_core import _bin_of
 
 
 def _frame(n=300, seed=0, classes=3):

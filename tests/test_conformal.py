@@ -1,7 +1,7 @@
 "Class-conditional Mondrian sets (`classwise`), the cell table (`conformal_cells`) and their boundary checks."
 import numpy as np, pandas as pd, pytest
 from robustdiff.conformal import conformal_sets, conformal_cells, unpromised_classes, CELL_USES
-from robustdiff.conformal import _bin_delta, _min_rows, _rank
+from robustdiff._conformal import _bin_delta, _min_rows, _rank
 
 
 def _imbalanced(n, rng, share=0.12):

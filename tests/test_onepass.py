@@ -17,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from robustdiff.data import from_frame
 from robustdiff.datasets import make_synthetic
 from robustdiff.report import build_report
-from robustdiff.run import _Ctx
+from robustdiff._run import _Ctx
 from robustdiff.perturbation_report import _top_in_groups
 from robustdiff.scc import noisy_predictions, clean_predictions, scc_curves
 from robustdiff.ela import ela_experiment
@@ -112,7 +112,7 @@ def test_cross_validated_perturbation_from_the_stored_predictions(case):
 
 def test_stored_perturbed_predictions_equal_a_direct_refit(case):
     "One model × fold refitted here: its predictions of the raw-noise copies (same fold seed, spawned by 2) match the stored ones."
-    from robustdiff.robustness import _parts
+    from robustdiff.robustness import noise_parts; _parts = lambda method, features, X: noise_parts(method, X, features=features)
     from robustdiff._folds import stacked_copies as _stacked
     ds, rep = case
     c = rep.config
@@ -208,7 +208,7 @@ def test_one_schedule_equals_the_stages_own_fits(moons, monkeypatch):
 
 def test_batched_map_folds_equals_one_fit_per_task(moons):
     from robustdiff.responses import map_folds, _plan_folds
-    from robustdiff.respondents import _respond_fold
+    from robustdiff.respondents import respond_fold as _respond_fold
     ds, _ = moons
     plan = _plan_folds(_respond_fold, ds, _population(), 5, 1, 0, None, None, batch=3)
     batches = [ks for _, ks in plan.todo()]
@@ -265,7 +265,7 @@ def test_batched_fits_share_the_prep_step_and_change_nothing(monkeypatch):
     "A batch fits `make_pipeline`'s prep (imputing, scaling, one-hot) once and transforms its test rows once: answers identical to one fit per task."
     from sklearn.compose import ColumnTransformer
     from robustdiff.responses import map_folds
-    from robustdiff.respondents import _respond_fold, get_respondents
+    from robustdiff.respondents import respond_fold as _respond_fold, get_respondents
     from robustdiff.data import from_frame
     from robustdiff.datasets import load_dataset
     df = load_dataset('sklearn:wine').X.copy(); rng = np.random.default_rng(0)

@@ -5,14 +5,14 @@ from pathlib import Path
 import pytest
 from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models
 from robustdiff.responses import _plan_folds
-from robustdiff.costs import _COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, _pass_shape, hardness_cost, one_pass_cost
+from robustdiff.costs import _COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, hardness_cost, one_pass_cost; from robustdiff._costs import _pass_shape
 
 RESULTS = Path(__file__).resolve().parents[1]/'benchmarks'/'results'
 
 def _default_pass_fn(names=('accuracy', 'scc', 'ela', 'perturbation', 'difficulty', 'hardness', 'verdict', 'risk')):
     "The one pass's task function of a default report (the defaults of `build_report`), as `_schedule` plans it."
     from robustdiff.report import build_report
-    from robustdiff.run import _Ctx
+    from robustdiff._run import _Ctx
     d = {k: v.default for k, v in inspect.signature(build_report).parameters.items()}
     cfg = dict(nu=d['nu'], class_noise=d['class_noise'], perturb_size=d['perturb_size'],
                perturb_repeats=d['perturb_repeats'], noise_draws=d['noise_draws'])
@@ -20,7 +20,7 @@ def _default_pass_fn(names=('accuracy', 'scc', 'ela', 'perturbation', 'difficult
 
 def _planned(ds, models, respondents=True):
     "(one pass, respondents) CPU seconds of the report's schedule by the prior, as `_plan_lines` sums them."
-    from robustdiff.respondents import get_respondents, _respond_fold
+    from robustdiff.respondents import get_respondents, respond_fold as _respond_fold
     (fn, key), d = _default_pass_fn()
     p = _plan_folds(fn, ds, models, d['n_splits'], 1, 0, None, key)
     r = _plan_folds(_respond_fold, ds, get_respondents('ladder'), d['n_splits'], 1, 0, None, 'respondents', batch=50) if respondents else None

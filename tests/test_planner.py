@@ -91,7 +91,7 @@ def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
     with pytest.raises(ValueError, match='max_rows'): build_report('sklearn:breast_cancer', models='quick', max_rows=3)
 
 def test_quadratic_stage_named_with_its_estimate():
-    from robustdiff.run import _Ctx, _plan_lines
+    from robustdiff._run import _Ctx, _plan_lines
     from robustdiff.datasets import make_synthetic
     big = make_synthetic('moons', n_samples=60_000)
     lines = []
@@ -110,7 +110,7 @@ def test_cli_max_rows(tmp_path, capsys):
     assert 'max_rows must be' in capsys.readouterr().err
 
 # ------------------------------------------------------------------ the run's plan and its ETA (issue 45)
-from robustdiff.run import _Ctx, _Timeline, _timeline, _plan_lines, _calibrate, _about, _OWN_SHARE
+from robustdiff._run import _Ctx, _Timeline, _timeline, _plan_lines, _calibrate, _about, _OWN_SHARE
 from robustdiff.costs import remaining_seconds
 
 def _ctx_plans(names, ds=None, models='quick', n_jobs=2):
@@ -131,7 +131,7 @@ def test_plan_covers_every_selected_stage_and_the_page():
         assert all(v > 0 for v in tl.pieces.values()), tl.pieces
         np.testing.assert_allclose(tl.total, sum(tl.pieces.values()))
     ctx, plans = _ctx_plans(STAGES)
-    from robustdiff.run import _refit_plan
+    from robustdiff._run import _refit_plan
     tl = _timeline(ctx, plans, _refit_plan(ctx))        # the refits beside the stages: ELA and the verdict last
     assert list(tl.pieces)[-3:] == ['ela', 'verdict', 'page']
     small, big = (_timeline(*_ctx_plans(('data', 'scc'), ds=make_synthetic('moons', n_samples=n))) for n in (500, 5000))
@@ -279,7 +279,7 @@ def test_the_workers_start_up_is_not_the_first_tasks_time():
     assert tl.fits_left(60.0) < before
 
 def test_the_first_fold_of_every_model_goes_first_and_the_timeline_knows_the_order():
-    from robustdiff.run import _first_folds_first
+    from robustdiff._run import _first_folds_first
     from robustdiff._folds import costliest_first as _costliest_first
     ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
     order = _first_folds_first(list(plans.values()))
@@ -335,8 +335,8 @@ def test_one_fold_done_outweighs_the_other_models_ratio():
 
 def test_a_batch_of_respondents_runs_among_the_first():
     # after the first fold of every model, the costliest batch of the respondents: the first minute times them too
-    from robustdiff.run import _first_folds_first
-    from robustdiff.respondents import _respond_fold, get_respondents
+    from robustdiff._run import _first_folds_first
+    from robustdiff.respondents import respond_fold as _respond_fold, get_respondents
     ctx, plans = _ctx_plans(('data', 'accuracy', 'scc'))
     resp = _plan_folds(_respond_fold, ctx.ds, get_respondents('ladder', n=12), 5, 1, 0, None, 'respondents', batch=4)
     order = _first_folds_first([plans['pass'], resp])

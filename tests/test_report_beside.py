@@ -4,7 +4,7 @@ import warnings
 import pandas as pd
 import pytest
 from robustdiff.report import build_report, STAGES
-from robustdiff.run import _Ctx, _refits_beside, _stage_order, REFITS_BESIDE_MAX_ROWS
+from robustdiff._run import _Ctx, _refits_beside, _stage_order; from robustdiff.run import REFITS_BESIDE_MAX_ROWS
 
 
 def _tables(rep):

@@ -275,7 +275,7 @@ def test_the_report_deploys_its_own_first_fold_fits(monkeypatch):
 def test_training_conditional_sets_cover_in_most_calibration_draws():
     "With `delta`, a bin's coverage given its calibration draw is ≥ 1 − α in at least 1 − δ of the draws (Vovk 2012, Prop. 2a); the sets valid only on average over draws (δ off, the behaviour before) fall short in about 40 % of the draws of 112 rows — the waveform_21 failure."
     from scipy.stats import binom
-    from robustdiff.conformal import _rank, _thresholds
+    from robustdiff._conformal import _rank, _thresholds
     for n in (1, 9, 22, 60, 112, 400):        # the rank is the largest j with F_Binom(n − j; n, 1 − α) ≥ 1 − δ, never above the average-valid one
         for a in (0.05, 0.1, 0.2):
             for d in (0.01, 0.1, 0.5):
@@ -347,7 +347,7 @@ def test_score_delta_option(fitted, tmp_path, capsys):
 
 def test_simultaneous_delta_is_sidak_over_the_bins():
     "Each bin's δ is 1 − (1 − δ)^(1/K) over the K bins with calibration rows; per bin it is δ; one bin (marginal) keeps δ; a thin bin needs (1 − α)^n ≤ δ_bin."
-    from robustdiff.conformal import _bin_delta, _min_rows, _rank, _thresholds
+    from robustdiff._conformal import _bin_delta, _min_rows, _rank, _thresholds
     for d in (0.01, 0.1, 0.3):
         for K in (1, 2, 5, 10):
             assert _bin_delta(d, K) == pytest.approx(1 - (1 - d) ** (1 / K), rel=1e-12)
@@ -371,7 +371,7 @@ def test_simultaneous_delta_is_sidak_over_the_bins():
 
 def test_simultaneous_sets_cover_every_bin_together():
     "Monte Carlo over calibration draws (K = 5 bins of 60 exchangeable rows, uniform scores: a bin's coverage is its threshold): every bin covers ≥ 1 − α together in ≥ 1 − δ of the draws; with δ per bin far fewer do (0.947^5 ≈ 0.76 here; (1 − δ)^K = 0.59 without the rank's discreteness)."
-    from robustdiff.conformal import _thresholds
+    from robustdiff._conformal import _thresholds
     rng = np.random.default_rng(11)
     draws, K, n = 2000, 5, 60
     cb = np.repeat(np.arange(K), n)
@@ -386,7 +386,7 @@ def test_simultaneous_sets_cover_every_bin_together():
     assert all_cover[True] >= 0.9 - 3 * se
     assert all_cover[False] < 0.9 - 3 * se                    # the per-bin sets miss the simultaneous target
     from scipy.stats import binom
-    from robustdiff.risk import _rank, _bin_delta
+    from robustdiff._conformal import _rank, _bin_delta
     for sim, d in ((True, _bin_delta(0.1, K)), (False, 0.1)):    # each agrees with its exact value, P(one bin covers)^K (independent bins)
         exact = binom.cdf(n - _rank(n, 0.1, d), n, 0.9) ** K
         assert abs(all_cover[sim] - exact) < 4 * np.sqrt(exact * (1 - exact) / draws), (sim, all_cover[sim], exact)

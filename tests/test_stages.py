@@ -10,7 +10,7 @@ import pytest
 import robustdiff.report as R
 from robustdiff import ela_report, verdict_report
 from robustdiff.datasets import make_synthetic
-from robustdiff.run import _Ctx
+from robustdiff._run import _Ctx
 from robustdiff._stages import Settings
 
 PKG = Path(R.__file__).parent

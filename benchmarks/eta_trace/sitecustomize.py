@@ -4,7 +4,7 @@ process only (not in its workers), it records each task the ETA's watcher sees s
 worker's seconds) and, at exit, the timeline's plan (batches, keys, evidence, stages) to $ETA_TRACE_OUT as JSON."""
 import atexit, json, os, sys, time
 if os.environ.get('ETA_TRACE_OUT') and sys.argv and sys.argv[0].endswith('robustdiff') and 'report' in sys.argv:
-    import robustdiff.run as _run
+    import robustdiff._run as _run
     _T, _rec, _state, _T0 = _run._Timeline, {'stores': [], 'etas': []}, {}, time.perf_counter()
     _watch, _eta_line = _T.watch, _T.eta_line
 
