@@ -17,6 +17,7 @@ from robustdiff.irt import irt_probability, difficulty
 from robustdiff.difficulty_model import (DifficultyEstimator, difficulty_cv, get_regressor, REGRESSORS, nrmse,
                                          importance_table, class_difficulty, accuracy_by_difficulty, shift_alarm,
                                          estimate_ability)
+from robustdiff.difficulty_model import CaretTrain, CaretGlmnet, _caret_grid, _glmnet_lambdas
 
 def _toy(n=800, n_models=60, seed=0):
     rng = np.random.default_rng(seed)
@@ -134,3 +135,32 @@ def test_estimate_ability_recovers_theta(theta, seed):
     se = 1 / np.sqrt((P * (1 - P)).sum())                       # ≈ 0.04–0.06 here
     # 5 standard errors (a 1-in-a-million miss per example) plus the weak prior's pull towards 0 (≤ 0.05 here)
     assert abs(estimate_ability(u, bb) - theta) < 5 * se + 0.05
+
+
+# ---- the regressors as the [MP22] authors' caret code ran them -------------------------------------------------
+def test_regressors_as_the_mp22_authors_ran_them():
+    "Diffmodel.R: caret train(..., tuneLength = 1): ranger with 1000 trees, mtry = floor(p/3), min.node.size 5; kNN unscaled."
+    rf = get_regressor('rf', tuning='authors')
+    assert (rf.n_estimators, rf.max_features, rf.min_samples_split) == (1000, 1 / 3, 6)
+    assert type(get_regressor('knn', tuning='authors')).__name__ == 'KNeighborsRegressor'
+    assert get_regressor('gbm', tuning='authors').subsample == 0.5
+    assert isinstance(get_regressor('glmnet', tuning='authors'), CaretGlmnet)
+    assert isinstance(get_regressor('rf', tuning='caret'), CaretTrain)
+    assert type(get_regressor('rf')).__name__ == 'RandomForestRegressor' and get_regressor('rf').max_features == 'sqrt'  # default kept
+    with pytest.raises(ValueError, match='tuning must be one of'): get_regressor('rf', tuning='tuned')
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=list('abc'))
+    with pytest.raises(ValueError, match='tuning must be one of'): difficulty_cv(X, X.a, regressor='rf', tuning='x')
+
+
+def test_caret_default_grids_and_bootstrap_choice():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(80, 16)), rng.normal(size=80)
+    assert [g['mtry'] for g in _caret_grid('rf', X, y)][:3] == [2, 9, 16]          # floor(seq(2, p, length = 3))
+    assert [g['k'] for g in _caret_grid('knn', X, y)] == [5, 7, 9]
+    lam = _glmnet_lambdas(X, y, 5)
+    assert lam[0] > lam[-1] and lam[-1] / lam[0] == pytest.approx(1e-4)             # n > p: lambda.min.ratio = 1e-4
+    ct = CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0] + 0.1 * y)
+    assert ct.resample_rmse_.shape == (4, 3)
+    assert ct.best_params_ == ct.grid_[int(np.argmin(ct.resample_rmse_.mean(axis=0)))]
+    a, b = CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0]), CaretTrain(method='knn', n_boot=4, random_state=1).fit(X, X[:, 0])
+    assert np.array_equal(a.resample_rmse_, b.resample_rmse_)                         # same seed, same choice
