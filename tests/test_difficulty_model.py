@@ -1,9 +1,10 @@
-"""Tests for robustdiff.difficulty_model (issue 3): the [MP22] difficulty estimator and its applications.
+"""robustdiff.difficulty_model's applications on a simulated population, and a property of the ability estimate.
 
-Tolerances: the toy difficulty is a known function of two features, fitted back through a 1PL response matrix of
-60 models, so its observed difficulty carries IRT noise (se ≈ 0.3); a good estimator still ranks it with ρ > 0.8.
-The shift alarm is a one-sided test at α = 0.01: over 300 clean batches its false-alarm rate must stay below 0.04
-(binomial upper tail), and flipping a quarter of the answers must be caught almost always.
+The estimator, `difficulty_cv`, the named regressors and their bad input are checked beside the code
+(nbs/11_difficulty_model.ipynb). Here: importance, class difficulty and accuracy by difficulty on a toy whose
+difficulty is a known function of two features, fitted back through a 1PL response matrix of 60 models; the shift
+alarm, a one-sided test at α = 0.01: over 300 clean batches its false-alarm rate must stay below 0.04 (binomial
+upper tail), and flipping a quarter of the answers must be caught almost always; ability recovery (hypothesis).
 """
 import numpy as np
 import pandas as pd
@@ -32,58 +33,7 @@ def toy():
     X, b, U = _toy()
     return X, b, U, difficulty(U)
 
-def test_estimator_predicts_unseen_instances(toy):
-    X, b, U, d = toy
-    tr, te = d.index[:500], d.index[500:]
-    est = DifficultyEstimator('rf').fit(X.loc[tr], d.loc[tr])
-    p = est.predict(X.loc[te])
-    assert p.shape == (len(te),) and np.isfinite(p).all()
-    assert spearmanr(p, d.loc[te])[0] > 0.8
-    # unseen rows with columns in another order give the same predictions
-    np.testing.assert_allclose(est.predict(X.loc[te, ::-1]), p)
-
-def test_cv_shape_metrics_and_n_jobs_invariance(toy):
-    X, b, U, d = toy
-    cv1 = difficulty_cv(X, d, regressor='rf', n_jobs=1, random_state=3)
-    cv2 = difficulty_cv(X, d, regressor='rf', n_jobs=2, random_state=3)
-    pd.testing.assert_frame_equal(cv1.predictions, cv2.predictions)
-    assert len(cv1.predictions) == 2 * len(d) and set(cv1.predictions.repeat) == {0, 1}
-    assert sorted(cv1.predictions[cv1.predictions.repeat == 0].instance) == sorted(d.index)
-    sc = cv1.scores
-    assert len(sc) == 10 and (sc.nrmse < 1).all()
-    # NRMSE is RMSE over the sd of *all* observed difficulties, as in the authors' code
-    one = cv1.predictions[(cv1.predictions.repeat == 0) & (cv1.predictions.fold == 0)]
-    assert np.isclose(sc.nrmse.iloc[0], np.sqrt(np.mean((one.observed - one.predicted) ** 2)) / d.std(ddof=1))
-    assert cv1.summary().spearman > 0.8
-
-@pytest.mark.parametrize('reg', REGRESSORS)
-def test_every_named_regressor_beats_the_mean(toy, reg):
-    X, b, U, d = toy
-    s = difficulty_cv(X, d, regressor=reg, n_repeats=1).summary()
-    assert s.nrmse < 0.9 and s.spearman > 0.5
-
-def test_constant_predictor_has_zero_rho(toy):
-    X, b, U, d = toy
-    s = difficulty_cv(X, d, regressor=DummyRegressor(), n_repeats=1).summary()
-    assert s.spearman == 0.0 and abs(s.nrmse - 1) < 0.05
-
-def test_bad_input():
-    X, b, U = _toy(100, 20)
-    with pytest.raises(TypeError, match='not a scikit-learn regressor'):
-        DifficultyEstimator(LogisticRegression()).fit(X, b)
-    with pytest.raises(ValueError, match='unknown regressor'):
-        get_regressor('svm')
-    with pytest.raises(ValueError, match='NaN'):
-        DifficultyEstimator().fit(X, b.where(b > 0))                   # NaN difficulties
-    with pytest.raises(ValueError, match='not rows of X'):
-        DifficultyEstimator().fit(X, pd.Series(b.to_numpy(), index=b.index + 1000))
-    with pytest.raises(ValueError, match='at least 10'):
-        DifficultyEstimator().fit(X, b.iloc[:5])
-    with pytest.raises(ValueError, match='n_splits'):
-        difficulty_cv(X, b, n_splits=1)
-    with pytest.raises(ValueError, match='zero variance'):
-        nrmse([1, 1, 1], [1, 2, 3])
-    assert type(get_regressor(Ridge())).__name__ == 'Ridge'
+# the estimator, difficulty_cv, the named regressors and their bad input: unit checks in nbs/11_difficulty_model.ipynb
 
 def test_importance_separates_hardness_from_class(toy):
     X, b, U, d = toy

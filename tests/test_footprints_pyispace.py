@@ -50,3 +50,22 @@ def test_construction_is_checked(space):
     Z, good, _ = space
     with pytest.raises(ValueError, match='construction must be one of'):
         footprints(Z, good, construction='trace')
+
+
+def test_area_norm_pyispace_is_pyispaces_formula():
+    "Two unit squares 2 apart: hull area 4, PyISpace's space footprint (all instances good) area 2, density 441."
+    from robustdiff.footprints import footprints
+    g = np.linspace(0, 1, 21)
+    sq = np.array([(x, y) for x in g for y in g])
+    Z = np.vstack([sq, sq + [3, 0]])
+    good = pd.DataFrame({'left': Z[:, 0] <= 1 + 1e-9, 'right': Z[:, 0] >= 3 - 1e-9})
+    fp = footprints(Z, good, alpha_radius=0.08, min_samples=4, area_norm='pyispace')
+    t = fp.table.set_index('model')
+    space_area, space_density = 2.0, len(Z) / 2.0          # TRACE: out.space = TRACEbuild(Z, true(ninst, 1), opts)
+    assert fp.space_area == pytest.approx(space_area, abs=1e-9)
+    for m in ('left', 'right'):
+        assert t.loc[m, 'area'] == pytest.approx(1.0, abs=1e-9)
+        assert t.loc[m, 'area_norm'] == pytest.approx(t.loc[m, 'area'] / space_area, abs=1e-12)
+        assert t.loc[m, 'density_norm'] == pytest.approx(t.loc[m, 'density'] / space_density, abs=1e-12)
+    hull = footprints(Z, good, alpha_radius=0.08, min_samples=4).table.set_index('model')
+    assert hull.loc['left', 'area_norm'] == pytest.approx(0.25, abs=1e-9)     # the two normalisers differ here

@@ -198,7 +198,7 @@ def test_puk_kernel_rejects_bad_parameters():
 
 
 def test_jrip_is_ripper_on_every_training_row(data):
-    "fabra18's JRip is the native RIPPER (more in test_portfolio_jrip.py) and uses every training row (no cap)."
+    "fabra18's JRip is the native RIPPER (more in test_ripper.py) and uses every training row (no cap)."
     est = get_models('fabra18', random_state=0)['JRip']
     assert isinstance(est, RipperClassifier) and est.random_state == 0
     Xt = make_pipeline(GaussianNB(), data).named_steps['prep'].fit_transform(data.X)

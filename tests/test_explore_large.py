@@ -1,4 +1,4 @@
-"""The instance-space explorer at 20 000 instances in JupyterLab (Playwright + Chromium), as test_isa_explorer.py at 150.
+"""The instance-space explorer at 20 000 instances in JupyterLab (Playwright + Chromium), as test_explore_browser.py at 150.
 
 Above 5 000 instances the chart is a 60 × 45 grid of mean colours (or a stratified sample for the class colour): the
 test checks that the widget renders with no error, that colouring by class switches to the sample, that moving the
@@ -8,7 +8,7 @@ summary reports. Skips when Chromium or Playwright is absent.
 import json, os, re, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
-from test_isa_explorer import CHROMIUM, _HAS_TITLE, _summary, jupyter_lab, open_notebook
+from test_explore_browser import CHROMIUM, _HAS_TITLE, _summary, jupyter_lab, open_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='chromium not installed (apt-get install chromium); CI installs it')

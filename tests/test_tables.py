@@ -1,6 +1,6 @@
 """Real tables in, every chart out: missing values, task checks, file formats, date/ID columns, charts at any size.
 
-A table of bad inputs → the expected error (as in test_bad_input.py); what is accepted and the note it leaves;
+A table of bad inputs → the expected error (as in test_data_bad_input.py); what is accepted and the note it leaves;
 Parquet/Excel round trips; imputation fitted on the training folds only; a continuous target refused with exit
 code 2; a report on a 20 000-row table with every chart (counted in the HTML and in headless Chromium); the
 instance-space explorer at 20 000 instances.

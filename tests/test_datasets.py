@@ -1,4 +1,4 @@
-"Every loader of robustdiff.data, and the bad input it must refuse with a clear message."
+"Every loader of robustdiff.datasets and robustdiff.tables, and the names it must refuse (Dataset's own checks are in nbs/00_data.ipynb)."
 import numpy as np, pandas as pd, pytest
 from robustdiff.data import Dataset, from_frame
 from robustdiff.tables import from_csv
@@ -66,50 +66,13 @@ def test_keel_nominal_and_missing():
     m = load_keel('mushroom'); assert len(m.nominal) == 22
     c = load_keel('crx'); assert 0 < len(c.nominal) < c.n_features
 
-def test_complexity_eq12():
-    d = load_sklearn('iris')
-    assert d.complexity == pytest.approx(4 * 3 / 150)
-
-# bad input -----------------------------------------------------------------------------------------------------
-def test_empty():
-    with pytest.raises(ValueError, match='empty'): Dataset('e', pd.DataFrame({'a': []}), [])
-    with pytest.raises(ValueError, match='empty'): Dataset('e', pd.DataFrame(index=range(3)), [0, 1, 0])
-
-def test_nan_and_inf_name_the_column():
-    with pytest.raises(ValueError, match="'b'.*missing"): Dataset('n', pd.DataFrame({'a': [1., 2], 'b': [1., np.nan]}), [0, 1])
-    with pytest.raises(ValueError, match="'a'.*infinite"): Dataset('i', pd.DataFrame({'a': [1., -np.inf]}), [0, 1])
-    with pytest.raises(ValueError, match='target has 1 missing'): Dataset('t', pd.DataFrame({'a': [1., 2, 3]}), [0, 1, None])
-
-def test_single_class():
-    with pytest.raises(ValueError, match='one class'): Dataset('s', pd.DataFrame({'a': [1., 2, 3]}), ['x'] * 3)
-
-def test_mismatched_lengths():
-    with pytest.raises(ValueError, match='mismatched'): Dataset('m', pd.DataFrame({'a': [1., 2, 3]}), [0, 1])
-
-def test_non_numeric_undeclared():
-    with pytest.raises(TypeError, match="non-numeric.*'s'"): Dataset('s', pd.DataFrame({'s': ['u', 'v'], 'a': [1., 2]}), [0, 1])
-    with pytest.raises(TypeError): Dataset('s', np.zeros((2, 2)), [0, 1])
-
+# bad input of Dataset and from_frame: unit checks in nbs/00_data.ipynb; the loaders' names here -----------------------
 def test_unknown_names():
     with pytest.raises(ValueError, match='unknown dataset'): load_dataset('nonsense')
     with pytest.raises(ValueError, match='unknown bundled'): load_dataset('sklearn:nope')
     with pytest.raises(ValueError, match='unknown synthetic'): load_dataset('synthetic:spirals')
     with pytest.raises(ValueError, match='unknown KEEL'): load_dataset('keel:nope')
     with pytest.raises(ValueError, match='target column'): from_frame(pd.DataFrame({'a': [1, 2]}), 'y')
-
-
-def test_from_frame_refuses_a_continuous_target_as_the_report_does():
-    "A continuous target is refused by from_frame with check_task's line (what to do, and the override), not read as hundreds of classes."
-    import numpy as np, pandas as pd
-    from robustdiff.data import from_frame, check_task
-    r = np.random.default_rng(0)
-    df = pd.DataFrame({'x': r.normal(size=845), 'price': r.gamma(2, 50, 845).round(2)})
-    with pytest.raises(ValueError) as e: from_frame(df, 'price')
-    with pytest.raises(ValueError) as e2: check_task(df.price, task='auto', name="target 'price'")
-    assert str(e.value) == str(e2.value) and "task='classification'" in str(e.value) and '\n' not in str(e.value)
-    assert from_frame(df, 'price', task='classification').n_classes == df.price.nunique()      # the override
-    assert from_frame(df.assign(price=(df.price > 100).map({True: 'dear', False: 'cheap'})), 'price').n_classes == 2
-    with pytest.raises(ValueError, match='task must be one of'): from_frame(df, 'price', task='regression')
 
 
 def test_from_file_refuses_a_continuous_target_unless_told(tmp_path):

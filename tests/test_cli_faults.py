@@ -274,7 +274,7 @@ def test_an_exception_at_any_step_leaves_the_old_report(tmp_path, monkeypatch):
     assert _visible(r) == want
     assert [p.name for p in tmp_path.iterdir()] == ['r']
 
-# (test_killed_first_run_does_not_need_force moved to tests/test_reliability3.py: leftovers that merely look like
+# (test_killed_first_run_does_not_need_force moved to tests/test_cli_errors.py: leftovers that merely look like
 #  robustdiff's, such as .partial-PID, are the user's now; only what a journal lists is ever deleted)
 
 def test_full_disk_at_publish_exits_1_in_one_line(tmp_path, monkeypatch):
