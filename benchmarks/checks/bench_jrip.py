@@ -1,6 +1,6 @@
 """Benchmark: `RipperClassifier` (fabra18's `JRip`) vs the former wittgenstein wrapper vs Weka's JRip.
 
-    python benchmarks/bench_jrip.py [--datasets waveform_40,segmentation,vowel] [--seeds 5] [--witt_seeds 2]
+    python benchmarks/checks/bench_jrip.py [--datasets waveform_40,segmentation,vowel] [--seeds 5] [--witt_seeds 2]
                                     [--weka /usr/share/java/weka.jar] [--identity yeast,waveform_40,...] [--write-fixtures]
 
 1. Accuracy and time on a stratified hold-out of each PMLB data set (1000 test rows when n >= 5000, else 20 %),
@@ -21,7 +21,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT/'tests'))
 from test_portfolio_jrip import pmlb_arrays, weka_stream, parse_weka, ours_as_weka, assert_same_rules, FIXTURES
 from robustdiff.ripper import RipperClassifier, _ripper_fit

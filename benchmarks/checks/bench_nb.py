@@ -1,6 +1,6 @@
 """Benchmark: fabra18's naive Bayes (`GaussianNBFloor`) vs scikit-learn's `GaussianNB` vs Weka's `NaiveBayes`.
 
-    python benchmarks/bench_nb.py [--datasets yeast,vowel,...] [--weka /usr/share/java/weka.jar]
+    python benchmarks/checks/bench_nb.py [--datasets yeast,vowel,...] [--weka /usr/share/java/weka.jar]
 
 5-fold CV with the folds of `robustdiff.responses.cv_splits` (random_state 0). Models:
 - `GaussianNB`, `floor only` (= `GaussianNBFloor(binary='gaussian')`) and `GaussianNBFloor` on the matrix that
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 from sklearn.naive_bayes import GaussianNB
 from robustdiff.datasets import load_pmlb
 from robustdiff.portfolio import make_pipeline

@@ -23,8 +23,8 @@ conformal_vs_crepes.md (the summary, with the command).
 The two tables of issue 46 that stay outside the repository (credit: target `Status`, churn: target `churn`; the
 column is found among Status, churn, y) are read only with `--ext DIR` (credit_data.csv, mlc_churn.csv in DIR).
 Examples:
-    nice -n 10 python benchmarks/conformal_vs_crepes.py --datasets all
-    nice -n 10 python benchmarks/conformal_vs_crepes.py --datasets none --ext /work/ext --tag ext
+    nice -n 10 python benchmarks/checks/conformal_vs_crepes.py --datasets all
+    nice -n 10 python benchmarks/checks/conformal_vs_crepes.py --datasets none --ext /work/ext --tag ext
 """
 from __future__ import annotations
 import argparse, sys, time, warnings
@@ -36,7 +36,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.preprocessing import StandardScaler, OrdinalEncoder
 from sklearn.neighbors import NearestNeighbors
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from robustdiff.datasets import load_dataset, data_dir
 from robustdiff.conformal import conformal_sets, conformal_cells
@@ -184,7 +184,7 @@ def main(argv=None):
     stem = 'conformal_vs_crepes' + (f'_{a.tag}' if a.tag else '')
     RESULTS.mkdir(parents=True, exist_ok=True)
     df.to_csv(RESULTS/f'{stem}.csv', index=False)
-    cmd = 'python benchmarks/conformal_vs_crepes.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
+    cmd = 'python benchmarks/checks/conformal_vs_crepes.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
     text = summary(df, a, cmd)
     (RESULTS/f'{stem}.md').write_text(text)
     print(text)

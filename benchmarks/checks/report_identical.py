@@ -1,7 +1,7 @@
 """Check: every table of whole reports is bit-identical between two commits (a redesign must not move a number).
 
-    python benchmarks/report_identical.py --save DIR [--csv credit.csv --target y --pipeline mod.py:pipe]
-    python benchmarks/report_identical.py --compare DIR [same options]
+    python benchmarks/checks/report_identical.py --save DIR [--csv credit.csv --target y --pipeline mod.py:pipe]
+    python benchmarks/checks/report_identical.py --compare DIR [same options]
 
 Runs `build_report` end to end on three cases — waveform_40 with the default portfolio; a real CSV with missing cells and
 text columns with the default portfolio; the same CSV with the user's own Pipeline beside the quick portfolio — and keeps

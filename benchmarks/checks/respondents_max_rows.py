@@ -1,8 +1,8 @@
 """Benchmark (issue 36): what bounding the ladder respondents' training rows (`SubsetClassifier.max_rows`,
 `get_respondents(max_rows=)`) does to the 1PL difficulties, and what it saves.
 
-    nice -n 10 python benchmarks/respondents_max_rows.py /tmp/dl3/diamonds.csv --target cut --rows 5000 --caps 1000,2000
-    nice -n 10 python benchmarks/respondents_max_rows.py /tmp/dl3/diamonds.csv --target cut --fold-cost 5 --caps 10000
+    nice -n 10 python benchmarks/checks/respondents_max_rows.py /tmp/dl3/diamonds.csv --target cut --rows 5000 --caps 1000,2000
+    nice -n 10 python benchmarks/checks/respondents_max_rows.py /tmp/dl3/diamonds.csv --target cut --fold-cost 5 --caps 10000
 
 The table (e.g. diamonds from plotnine's wheel, kept outside the repository) is cut to a stratified sample of `--rows`
 rows (seed 0). The whole ladder (240 respondents, 5 folds, seed 0) answers without a bound; then the respondents whose
@@ -90,9 +90,9 @@ def main():
         keep, _ = train_test_split(np.arange(len(df)), train_size=a.rows, stratify=df[a.target], random_state=0)
         ds = from_frame(df.iloc[np.sort(keep)].reset_index(drop=True), a.target, name=f'{Path(a.csv).stem}_{a.rows}')
         res = effect(ds, caps); name = 'respondents_max_rows.json'
-    res.update(command='python benchmarks/respondents_max_rows.py ' + ' '.join(sys.argv[1:]),
+    res.update(command='python benchmarks/checks/respondents_max_rows.py ' + ' '.join(sys.argv[1:]),
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), load_after=[round(x, 2) for x in __import__('os').getloadavg()])
     print(json.dumps(res, indent=1))
-    (Path(__file__).resolve().parent/'results'/name).write_text(json.dumps(res, indent=1))
+    (Path(__file__).resolve().parents[1]/'results'/name).write_text(json.dumps(res, indent=1))
 
 if __name__ == '__main__': main()

@@ -1,7 +1,7 @@
 """The NannyML side of `risk_vs_anchors.py`: run in the anchors venv (NannyML is never a dependency of robustdiff).
 
-    /work/anchors-venv/bin/python benchmarks/risk_anchors_cbpe.py data OUT_DIR     # NannyML's bundled tables → parquet
-    /work/anchors-venv/bin/python benchmarks/risk_anchors_cbpe.py cbpe IN.npz OUT.json [IN2.npz OUT2.json ...]  # CBPE on given probabilities
+    /work/anchors-venv/bin/python benchmarks/checks/risk_anchors_cbpe.py data OUT_DIR     # NannyML's bundled tables → parquet
+    /work/anchors-venv/bin/python benchmarks/checks/risk_anchors_cbpe.py cbpe IN.npz OUT.json [IN2.npz OUT2.json ...]  # CBPE on given probabilities
 
 `cbpe` reads the reference rows' probabilities (`ref_P`, columns in `classes` order), predictions and labels, and the
 batches' probabilities and predictions concatenated in batch order (`ana_P`, `ana_pred`, all batches of `size` rows),

@@ -22,7 +22,7 @@ subsample) are scored by fold k. Calibrations compared, per deployed fold, model
     use the average-valid rank).
 Writes benchmarks/results/risk_calibration_<dataset>.csv (dataset, seed, fold, variant, model, bin, n, n_cal, share,
 coverage) and prints the hardest bin per variant.
-    nice -n 10 python benchmarks/risk_calibration.py --dataset waveform_21 --seeds 0,1,2,3
+    nice -n 10 python benchmarks/checks/risk_calibration.py --dataset waveform_21 --seeds 0,1,2,3
 """
 from __future__ import annotations
 import argparse, sys, time, warnings
@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'/'studies'))
 from bench_risk import _split_positions
 from robustdiff.datasets import load_dataset
 from robustdiff.report import build_report

@@ -10,14 +10,14 @@ deployed model (the first fold's fit). Fold 0's rows were scored by that very mo
 * if fold 0's own rows already cover less than the other folds' at the pooled threshold, the deployed fit is
   miscalibrated in its own way, and only its own rows can calibrate it (LVQ and JRip at 5 000 rows).
 
-    python benchmarks/risk_cells.py                       # the cells of CELLS; uses bench_risk's fit cache (benchmarks/.cache_risk)
-    python benchmarks/risk_cells.py letter:5000:lvq:2     # any cells, dataset:max_rows:model:bin (every row: max_rows 1000000000)
+    python benchmarks/checks/risk_cells.py                       # the cells of CELLS; uses bench_risk's fit cache (benchmarks/.cache_risk)
+    python benchmarks/checks/risk_cells.py letter:5000:lvq:2     # any cells, dataset:max_rows:model:bin (every row: max_rows 1000000000)
 Writes benchmarks/results/risk_cells.csv.
 """
 import sys
 from pathlib import Path
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT/'benchmarks')]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT/'benchmarks'/'studies')]
 import numpy as np, pandas as pd
 from bench_risk import _split
 from robustdiff.datasets import load_dataset

@@ -7,7 +7,7 @@ rows, as a user deploys it — calibrated with `RiskModel.calibrate(prod, X_cal,
 held-out rows with the defaults (α = 0.1, δ = 0.1 for all cells at once, classwise='auto'). Per class and per bin:
 held-out rows, coverage, SE = sqrt(c(1 − c)/n) and whether coverage ≥ 0.90 − 2 SE; the mean set size.
 Results: benchmarks/results/risk_deployed.json.
-    nice -n 10 python benchmarks/risk_deployed.py --datasets waveform_21 satimage --ext /work/ext/credit_data.csv /work/ext/mlc_churn.csv
+    nice -n 10 python benchmarks/checks/risk_deployed.py --datasets waveform_21 satimage --ext /work/ext/credit_data.csv /work/ext/mlc_churn.csv
 """
 from __future__ import annotations
 import argparse, json, platform, subprocess, sys, time, os
@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from robustdiff.data import from_frame
 from robustdiff.datasets import load_dataset
@@ -88,7 +88,7 @@ def main():
     ap.add_argument('--ext', nargs='*', default=[], help='external CSVs with a label column y (not in the repository)')
     ap.add_argument('--max-rows', type=int, default=6000)
     a = ap.parse_args()
-    res = dict(command='python benchmarks/risk_deployed.py ' + ' '.join(sys.argv[1:]),
+    res = dict(command='python benchmarks/checks/risk_deployed.py ' + ' '.join(sys.argv[1:]),
                commit=subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=ROOT).stdout.strip(),
                cpu=next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), platform.processor()),
                load=os.getloadavg(), runs=[])

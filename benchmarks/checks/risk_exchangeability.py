@@ -8,7 +8,7 @@ Repeats, over `--seeds` random 70/30 splits of one PMLB set (quick models, a 40-
     with the deployed model and estimator, exactly as the held-out test rows are scored.
 Per seed, model and bin: test coverage at α = 0.1, test rows per bin, accuracy. Writes
 benchmarks/results/risk_exchangeability_<set>.csv and prints the means over seeds.
-    nice -n 10 python benchmarks/risk_exchangeability.py --dataset vowel --seeds 10
+    nice -n 10 python benchmarks/checks/risk_exchangeability.py --dataset vowel --seeds 10
 """
 from __future__ import annotations
 import argparse, sys, warnings
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'/'studies'))
 from bench_risk import _split, _respondents
 from robustdiff.datasets import load_dataset
 from robustdiff.risk import _bin_of

@@ -6,7 +6,7 @@ this measures, for two cheap models (3-NN and logistic regression, scaled featur
 subsample's 560 fitting rows minus the accuracy on the rows outside the subsample of the same model fitted on those 560:
 how much easier the calibration rows are than new rows, draw by draw. Writes
 benchmarks/results/risk_subsample_gap_<dataset>.csv (dataset, model, seed, oof_accuracy, fresh_accuracy, gap).
-    nice -n 10 python benchmarks/risk_subsample_gap.py --dataset waveform_21 --seeds 40
+    nice -n 10 python benchmarks/checks/risk_subsample_gap.py --dataset waveform_21 --seeds 40
 """
 from __future__ import annotations
 import argparse, sys, warnings
@@ -19,8 +19,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'/'studies'))
 from bench_risk import _split_positions
 from robustdiff.datasets import load_dataset
 

@@ -9,7 +9,7 @@ respondents and an IRT fit that never saw that fold's rows (the report's respond
 calibration rows included), to measure how much that leak moves the coverage.
 Writes benchmarks/results/risk_subsamples_<dataset>.csv: max_rows, seed, variant, rows (held_out/fresh), model, bin,
 n, n_cal, coverage.
-    nice -n 10 python benchmarks/risk_subsamples.py --dataset waveform_21 --max-rows 800 --seeds 0-7 --extra 1500:0 --leak-free 0
+    nice -n 10 python benchmarks/checks/risk_subsamples.py --dataset waveform_21 --max-rows 800 --seeds 0-7 --extra 1500:0 --leak-free 0
 """
 from __future__ import annotations
 import argparse, sys, time
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT/'benchmarks'/'studies'))
 from bench_risk import _split_positions
 from robustdiff.datasets import load_dataset
 from robustdiff.risk import _bin_of, _edges, _filled, _risk_regressor

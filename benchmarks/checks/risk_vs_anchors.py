@@ -13,10 +13,10 @@ rank of one numeric feature, the one most correlated with the model's uncertaint
 its own analysis chunks (`chunks`: 10 × 5 000 rows, drift in the last 5). Per table and group: median |error|, the
 share of batches whose interval holds the actual accuracy (robustdiff's at level 0.9; CBPE's band), the alarm rate.
 
-NannyML runs in its own venv (`--anchors`, default /work/anchors-venv) through `benchmarks/risk_anchors_cbpe.py`;
+NannyML runs in its own venv (`--anchors`, default /work/anchors-venv) through `benchmarks/checks/risk_anchors_cbpe.py`;
 the car-loan and census tables are the ones bundled in NannyML's wheel (nothing is downloaded). The fits and the scored
 pools are cached in `--cache` (a rerun after a change to the batch estimate refits nothing). Example:
-    nice -n 10 python benchmarks/risk_vs_anchors.py
+    nice -n 10 python benchmarks/checks/risk_vs_anchors.py
 (2 cores at load 12–20: the five fits ≈ 13 min, the estimates ≈ 9 min; `fit_seconds` and `seconds` in the JSON.)
 Results: benchmarks/results/risk_vs_anchors.csv (one row per batch and method), risk_vs_anchors.md (summary),
 risk_vs_anchors.json (machine, commands, timings).
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT/'benchmarks'/'results'
 EXT = Path('/work/ext')
@@ -47,7 +47,7 @@ def load_tables(anchors:str, cache:Path, names:list)->dict:
     if {'car_loan', 'census'} & set(names):
         nd = cache/'nannyml'
         if not (nd/'car_loan_reference.parquet').exists():
-            r = subprocess.run([anchors, str(ROOT/'benchmarks'/'risk_anchors_cbpe.py'), 'data', str(nd)], capture_output=True, text=True)
+            r = subprocess.run([anchors, str(ROOT/'benchmarks'/'checks'/'risk_anchors_cbpe.py'), 'data', str(nd)], capture_output=True, text=True)
             if r.returncode: raise RuntimeError(r.stderr[-2000:])
         for t, target in (('car_loan', 'repaid'), ('census', 'employed')):
             if t in names and (nd/f'{t}_reference.parquet').exists():
@@ -145,7 +145,7 @@ def cbpe(p, groups:dict, anchors:str)->dict:
                      ref_pred=np.asarray(p['ref_pred'], str), ref_y=np.asarray(p['ref_y'], str), ana_P=p['P_pool'][idx],
                      ana_pred=np.asarray(p['r'].prediction.to_numpy()[idx], str))
             args += [str(f), str(Path(td)/f'out{k}.json')]
-        r = subprocess.run([anchors, str(ROOT/'benchmarks'/'risk_anchors_cbpe.py'), 'cbpe', *args], capture_output=True, text=True)
+        r = subprocess.run([anchors, str(ROOT/'benchmarks'/'checks'/'risk_anchors_cbpe.py'), 'cbpe', *args], capture_output=True, text=True)
         if r.returncode: raise RuntimeError(r.stderr[-3000:])
         return {grp: json.loads((Path(td)/f'out{k}.json').read_text())['batches'] for k, grp in enumerate(groups)}
 
@@ -224,7 +224,7 @@ def main(argv=None):
     wide = s.pivot_table(index=['table', 'group'], columns='method', values=['median_error', 'holds', 'alarm']).round(4)
     wide.columns = [f'{v} {m}' for v, m in wide.columns]
     load = os.getloadavg()
-    meta = dict(command='nice -n 10 python benchmarks/risk_vs_anchors.py ' + ' '.join(argv or sys.argv[1:]), cpu=platform.processor() or platform.machine(),
+    meta = dict(command='nice -n 10 python benchmarks/checks/risk_vs_anchors.py ' + ' '.join(argv or sys.argv[1:]), cpu=platform.processor() or platform.machine(),
                 cores=os.cpu_count(), load=[round(x, 2) for x in load], seconds=round(time.perf_counter() - t_all, 1), tables=info)
     (RESULTS/f'risk_vs_anchors{a.tag}.json').write_text(json.dumps(meta, indent=1, default=str))
     wins = []

@@ -21,9 +21,9 @@ ladder for more than 3 models); larger sets are subsampled (stratified) to `--ma
 to fit on, 1 500 held out). The report's fits are cached per set (`--cache`, default benchmarks/.cache_risk), so a rerun
 after a change to `robustdiff.risk` refits only the risk model. The cheap variant: `--models quick --respondents ladder40`.
 Examples:
-    nice -n 10 python benchmarks/bench_risk.py --datasets all --n-jobs 2 --check-jobs
-    nice -n 10 python benchmarks/bench_risk.py --datasets all --models quick --respondents ladder40 --max-rows 4000 --tag quick
-    nice -n 10 python benchmarks/bench_risk.py --datasets vowel --speed vowel --tag speed
+    nice -n 10 python benchmarks/studies/bench_risk.py --datasets all --n-jobs 2 --check-jobs
+    nice -n 10 python benchmarks/studies/bench_risk.py --datasets all --models quick --respondents ladder40 --max-rows 4000 --tag quick
+    nice -n 10 python benchmarks/studies/bench_risk.py --datasets vowel --speed vowel --tag speed
 """
 from __future__ import annotations
 import argparse, sys, time
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from robustdiff.datasets import load_dataset, data_dir
 from robustdiff.risk import _auroc
@@ -304,7 +304,7 @@ def write(parts, info, a, tag, argv)->str:
     if sp is not None: sp.to_csv(RESULTS/f'risk_speed{tag}.csv', index=False)
     text = summary(cov, auc, acc, info, sp, a)
     cmd = ' '.join(argv if argv is not None else sys.argv[1:])
-    (RESULTS/f'risk_summary{tag}.md').write_text(text + f"\n\nCommand: nice -n 10 python benchmarks/bench_risk.py {cmd}\n"
+    (RESULTS/f'risk_summary{tag}.md').write_text(text + f"\n\nCommand: nice -n 10 python benchmarks/studies/bench_risk.py {cmd}\n"
                                                  f"Data sets done: {len(info)} of {len(a.datasets)}\n")
     return text
 

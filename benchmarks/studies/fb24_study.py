@@ -1,9 +1,9 @@
 """The full [FB24] study: 16 OpenML-CC18 benchmarks (PMLB copies) + appendix-A synthetic sets × fabra18 × 5-fold CV.
 
-    python benchmarks/fb24_study.py                      # everything, resumable (difficulty from the ladder population)
-    python benchmarks/fb24_study.py --datasets vowel yeast --n_jobs 2
-    nohup nice -n 10 python benchmarks/fb24_study.py --nus 0.2 > /tmp/fb24_study.log 2>&1 &
-    python benchmarks/fb24_study.py --respondents models --out nbs/results/fb24 --nus 0.1 0.2 0.5 1.0   # the 18 models as their own respondents
+    python benchmarks/studies/fb24_study.py                      # everything, resumable (difficulty from the ladder population)
+    python benchmarks/studies/fb24_study.py --datasets vowel yeast --n_jobs 2
+    nohup nice -n 10 python benchmarks/studies/fb24_study.py --nus 0.2 > /tmp/fb24_study.log 2>&1 &
+    python benchmarks/studies/fb24_study.py --respondents models --out nbs/results/fb24 --nus 0.1 0.2 0.5 1.0   # the 18 models as their own respondents
 
 Who defines difficulty: by default the respondents are the generated population
 `get_respondents('ladder', n=--n_respondents)`, fitted on the same folds with the same seed as the evaluated models,
@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PMLB16 = ['analcatdata_dmft', 'vowel', 'yeast', 'mfeat_morphological', 'mfeat_zernike', 'mfeat_karhunen',
           'mfeat_fourier', 'segmentation', 'spambase', 'waveform_40', 'page_blocks', 'texture', 'optdigits',

@@ -1,15 +1,15 @@
 """[MP22] Table 2a and the metric comparison with the IRT input built as the authors' code does.
 
-    nohup nice -n 10 python benchmarks/mp22_authors_study.py > mp22_authors.log 2>&1 &
+    nohup nice -n 10 python benchmarks/studies/mp22_authors_study.py > mp22_authors.log 2>&1 &
 
 For each of the 12 published matrices: `robustdiff.repro.mp22_irt_input` (repeated runs dropped, the five artificial
 learners added), fitted in column chunks (`chunked_difficulty`; the chunk count per data set is the one that matched
-the published `Dffclt` best in `benchmarks/bench_irt.py`, column `chunks` of nbs/results/mp22/irt_vs_mirt.csv),
+the published `Dffclt` best in `benchmarks/timings/bench_irt.py`, column `chunks` of nbs/results/mp22/irt_vs_mirt.csv),
 instances with |b| > 6 dropped; then the same 2 × 5-fold difficulty estimator as nbs/50_mp22.ipynb for the five
 regressors (Table 2a), and rf on AvE of the same input (metric comparison; 2PL on this input was not run).
 Writes nbs/results/mp22/table2a_authors_input.csv and predictions_authors_input.csv.gz (resumable per data set).
 
-    nohup nice -n 10 python benchmarks/mp22_authors_study.py estimator > mp22_estimator.log 2>&1 &
+    nohup nice -n 10 python benchmarks/studies/mp22_authors_study.py estimator > mp22_estimator.log 2>&1 &
 
 `estimator`: the authors' published difficulties (`Dffclt`) as the target, so that only the estimator side varies, one
 variable at a time against our defaults (`baseline`): `authors` = the regressors as the authors' caret call runs them
@@ -26,7 +26,7 @@ nbs/results/mp22/table2a_dffclt_variants.csv (resumable per variant × data set 
 import sys, time
 from pathlib import Path
 import pandas as pd
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from robustdiff.datasets import read_responses
 from robustdiff.difficulty_model import difficulty_cv, REGRESSORS

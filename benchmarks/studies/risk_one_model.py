@@ -12,7 +12,7 @@ For each data set: 30 % held out (stratified, seed 0; larger sets first subsampl
 Beside it, the anchor's cost on the same rows (one thread, as robustdiff runs each fit): the model's fit + a 5-fold cross_val_predict (what a CBPE-like
 calibration needs) + crepes (kNN `DifficultyEstimator` + Mondrian `ConformalClassifier` on a 25 % calibration split).
 Results: benchmarks/results/risk_one_model.json (rewritten after every run, so a partial run keeps what it measured).
-    nice -n 10 python benchmarks/risk_one_model.py --datasets vowel yeast page_blocks credit --ext /work/ext/credit_data.csv
+    nice -n 10 python benchmarks/studies/risk_one_model.py --datasets vowel yeast page_blocks credit --ext /work/ext/credit_data.csv
 """
 from __future__ import annotations
 import argparse, json, sys, time
@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 from sklearn.model_selection import train_test_split
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from robustdiff.datasets import load_dataset
 from robustdiff.risk import _auroc
@@ -123,7 +123,7 @@ def main(argv=None):
     p.add_argument('--max-rows', type=int, default=2500)
     a = p.parse_args(argv)
     res = json.loads(OUT.read_text()) if OUT.exists() else {}
-    cmd = 'python benchmarks/risk_one_model.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
+    cmd = 'python benchmarks/studies/risk_one_model.py ' + ' '.join(argv if argv is not None else sys.argv[1:])
     res['commands'] = [c for c in res.get('commands', [res['command']] if 'command' in res else []) if c != cmd] + [cmd]
     res.pop('command', None)
     for name in a.datasets:

@@ -1,8 +1,8 @@
 """The long runs behind nbs/52_slh16.ipynb (besides the Table 3 run of bench_ela.py), cached in nbs/results/slh16/.
 
-    nohup nice -n 10 python benchmarks/slh16_study.py fabra18 --n_repeats 5 --n_jobs 2 > /tmp/slh16_fabra18.log 2>&1 &
-    nohup nice -n 10 python benchmarks/slh16_study.py curves  > /tmp/slh16_curves.log 2>&1 &
-    nice -n 10 python benchmarks/slh16_study.py difficulty                # after fb24_study.py / bench_respondents.py
+    nohup nice -n 10 python benchmarks/studies/slh16_study.py fabra18 --n_repeats 5 --n_jobs 2 > /tmp/slh16_fabra18.log 2>&1 &
+    nohup nice -n 10 python benchmarks/studies/slh16_study.py curves  > /tmp/slh16_curves.log 2>&1 &
+    nice -n 10 python benchmarks/studies/slh16_study.py difficulty                # after fb24_study.py / bench_respondents.py
 
 - `fabra18`: the fabra18 portfolio (18 models), x = 10 %, 5-fold × --n_repeats (the committed files: 5, the paper's 5 × 5), on the PMLB benchmarks of [FB24] whose
   κ losses are cached in nbs/results/fb24/ (smallest first). Writes per dataset `fabra18_<name>.csv.gz` (per-instance
@@ -36,7 +36,7 @@ import argparse, sys, time, warnings
 from pathlib import Path
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 FABRA_SETS = ['analcatdata_dmft', 'vowel', 'yeast', 'mfeat_morphological', 'segmentation', 'spambase', 'waveform_40']
 CURVE_SETS = ['heart', 'sonar', 'pima', 'wdbc', 'vehicle']

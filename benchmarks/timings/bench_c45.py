@@ -1,6 +1,6 @@
 """Benchmark: `PARTClassifier` (Weka's PART) and `C45Classifier` (Weka's J48) fit times, one core.
 
-    nice -n 10 python benchmarks/bench_c45.py [--sizes 4000 10000 20000 40000]
+    nice -n 10 python benchmarks/timings/bench_c45.py [--sizes 4000 10000 20000 40000]
 
 Data as `bench_fabra18_scale.py`: `make_classification(n, 40, n_informative=10, n_redundant=5,
 n_classes=3, flip_y=0.05, random_state=0)` (waveform-like: 40 numeric attributes, 3 classes, 5 % label noise),
@@ -12,7 +12,7 @@ standardised, the first 80 % of the rows (one training fold of a 5-fold CV), one
 2. J48 against scikit-learn's `DecisionTreeClassifier(criterion='entropy')` on the same rows, in the same run.
 Results: benchmarks/results/c45.json (with the machine's load average, which inflates CPU time on a shared machine).
 """
-import argparse, json, os, time
+import argparse, json, os, sys, time
 from pathlib import Path
 import numpy as np
 from sklearn.datasets import make_classification
@@ -20,7 +20,9 @@ from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 import robustdiff.c45 as C
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 
 def data(n):
@@ -68,7 +70,7 @@ def main():
     summary = {f'exponent_{k}': slope(t, [r[k] for r in rows]) for k in ('cpu_s', 'rules', 'rows_started', 'rows_examined', 'j48_cpu_s')}
     out = dict(rows=rows, summary=summary, cpu=os.cpu_count(), note='CPU seconds (process_time), one BLAS thread, nice -n 10')
     print(summary)
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    write_result(a.out, out)
 
 
 if __name__ == '__main__':

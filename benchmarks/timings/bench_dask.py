@@ -1,6 +1,6 @@
 """Benchmark: the report on a local 2-worker Dask cluster against local joblib on the same two cores.
 
-    python benchmarks/bench_dask.py [--data sklearn:wine] [--models quick] [--stages accuracy,difficulty,scc,verdict]
+    python benchmarks/timings/bench_dask.py [--data sklearn:wine] [--models quick] [--stages accuracy,difficulty,scc,verdict]
         [--rounds 2] [--out NAME]
 
 A `distributed.LocalCluster` (2 worker processes × 1 thread, 127.0.0.1 only, no dashboard) stands in for
@@ -10,9 +10,11 @@ ratio (target ≤ 1.5×), the CPU-seconds each run used (this process and its ch
 worker processes; other users of the machine are not counted), the number of tasks the cluster ran and whether every
 table is identical. Results: benchmarks/results/dask_<NAME>.json.
 """
-import argparse, json, os, time, warnings
+import argparse, json, os, sys, time, warnings
 from pathlib import Path
 import pandas as pd, psutil
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def _cpu()->dict:
     "CPU-seconds (user + system) of this process and of each live descendant, by pid."
@@ -70,12 +72,12 @@ def main():
     finally:
         watch.close(); cluster.close()
     best = {k: min(v) for k, v in times.items()}
-    res = dict(command='python benchmarks/bench_dask.py ' + ' '.join(f'--{k} {v}' for k, v in vars(a).items() if v is not None),
+    res = dict(command='python benchmarks/timings/bench_dask.py ' + ' '.join(f'--{k} {v}' for k, v in vars(a).items() if v is not None),
                data=a.data, models=a.models, stages=a.stages, joblib_s=best['joblib'], dask_s=best['dask'],
                ratio=round(best['dask'] / best['joblib'], 2), identical=bool(same), rounds=times, cpu_s=cpus, dask_tasks=tasks,
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), load_before=load_before, load_after=os.getloadavg())
     print(json.dumps(res))
-    if a.out: (Path(__file__).resolve().parent/'results'/f'dask_{a.out}.json').write_text(json.dumps(res, indent=1))
+    if a.out: write_result(f'dask_{a.out}.json', res)
 
 if __name__ == '__main__':
     main()

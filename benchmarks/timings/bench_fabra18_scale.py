@@ -1,7 +1,7 @@
 """Benchmark (issue 16, item 4): how the fit time of the fabra18 models grows with the training rows, and the full
 fabra18 robustness pipeline on a large generated data set.
 
-    nice -n 10 python benchmarks/bench_fabra18_scale.py [--models PART,JRip,...] [--sizes 4000,16000,40000]
+    nice -n 10 python benchmarks/timings/bench_fabra18_scale.py [--models PART,JRip,...] [--sizes 4000,16000,40000]
         [--before af743a7] [--before-models JRip] [--skip-before-above 16000] [--variants JSON] [--pipeline 50000]
         [--n_jobs 2] [--out fabra18_scale]
 
@@ -19,8 +19,10 @@ import argparse, json, os, subprocess, sys, tarfile, tempfile, time, resource, i
 from pathlib import Path
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RES = ROOT/'benchmarks'/'results'
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 MODELS = 'PART,JRip,C5.0,rpart,ctree,lvq,fda,rbf,rfRules,svmPoly'
 
 
@@ -146,7 +148,7 @@ def main():
     out = dict(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), sizes=sizes, summary=summary, fits=rows)
     if a.pipeline: out['pipeline'] = run_pipeline(a.pipeline, a.n_jobs, ROOT, a.respondents); print(json.dumps(out['pipeline']), flush=True)
     elif pipelines: out['pipeline'] = pipelines
-    (RES/f'{a.out}.json').write_text(json.dumps(out, indent=1))
+    write_result(RES/f'{a.out}.json', out)
     for s in summary: print(s)
 
 

@@ -1,6 +1,6 @@
 """Benchmark: the 13 [PLM22] hardness measures on make_classification n × 20, wall time, CPU time and peak memory.
 
-    nice -n 10 python benchmarks/bench_hardness.py [--sizes 5000 20000 50000 100000] [--dense_max 5000]
+    nice -n 10 python benchmarks/timings/bench_hardness.py [--sizes 5000 20000 50000 100000] [--dense_max 5000]
                                                    [--n_jobs 1 2] [--full_max 200000] [--timeout 1800]
 
 Each (implementation, size, n_jobs) runs in its own child process so that its peak resident memory (ru_maxrss of
@@ -19,7 +19,9 @@ import argparse, json, os, subprocess, sys, time
 from pathlib import Path
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 CHILD = r'''
 import json, resource, sys, time, warnings
@@ -173,13 +175,13 @@ def main():
                                target_mb=tm, completed=not r.get('timed_out', False),
                                meets_wall=(ts is None or r['seconds'] <= ts) and r['peak_rss_mb'] <= tm and not r.get('timed_out'),
                                meets_cpu=(ts is None or r.get('cpu_seconds', 1e9) <= ts) and r['peak_rss_mb'] <= tm and not r.get('timed_out')))
-    res = dict(command='nice -n 10 python benchmarks/bench_hardness.py ' + ' '.join(sys.argv[1:]), cpu_count=os.cpu_count(),
+    res = dict(command='nice -n 10 python benchmarks/timings/bench_hardness.py ' + ' '.join(sys.argv[1:]), cpu_count=os.cpu_count(),
                load_before=load0, load_after=os.getloadavg(), growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks,
                speedup=speedup, runs=rows,
                note='peak_rss_mb is the child process peak (interpreter + imports + work); the machine is shared, so '
                     'wall times include contention (see load averages); cpu_seconds (user + system of the child) is '
                     'what the work costs')
-    Path(a.out).write_text(json.dumps(res, indent=1))
+    write_result(a.out, res)
     print(json.dumps(dict(growth_exponent=slope, growth_exponent_cpu=slope_cpu, targets=checks, speedup=speedup, load_before=load0, load_after=os.getloadavg()), indent=1))
 
 if __name__ == '__main__':

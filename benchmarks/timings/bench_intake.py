@@ -10,13 +10,15 @@
   case, a 5 000-point stratified sample coloured by class) — `render_html` time and page size, and the time headless
   Chromium takes to load it. Target: every chart present, page ≤ 15 MB, opens in ≤ 5 s.
 
-    nice -n 10 python benchmarks/bench_intake.py --part intake
-    nice -n 10 python benchmarks/bench_intake.py --part render
+    nice -n 10 python benchmarks/timings/bench_intake.py --part intake
+    nice -n 10 python benchmarks/timings/bench_intake.py --part render
 """
 import argparse, json, os, resource, shutil, subprocess, sys, time
 from pathlib import Path
 import numpy as np
 import pandas as pd
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 CSV = Path('/tmp/robustdiff_bench_intake_1e6x50.csv')
 
@@ -120,5 +122,4 @@ if __name__ == '__main__':
     if args.child: _intake_child(args.child); sys.exit(0)
     res = dict(part=args.part, load=os.getloadavg(), **(part_intake() if args.part == 'intake' else part_render()))
     print(json.dumps(res, indent=1))
-    Path(__file__).parent.joinpath('results').mkdir(exist_ok=True)
-    Path(__file__).parent.joinpath('results', f'intake_{args.part}.json').write_text(json.dumps(res, indent=1) + '\n')
+    write_result(f'intake_{args.part}.json', res)

@@ -1,9 +1,9 @@
 """Benchmark: our 1PL estimator vs girth, and vs the [MP22] authors' mirt difficulties (issue 3 acceptance);
 speed and memory of `fit_irt` before/after issue 16.
 
-    python benchmarks/bench_irt.py [--parts speed,perf1pl,perf2pl,agreement] [--skip-girth]
+    python benchmarks/timings/bench_irt.py [--parts speed,perf1pl,perf2pl,agreement] [--skip-girth]
                                    [--datasets letter,diabetes,...] [--repeats 3]
-    python benchmarks/bench_irt.py --compare theta [--repeats 2] [--spread default|wide] [--shapes 240x20000,50000x100]
+    python benchmarks/timings/bench_irt.py --compare theta [--repeats 2] [--spread default|wide] [--shapes 240x20000,50000x100]
 
 Issue 36 (`--compare theta`, written to benchmarks/results/irt_theta[_wide].json): `fit_irt` against theta-irt
 (`pip install theta-irt`, JAX MMLE-EM, "the fastest IRT library"; installed for this benchmark only, not a
@@ -60,8 +60,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT/'tests'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 from irt_frozen_v0 import fit_irt_v0
 from robustdiff.irt import fit_irt, simulate_responses
 from robustdiff.datasets import read_responses
@@ -351,12 +353,12 @@ def main():
         rows = compare_theta(shapes, a.repeats, a.spread, tuple(a.models.split(',')))
         import threadpoolctl
         res = dict(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), cpus=os.cpu_count(),
-                   command=' '.join(['python benchmarks/bench_irt.py'] + sys.argv[1:]),
+                   command=' '.join(['python benchmarks/timings/bench_irt.py'] + sys.argv[1:]),
                    threads=threadpoolctl.threadpool_info(), rows=rows,
                    load_average_after=[round(x, 2) for x in os.getloadavg()])
         name = a.out or ('irt_theta.json' if a.spread == 'default' else f'irt_theta_{a.spread}.json')
         out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
-        (out/name).write_text(json.dumps(res, indent=2))
+        write_result(out/name, res, indent=2)
         print(f"{'shape':>10s} {'model':5s} {'ours s':>8s} {'theta s':>8s} {'speedup':>8s} {'target':>6s} {'rho b':>8s}")
         for r in rows:
             tgt = TARGETS.get((r['model'], tuple(r['shape'])))
@@ -377,15 +379,15 @@ def main():
         path = out/'irt_perf.json'
         perf = json.loads(path.read_text()) if path.exists() else {}
         perf.update(date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), cpus=os.cpu_count(),
-                    command='python benchmarks/bench_irt.py --parts ' + a.parts + f' --repeats {a.repeats}')
+                    command='python benchmarks/timings/bench_irt.py --parts ' + a.parts + f' --repeats {a.repeats}')
         if 'perf1pl' in parts: perf['fit_irt_1pl_300x70000'] = perf_1pl(a.repeats, a.skip_girth)
         if 'perf2pl' in parts: perf['fit_irt_2pl_threads'] = perf_2pl(a.repeats)
         perf['load_average_after'] = [round(x, 2) for x in os.getloadavg()]
-        path.write_text(json.dumps(perf, indent=2))
+        write_result(path, perf, indent=2)
     if 'speed' in parts:
         sp = speed(a.repeats, a.skip_girth)
         print(json.dumps(sp, indent=2))
-        (out/'irt_speed.json').write_text(json.dumps(sp, indent=2))
+        write_result(out/'irt_speed.json', sp, indent=2)
         if not a.skip_girth and (sp['speedup'] < 10 or sp['spearman_ours_girth'] < 0.99):
             raise SystemExit('speed/agreement target with girth not met')
     if 'agreement' in parts:

@@ -1,6 +1,6 @@
 """Benchmark: Instance Space Analysis ([PLM22], issue 13).
 
-    python benchmarks/bench_isa.py [--part all|breast_cancer|large] [--n_jobs 2] [--n 20000]
+    python benchmarks/timings/bench_isa.py [--part all|breast_cancer|large] [--n_jobs 2] [--n 20000]
 
 1. `breast_cancer`: `instance_space(load_sklearn('breast_cancer'), models='pyhard7')` end to end — the 13 hardness
    measures, the 7-model pool's out-of-fold log-losses (5 folds, Platt calibration, no hyper-parameter search), MRMR +
@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def breast_cancer(n_jobs:int)->dict:
     from robustdiff.datasets import load_sklearn
@@ -82,7 +84,7 @@ def main():
         res['large'] = large(a.n); print(json.dumps(res['large'], indent=1), flush=True)
     if a.part in ('all', 'breast_cancer'):
         res['breast_cancer'] = breast_cancer(a.n_jobs); print(json.dumps(res['breast_cancer'], indent=1), flush=True)
-    path.write_text(json.dumps(res, indent=1) + '\n')
+    write_result(path, res)
     print(f'written {path}')
 
 if __name__ == '__main__':

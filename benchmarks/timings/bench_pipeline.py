@@ -1,6 +1,6 @@
 """Benchmark: the whole robustness pipeline against a plain cross-validation of the same models (issue 16, target 3).
 
-    nice -n 10 python benchmarks/bench_pipeline.py [--sizes 5000 50000] [--models quick] [--rounds 3]
+    nice -n 10 python benchmarks/timings/bench_pipeline.py [--sizes 5000 50000] [--models quick] [--rounds 3]
 
 Both sides do the same fits: `robustness_by_difficulty(ds, models, respondents='models', nu=0.2, n_jobs=1)` (CV fits of
 the evaluated models, their clean + perturbed predictions in one call, the 1PL IRT fit of their answers, split-half
@@ -33,7 +33,9 @@ from robustdiff.portfolio import get_models, make_pipeline
 from robustdiff.responses import cv_splits
 from robustdiff.scc import robustness_by_difficulty
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def dataset(n:int):
     X, y = make_classification(n, 20, n_informative=10, n_classes=3, random_state=0)
@@ -67,7 +69,7 @@ def timed(fn, *a):
 
 _CHILD = r'''
 import sys, time, warnings; warnings.simplefilter('ignore')
-sys.path.insert(0, 'benchmarks'); import bench_pipeline as b, robustdiff
+sys.path[:0] = ['benchmarks/timings', 'benchmarks/tools']; import bench_pipeline as b, robustdiff
 assert robustdiff.__file__.startswith(sys.argv[1]), robustdiff.__file__
 ds = b.dataset(int(sys.argv[2])); b.pipeline(ds, sys.argv[3])
 ts = []
@@ -84,7 +86,8 @@ def before_after(commit:str, sizes, models:str, rounds:int):
         old = Path(tmp)/'before'
         data = subprocess.run(['git', 'archive', commit], cwd=ROOT, capture_output=True, check=True).stdout
         tarfile.open(fileobj=__import__('io').BytesIO(data)).extractall(old)
-        (old/'benchmarks'/'bench_pipeline.py').write_text(Path(__file__).read_text())   # the same harness on both sides
+        for d, f in (('timings', Path(__file__)), ('tools', ROOT/'benchmarks'/'tools'/'harness.py')):   # the same harness on both sides
+            (old/'benchmarks'/d).mkdir(parents=True, exist_ok=True); (old/'benchmarks'/d/f.name).write_text(f.read_text())
         trees = {'before': old, 'after': ROOT}
         for n in sizes:
             t = {k: [] for k in trees}
@@ -100,8 +103,8 @@ def before_after(commit:str, sizes, models:str, rounds:int):
                                    ratio_after_before=round(med['after'] / med['before'], 3))
             print(n, res['sizes'][n], flush=True)
     res['load_after'] = os.getloadavg()
-    res['command'] = 'python benchmarks/bench_pipeline.py ' + ' '.join(sys.argv[1:])
-    (ROOT/'benchmarks'/'results'/f'pipeline_{models}_before_{commit}.json').write_text(json.dumps(res, indent=1))
+    res['command'] = 'python benchmarks/timings/bench_pipeline.py ' + ' '.join(sys.argv[1:])
+    write_result(f'pipeline_{models}_before_{commit}.json', res)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -133,9 +136,9 @@ def main():
                                ratio_cpu_vs_same=round(float(med['pipeline'][0] / med['same_predictions'][0]), 3))
         print(n, res['sizes'][n], flush=True)
     res['load_after'] = os.getloadavg()
-    res['command'] = 'nice -n 10 python benchmarks/bench_pipeline.py ' + ' '.join(os.sys.argv[1:])
+    res['command'] = 'nice -n 10 python benchmarks/timings/bench_pipeline.py ' + ' '.join(os.sys.argv[1:])
     out = ROOT/'benchmarks'/'results'/f'pipeline_{a.models}.json'
-    out.write_text(json.dumps(res, indent=1))
+    write_result(out, res)
     print(json.dumps(res, indent=1))
 
 if __name__ == '__main__':

@@ -1,6 +1,6 @@
 """Benchmark: the whole report against a plain `cross_val_predict` of the same pipelines on the same folds.
 
-    nice -n 10 python benchmarks/bench_report.py [--data pmlb:waveform_40] [--rows 2000] [--models fabra18]
+    nice -n 10 python benchmarks/timings/bench_report.py [--data pmlb:waveform_40] [--rows 2000] [--models fabra18]
         [--respondents ladder] [--n-jobs 2] [--before COMMIT] [--after COMMIT] [--out NAME]
 
 The plain CV runs first and again last; the ratios divide by the mean of the two (a machine whose load changes during
@@ -22,8 +22,9 @@ benchmarks/results/report_<NAME>.json.
 import argparse, json, os, subprocess, sys, tarfile, tempfile, time, io
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT/'benchmarks'/'tools'))
+from harness import write_result
 
 _CHILD = r'''
 import json, os, resource, sys, threading, time, warnings
@@ -59,7 +60,7 @@ def cpu():
         except psutil.Error: pass
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return s + ru.ru_utime + ru.ru_stime
-sys.path.insert(0, os.path.join(tree, 'benchmarks'))
+sys.path[:0] = [os.path.join(tree, 'benchmarks', 'tools'), os.path.join(tree, 'benchmarks')]   # a tree before or after the sort
 from thread_settings import thread_settings
 threads = thread_settings(n_jobs)              # parent and a loky worker (started here, reused by the run: not timed)
 c0, t0 = cpu(), time.perf_counter()
@@ -135,8 +136,8 @@ def main():
             print(f"{'':>16}report {k}: ratio to plain CV (mean of before and after): wall {res[k]['ratio_wall_vs_plain']}×, "
                   f"CPU {res[k]['ratio_cpu_vs_plain']}× (target wall ≤ 2.86×)", flush=True)
     res['load_after'] = os.getloadavg()
-    res['command'] = 'python benchmarks/bench_report.py ' + ' '.join(sys.argv[1:])
-    if a.out: (ROOT/'benchmarks'/'results'/f'report_{a.out}.json').write_text(json.dumps(res, indent=1))
+    res['command'] = 'python benchmarks/timings/bench_report.py ' + ' '.join(sys.argv[1:])
+    if a.out: write_result(f'report_{a.out}.json', res)
 
 if __name__ == '__main__':
     main()

@@ -1,17 +1,17 @@
 """Benchmark: the respondent population of issue 9 — finite difficulties, split-half reliability, cost.
 
-    nice -n 10 python benchmarks/bench_respondents.py                      # all three parts
-    python benchmarks/bench_respondents.py --parts coverage --datasets vowel yeast
-    python benchmarks/bench_respondents.py --parts cost
-    python benchmarks/bench_respondents.py --parts scaling --datasets vowel analcatdata_dmft --sizes 30 60 120 240 480
-    nice -n 10 python benchmarks/bench_respondents.py --parts speed            # the ladder's CPU before/after (issue 36)
-    nice -n 10 python benchmarks/bench_respondents.py --parts speed --speed-data waveform_40 --before-ref b7f352b
+    nice -n 10 python benchmarks/timings/bench_respondents.py                      # all three parts
+    python benchmarks/timings/bench_respondents.py --parts coverage --datasets vowel yeast
+    python benchmarks/timings/bench_respondents.py --parts cost
+    python benchmarks/timings/bench_respondents.py --parts scaling --datasets vowel analcatdata_dmft --sizes 30 60 120 240 480
+    nice -n 10 python benchmarks/timings/bench_respondents.py --parts speed            # the ladder's CPU before/after (issue 36)
+    nice -n 10 python benchmarks/timings/bench_respondents.py --parts speed --speed-data waveform_40 --before-ref b7f352b
 
 speed (issue 36): the CPU seconds of the report's respondent schedule (the 240-respondent ladder on the report's 5
 folds, batched as `robustdiff.run._schedule` batches it, n_jobs=1, answers only) with the code of git ref
 `--before-ref` (checked out with `git archive` into a temporary folder) and with this checkout, each in a fresh
 process, on waveform_40 (5 000 rows) and the diamonds-like table (53 940 rows: 43 152 training rows per fold,
-`benchmarks/diamonds_like.py`); and whether the two response matrices are equal, bit for bit.
+`benchmarks/tools/diamonds_like.py`); and whether the two response matrices are equal, bit for bit.
 
 Targets (issue 9), with `get_respondents('ladder')` (default n) and no artificial learners:
 - coverage: the share of instances with a finite 1PL difficulty (answered right by some respondent and wrong by
@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARTS = ('coverage', 'cost', 'scaling', 'speed')
-sys.path.insert(0, str(ROOT/'benchmarks'))
+sys.path[:0] = [str(ROOT/'benchmarks'/'studies'), str(ROOT/'benchmarks'/'tools')]
+from harness import write_result
 from fb24_study import PMLB16
 
 def coverage(datasets, n, n_jobs, cache, n_splits_rel=10):
@@ -145,7 +146,7 @@ def speed(datasets, before_ref:str, repeats:int=1):
             for label, code in (('before', old), ('after', ROOT)):
                 runs = []
                 for r in range(repeats):
-                    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT/'benchmarks')]), ROBUSTDIFF_DATA=os.environ.get('ROBUSTDIFF_DATA', str(ROOT/'data')))
+                    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT/'benchmarks'/'tools')]), ROBUSTDIFF_DATA=os.environ.get('ROBUSTDIFF_DATA', str(ROOT/'data')))
                     f = Path(tmp)/f'{name}_{label}.npz'
                     p = subprocess.run([sys.executable, __file__, '--speed-worker', name, str(f)], env=env, check=True,
                                        capture_output=True, text=True)
@@ -203,10 +204,10 @@ def main():
     if 'speed' in a.parts:
         res['speed'] = speed(a.speed_data, a.before_ref, a.repeats)
     res['load_avg_before_after'] = [list(load0), list(os.getloadavg())]
-    res['command'] = 'nice -n 10 python benchmarks/bench_respondents.py ' + ' '.join(sys.argv[1:])
+    res['command'] = 'nice -n 10 python benchmarks/timings/bench_respondents.py ' + ' '.join(sys.argv[1:])
     latest = json.loads(path.read_text()) if path.exists() else {}   # another part may have finished meanwhile:
     latest.update({k: v for k, v in res.items() if k not in PARTS or k in a.parts}); res = latest   # keep its results
-    path.write_text(json.dumps(res, indent=1))
+    write_result(path, res)
     print(json.dumps(res, indent=1))
 
 if __name__ == '__main__':

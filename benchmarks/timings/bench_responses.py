@@ -1,7 +1,7 @@
 """Benchmark: cross-validated predictions of a portfolio (issues 2 and 16).
 
-    python benchmarks/bench_responses.py --dataset pmlb:waveform_40 --models fabra18 --rounds 2      # vs scikit-learn
-    python benchmarks/bench_responses.py --dataset sklearn:breast_cancer --models fabra18 --jobs 1,2  # n_jobs scaling
+    python benchmarks/timings/bench_responses.py --dataset pmlb:waveform_40 --models fabra18 --rounds 2      # vs scikit-learn
+    python benchmarks/timings/bench_responses.py --dataset sklearn:breast_cancer --models fabra18 --jobs 1,2  # n_jobs scaling
 
 `--rounds R` (issue 16 item 3) measures, interleaved R times in one process with n_jobs=1 (so CPU time is the
 process's own `time.process_time`, robust on a shared machine):
@@ -12,7 +12,7 @@ and reports CPU and wall seconds (median over rounds) and the ratios to `sklearn
 `before` give identical predictions. `--jobs` (issue 2) times cv_predictions per n_jobs and checks identical results.
 Results go to benchmarks/results/responses_<dataset>_<models>.json (the --rounds part under the key "vs_sklearn").
 """
-import argparse, json, os, time
+import argparse, json, os, sys, time
 from functools import partial
 from pathlib import Path
 import numpy as np, pandas as pd
@@ -21,6 +21,8 @@ from threadpoolctl import threadpool_limits
 from robustdiff.datasets import load_dataset
 from robustdiff.portfolio import get_models, make_pipeline
 from robustdiff.responses import cv_predictions, cv_splits, map_folds, response_matrix, accuracy_table
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def _before_fold(ctx):
     "The fold function of cv_predictions before issue 16: predict_proba, then predict (two passes)."
@@ -96,14 +98,14 @@ def main():
     ap.add_argument('--rounds', type=int, default=0, help='interleaved rounds against plain scikit-learn (issue 16)')
     a = ap.parse_args()
     ds = load_dataset(a.dataset)
-    path = Path(__file__).parent/'results'/f"responses_{ds.name}_{a.models}.json"
+    path = f"responses_{ds.name}_{a.models}.json"
     path.parent.mkdir(exist_ok=True)
     rec = json.loads(path.read_text()) if path.exists() else {}
     rec.update(dataset=ds.name, models=a.models, n_splits=a.n_splits, cpu_count=os.cpu_count())
     if a.rounds: rec['vs_sklearn'] = vs_sklearn(ds, a.models, a.n_splits, a.rounds)
     if a.jobs or not a.rounds:
         rec.update(n_jobs_scaling(ds, a.models, a.n_splits, [int(x) for x in (a.jobs or '1,2').split(',')]))
-    path.write_text(json.dumps(rec, indent=2))
+    path = write_result(path, rec, indent=2)
     if not rec.get('identical', True) or not rec.get('vs_sklearn', {}).get('identical_to_before', True):
         raise SystemExit('results differ')
 

@@ -1,6 +1,6 @@
 """Benchmark: batched PiML robustness test vs the one-repeat-at-a-time loop (issue 11).
 
-    nice -n 10 python benchmarks/bench_robustness.py [--rounds 5] [--trees 100]
+    nice -n 10 python benchmarks/timings/bench_robustness.py [--rounds 5] [--trees 100]
 
 breast_cancer (70/30 stratified split, seed 0), RandomForestClassifier(100 trees, n_jobs=1), raw noise, size 0.1,
 5 levels × 10 repeats, all features, ACC. Both sides run in the same process, interleaved round by round (the
@@ -14,11 +14,13 @@ order alternates), so load from other jobs on a shared machine hits both alike:
 The perturbed copies are identical on both sides (same per level × repeat seeds), which is checked.
 Target: loop / batched ≥ 3. Writes benchmarks/results/robustness.json.
 """
-import argparse, json, os, platform, time
+import argparse, json, os, platform, sys, time
 from pathlib import Path
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def loop(model, X, y, X_train, size, levels, n_repeats, random_state, skip0=False):
     "PiML's way: one perturbed copy and one predict call per level × repeat."
@@ -72,10 +74,10 @@ def main():
            'target_ratio': 3.0, 'identical_results': True,
            'load_avg_before': load_before, 'load_avg_after': os.getloadavg(), 'cpus': os.cpu_count(),
            'python': platform.python_version(),
-           'command': 'nice -n 10 python benchmarks/bench_robustness.py --rounds %d --trees %d' % (a.rounds, a.trees)}
+           'command': 'nice -n 10 python benchmarks/timings/bench_robustness.py --rounds %d --trees %d' % (a.rounds, a.trees)}
     print(json.dumps({k: res[k] for k in ('seconds_median', 'ratio_loop_over_batched', 'ratio_loop_skip0_over_batched')}, indent=1))
     out = ROOT / 'benchmarks' / 'results' / 'robustness.json'
-    out.write_text(json.dumps(res, indent=1) + '\n')
+    write_result(out, res)
     print('wrote', out)
 
 if __name__ == '__main__': main()

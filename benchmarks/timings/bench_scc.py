@@ -1,6 +1,6 @@
 """Benchmark: [FB24] SCCs of one dataset × fabra18 × 5 folds × 6 λ on 2 cores, and where the time goes (issue 4).
 
-    python benchmarks/bench_scc.py [--dataset waveform_40] [--models fabra18] [--n_jobs 2] [--nu 0.2] [--respondents ladder]
+    python benchmarks/timings/bench_scc.py [--dataset waveform_40] [--models fabra18] [--n_jobs 2] [--nu 0.2] [--respondents ladder]
 
 Since issue 9 the difficulties come from a respondent population (`--respondents ladder`, the default of
 `robustness_by_difficulty`; `--respondents models` = the evaluated models, no extra fits): its stage (CV answers
@@ -18,13 +18,15 @@ Also checks that mixing costs no more than ~a second however many λ there are (
 The machine's load average before/after is recorded (other jobs on a shared machine inflate the wall time).
 Results are printed and written to benchmarks/results/scc_<dataset>_<models>.json.
 """
-import argparse, json, os, time, warnings
+import argparse, json, os, sys, time, warnings
 from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def _timed_fold(ctx, nu):
     "The same work as robustdiff.scc._noisy_fold, with timers around its parts."
@@ -103,7 +105,7 @@ def main():
                target_total_le_300s=bool(total <= 300), target_noise_kappa_le_10pct=bool(noise_kappa_share <= .10))
     for k, v in res.items(): print(f'{k:>28}: {v}')
     out = ROOT/'benchmarks'/'results'; out.mkdir(parents=True, exist_ok=True)
-    (out/f'scc_{ds.name}_{a.models}.json').write_text(json.dumps(res, indent=2))
+    write_result(out/f'scc_{ds.name}_{a.models}.json', res, indent=2)
     if not same: raise SystemExit('the timed run differs from robustdiff.scc.noisy_predictions')
 
 if __name__ == '__main__':

@@ -1,6 +1,6 @@
 """Benchmark: how Weka 3.6.14's own PART and J48 grow on the data of `bench_c45.py` (needs Java and Weka).
 
-    nice -n 10 python benchmarks/bench_weka_part.py [--sizes 4000 10000 20000 40000] [--weka /usr/share/java/weka.jar]
+    nice -n 10 python benchmarks/timings/bench_weka_part.py [--sizes 4000 10000 20000 40000] [--weka /usr/share/java/weka.jar]
 
 For each size: the training rows of `bench_c45.data(n)` written as ARFF, then `weka.classifiers.rules.PART -t train.arff
 -no-cv` and the same with `weka.classifiers.trees.J48` in a fresh JVM (one per fit). Reported: the JVM's CPU seconds
@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT/'benchmarks'/'tools'))   # bench_c45 is beside this file
+from harness import write_result
 from bench_c45 import data, slope
 from weka_fixtures import arff
 
@@ -55,7 +56,7 @@ def main():
                exponents={k: slope(n, [r[k] for r in rows]) for k in ('part_cpu_s', 'part_build_s', 'part_rules', 'j48_build_s')}
                if len(rows) > 1 else {})
     print(json.dumps(res['exponents']))
-    Path(a.out).write_text(json.dumps(res, indent=1))
+    write_result(a.out, res)
 
 
 if __name__ == '__main__':

@@ -1,15 +1,17 @@
 """Issue 36: the 2PL EM before/after the sufficient-statistics rewrite, in one process, interleaved, best of 2.
 
-    python benchmarks/irt_2pl_before_after.py [--before 099f246]
+    python benchmarks/timings/irt_2pl_before_after.py [--before 099f246]
 
 "before" is `robustdiff/irt.py` of the commit `--before` (read with `git show`, imported from a temporary folder),
 "after" this tree's. Simulated 2PL matrices 240 × 20 000 and 50 000 × 100 (seed 0), default spread and a wide one
 (σ = 2.5, b sd = 3). Records wall and CPU seconds (best of 2), the load average, iterations, and the largest absolute
 differences of b, a and the abilities. Writes benchmarks/results/irt_2pl_before_after.json.
 """
-import argparse, subprocess, tempfile
+import argparse, subprocess, sys, tempfile
 from pathlib import Path
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 ap = argparse.ArgumentParser(); ap.add_argument('--before', default='099f246'); A = ap.parse_args()
 _tmp = tempfile.mkdtemp()
 code = subprocess.run(['git', 'show', f'{A.before}:robustdiff/irt.py'], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -42,4 +44,4 @@ for spread, kw in [('default', {}), ('wide', dict(sigma=2.5, b_sd=3.0))]:
                    max_abs_diff_theta=float(np.max(np.abs(rb.abilities.ability - ra.abilities.ability))))
         row['speedup_cpu'] = round(row['before_cpu'] / row['after_cpu'], 2); row['speedup_wall'] = round(row['before_wall'] / row['after_wall'], 2)
         print(row, flush=True); rows.append(row)
-json.dump(dict(command=f'python benchmarks/irt_2pl_before_after.py --before {A.before}', rows=rows), open(ROOT/'benchmarks'/'results'/'irt_2pl_before_after.json', 'w'), indent=1)
+write_result('irt_2pl_before_after.json', dict(command=f'python benchmarks/timings/irt_2pl_before_after.py --before {A.before}', rows=rows))

@@ -1,7 +1,7 @@
 """Calibrate the planner's cost prior (issue 36, item 4): what one report task costs, per model, as the rows grow.
 
-    nice -n 10 python benchmarks/plan_calibrate.py                        # fabra18 + quick, 2 000 and 8 000 rows
-    nice -n 10 python benchmarks/plan_calibrate.py --sizes 2000 8000 --portfolios quick --hardness-sizes 5000 10000
+    nice -n 10 python benchmarks/timings/plan_calibrate.py                        # fabra18 + quick, 2 000 and 8 000 rows
+    nice -n 10 python benchmarks/timings/plan_calibrate.py --sizes 2000 8000 --portfolios quick --hardness-sizes 5000 10000
 
 For every model of the portfolios, on the diamonds-like table (`diamonds_like.py`: 5 classes, 3 nominal columns, 21
 columns after one-hot encoding), in this process with one BLAS/OpenMP thread (`n_jobs=1`, CPU time by
@@ -13,7 +13,7 @@ columns after one-hot encoding), in this process with one BLAS/OpenMP thread (`n
   rows, 5 × 1 feature-noise copies and 4 × 3 PiML copies).
 From two sizes: the exponent of each cost in the rows and its value at 40 000 training rows (the prior's unit), printed
 beside the prior in `robustdiff.responses` and the earlier measurements in `benchmarks/results/` (`fabra18_fit40k.json`,
-`part_rows.json`, the per-model fits of `floor_waveform_40_quiet_final.json` at 4 000 rows of waveform_40). The
+`part_rows.json`, the per-model fits of `floor_waveform_40.json` at 4 000 rows of waveform_40). The
 hardness measures (`robustdiff.hardness.hardness_measures`) are timed at `--hardness-sizes` rows of the same table
 and extrapolated to 50 000 rows, and every model's task of the report's one pass (fit, 18 blocks of predictions, the
 noisy-label refit) on fold 0 of the whole table (43 152 training rows) is timed for the `--one-pass` portfolios
@@ -23,8 +23,9 @@ import argparse, json, math, os, sys, time, warnings
 from pathlib import Path
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT/'benchmarks'))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT/'benchmarks'/'tools'))
+from harness import write_result
 RESULTS = ROOT/'benchmarks'/'results'
 
 def _table():
@@ -107,14 +108,14 @@ def earlier()->dict:
     if f.exists(): out['fabra18_fit40k_cpu_s'] = {r['label']: r['cpu_s_40000'] for r in json.loads(f.read_text())['summary']}
     f = RESULTS/'part_rows.json'
     if f.exists(): out['part_rows'] = {r['train_rows']: r['cpu_s'] for r in json.loads(f.read_text())['fits']}
-    f = RESULTS/'floor_waveform_40_quiet_final.json'
+    f = RESULTS/'floor_waveform_40.json'
     if f.exists():
         d = json.loads(f.read_text())
         out['waveform_40_per_fold'] = {m: {k: round(v[k] / 5, 3) for k in ('fit', 'predict', 'refit')} for m, v in d['models'].items()}
     for name in ('hardness_50k.json', 'hardness_50k_quiet.json'):
         f = RESULTS/name
         if f.exists(): out[name] = json.loads(f.read_text())['targets'][0]['cpu_seconds']
-    for name in ('report_diamonds_fabra18.json', 'report_diamonds_quick_final.json'):
+    for name in ('report_diamonds_fabra18.json', 'report_diamonds_quick.json'):
         f = RESULTS/name
         if f.exists(): out[name] = {k: json.loads(f.read_text()).get(k) for k in ('cpu_s', 'wall_s', 'command')}
     return out
@@ -158,7 +159,7 @@ def main():
         pe, p40 = _growth(s0['predict'], s1['predict'], n0, n1, lo=0.0, hi=1.5)
         m['predict_exponent'], m['predict_1000_rows_40k'] = pe, round(p40 * 1000 / a.predict_rows, 5)
         m['prior_40k'] = _COST_PRIOR.get(m['cls'])
-    command = 'nice -n 10 python benchmarks/plan_calibrate.py ' + ' '.join(sys.argv[1:])
+    command = 'nice -n 10 python benchmarks/timings/plan_calibrate.py ' + ' '.join(sys.argv[1:])
     kept = not a.portfolios and 'old' in dir()       # parts of earlier runs are kept: every run that wrote this file is listed
     res = dict(command=command, models_command=old.get('models_command', old['command']) if kept else command,
                runs=(old.get('runs', [old['command']]) if kept else []) + [command],
@@ -167,7 +168,7 @@ def main():
                hardness=hardness(ds, a.hardness_sizes) if a.hardness_sizes else (old.get('hardness') if 'old' in dir() else None),
                one_pass_fold0=(old.get('one_pass_fold0', {}) if 'old' in dir() else {}) | {p: one_pass_fold0(ds, p, a.one_pass_skip) for p in a.one_pass},
                earlier=earlier(), load_avg_before_after=[list(load0), list(os.getloadavg())])
-    Path(a.out).write_text(json.dumps(res, indent=1))
+    write_result(a.out, res)
     for k, m in models.items():
         print(f"{k:24s} {m['cls']:28s} fit40k {m['fit_40k']:9.3f} e {m['fit_exponent']:.2f}  refit× {m['refit_over_fit']:.2f}  "
               f"pred/1000@40k {m['predict_1000_rows_40k']:.4f} e {m['predict_exponent']:.2f}  prior {m['prior_40k']}")

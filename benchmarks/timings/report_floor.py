@@ -1,6 +1,6 @@
 """Benchmark: the least wall time a report can take on `n_jobs` cores, from the CPU of the work it must do.
 
-    python benchmarks/report_floor.py [--data pmlb:waveform_40] [--folds 5] [--n-jobs 2] [--stages-from JSON] [--out NAME]
+    python benchmarks/timings/report_floor.py [--data pmlb:waveform_40] [--folds 5] [--n-jobs 2] [--stages-from JSON] [--out NAME]
 
 Runs in one process with one BLAS/OpenMP thread (as every fit of the report does) and measures the CPU time
 (`getrusage`) of each piece of work of a default report, fold by fold (`--folds k` measures the first k of the 5
@@ -21,6 +21,8 @@ stages' CPU-s in the report's process; default: the serial stages' seconds). Res
 import argparse, json, resource, sys, time, warnings
 from pathlib import Path
 import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+from harness import write_result
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF); return r.ru_utime + r.ru_stime
@@ -35,7 +37,6 @@ def main():
     warnings.simplefilter('ignore')
     from threadpoolctl import threadpool_limits
     threadpool_limits(1)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from thread_settings import thread_settings, show_threads
     threads = thread_settings(1); show_threads(threads)
     from sklearn.base import clone
@@ -103,7 +104,6 @@ def main():
     print(f"stages beside the label-noise refits: report ≥ ({schedule:.1f} + {sc:.1f}) CPU-s / {n} = {out['floor_beside_wall_s']:.1f} s; "
           f"ratio ≥ {out['floor_beside_ratio']:.2f}×")
     if a.out:
-        p = Path(__file__).resolve().parent / 'results' / f'floor_{a.out}.json'
-        p.write_text(json.dumps(out, indent=1)); print(f"wrote {p}")
+        p = write_result(f'floor_{a.out}.json', out); print(f"wrote {p}")
 
 if __name__ == '__main__': main()

@@ -1,7 +1,7 @@
 """Benchmark: the report's stages (the main process's share of a report) replayed from a saved context, one thread, CPU-seconds per stage.
 
-    python benchmarks/report_replay.py --save /tmp/ctx.pkl [--data pmlb:waveform_40] [--models fabra18] [--n-jobs 2]
-    python benchmarks/report_replay.py --replay /tmp/ctx.pkl [--tables /tmp/tables.pkl] [--compare /tmp/reference.pkl]
+    python benchmarks/timings/report_replay.py --save /tmp/ctx.pkl [--data pmlb:waveform_40] [--models fabra18] [--n-jobs 2]
+    python benchmarks/timings/report_replay.py --replay /tmp/ctx.pkl [--tables /tmp/tables.pkl] [--compare /tmp/reference.pkl]
 
 `--save` runs `build_report`'s one schedule (the fits, the respondents, the label-noise refits and the hardness measures
 joined) and pickles the context the stages read (`robustdiff.run._Ctx`). `--replay` runs every stage on it in this

@@ -5,8 +5,8 @@ As in the real table, cut shows mostly in depth and table (Ideal: table ≈ 56, 
 depth ≈ 64 ± 3.6), a little in price and carat; the classes overlap, so no model is near perfect. Nothing is
 downloaded (the real CSV, bundled in a PyPI plotting package, is kept outside the repository).
 
-    python benchmarks/diamonds_like.py --out /tmp/diamonds_like.csv [--rows 53940] [--seed 0]
-    python benchmarks/measure.py --out report_diamonds_quick -- robustdiff report /tmp/diamonds_like.csv --target cut \\
+    python benchmarks/tools/diamonds_like.py --out /tmp/diamonds_like.csv [--rows 53940] [--seed 0]
+    python benchmarks/tools/measure.py --out report_diamonds_quick -- robustdiff report /tmp/diamonds_like.csv --target cut \\
         --models quick --n-jobs 2 --out /tmp/diamonds-report
 """
 import argparse

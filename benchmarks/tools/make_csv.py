@@ -1,7 +1,7 @@
 """Write a synthetic table as CSV for the whole-report benchmarks (the data `bench_pipeline.py` uses).
 
-    python benchmarks/make_csv.py --rows 50000 --out /tmp/mc50k.csv
-    python benchmarks/measure.py --out report_mc50k_quick -- robustdiff report /tmp/mc50k.csv --target target \
+    python benchmarks/tools/make_csv.py --rows 50000 --out /tmp/mc50k.csv
+    python benchmarks/tools/measure.py --out report_mc50k_quick -- robustdiff report /tmp/mc50k.csv --target target \
         --models quick --n-jobs 2 --out /tmp/mc50k-report
 
 `make_classification(rows, 20, n_informative=10, n_classes=3, random_state=0)`, columns x0..x19 and `target`.

@@ -1,6 +1,6 @@
 """Run any command and measure it: wall time, CPU time of its process tree, peak summed RSS of the tree.
 
-    python benchmarks/measure.py [--out NAME] -- robustdiff report pmlb:letter --n-jobs 2 --out /tmp/letter-report
+    python benchmarks/tools/measure.py [--out NAME] -- robustdiff report pmlb:letter --n-jobs 2 --out /tmp/letter-report
 
 The summed RSS is polled every second with psutil over the command and all its descendants (loky workers
 included); pages shared between processes are counted once per process, so it is an upper bound. The summed
@@ -14,6 +14,7 @@ holds the memory.
 import json, os, resource, subprocess, sys, time
 from pathlib import Path
 import psutil
+from harness import write_result
 
 def main():
     args = sys.argv[1:]
@@ -39,7 +40,7 @@ def main():
                cpu_s=round(ru.ru_utime + ru.ru_stime, 1), peak_rss_sum_mib=round(peak / 2**20), peak_pss_sum_mib=round(peak_pss / 2**20),
                date=time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), load_after=os.getloadavg())
     print(json.dumps(res), flush=True)
-    if out: (Path(__file__).resolve().parent/'results'/f'{out}.json').write_text(json.dumps(res, indent=1))
+    if out: write_result(f'{out}.json', res)
     sys.exit(p.returncode)
 
 if __name__ == '__main__':

@@ -1,6 +1,6 @@
 """Add the stage table a `robustdiff report` run printed (its log) to a `measure.py` result.
 
-    python benchmarks/stages_from_log.py /tmp/letter.log benchmarks/results/report_letter_onepass.json
+    python benchmarks/tools/stages_from_log.py /tmp/letter.log benchmarks/results/report_letter_onepass.json
 """
 import json, re, sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """Write the Weka fixtures that `tests/test_c45_weka.py` replays without Java: J48 and PART as Weka 3.6.14 builds them.
 
-    python benchmarks/weka_fixtures.py [--weka /usr/share/java/weka.jar] [--datasets yeast,vowel,...] [--models J48_R,...]
+    python benchmarks/tools/weka_fixtures.py [--weka /usr/share/java/weka.jar] [--datasets yeast,vowel,...] [--models J48_R,...]
 
 For each data set (from the repository's `data/` folder, subsampled deterministically where large) this writes
 `tests/data/weka/<name>/`:
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT/'tests'/'data'/'weka'
 MODELS = {'J48': 'weka.classifiers.trees.J48', 'J48_U': 'weka.classifiers.trees.J48 -U',
           'J48_B': 'weka.classifiers.trees.J48 -B', 'J48_S': 'weka.classifiers.trees.J48 -S',
