@@ -6,12 +6,13 @@
     ...                                                   # the timing
     write_result('c45.json', res)                         # → benchmarks/results/c45.json, with res['machine']
 
-`machine()` is the record: the commit of the code measured (`git describe --always --dirty`), host, CPU model, cores,
-the vector features the CPU offers (`avx`, `avx2`, `fma`, `avx512f` from the flags of /proc/cpuinfo) and the variables
-that hide some of them from NumPy and OpenBLAS (`NPY_DISABLE_CPU_FEATURES`, `OPENBLAS_CORETYPE`), the Python version,
-the load average (1, 5, 15 min) when the result is written, the date and the command line. `write_result` adds it to
-a result under the key `machine` (fields a script already puts there win) and writes the JSON; every other field of
-the result is the script's own, so the readers of a results file see the same keys as before.
+`machine()` is the record: the commit of the checkout the script runs from (`git describe --always --dirty`; a
+script that times other commits names them in its own fields), host, CPU model, cores, the vector features the CPU
+offers (`avx`, `avx2`, `fma`, `avx512f` from the flags of /proc/cpuinfo) and the variables that hide some of them from
+NumPy and OpenBLAS (`NPY_DISABLE_CPU_FEATURES`, `OPENBLAS_CORETYPE`), the Python version, the load average (1, 5,
+15 min) when the result is written, the date and the command line. `write_result` adds it to a result under the key
+`machine` (fields a script already puts there win) and writes the JSON; every other field is the script's own, so the
+readers of a results file find the keys they read.
 
     python benchmarks/tools/harness.py        # prints the record of this machine
 """

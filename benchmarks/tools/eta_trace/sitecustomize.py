@@ -1,4 +1,4 @@
-"""The run's timeline, recorded for `benchmarks/eta_replay.py` (not part of the package): `plan_vs_actual.py --trace` puts
+"""The run's timeline, recorded for `benchmarks/checks/eta_replay.py` (not part of the package): `plan_vs_actual.py --trace` puts
 this directory on the PYTHONPATH of the `robustdiff report` process it starts, so Python imports it at start-up. In that
 process only (not in its workers), it records each task the ETA's watcher sees stored (plan, spec number, time, the
 worker's seconds) and, at exit, the timeline's plan (batches, keys, evidence, stages) to $ETA_TRACE_OUT as JSON."""
