@@ -98,14 +98,14 @@ def main():
     ap.add_argument('--rounds', type=int, default=0, help='interleaved rounds against plain scikit-learn (issue 16)')
     a = ap.parse_args()
     ds = load_dataset(a.dataset)
-    path = f"responses_{ds.name}_{a.models}.json"
+    path = Path(__file__).resolve().parents[1]/'results'/f"responses_{ds.name}_{a.models}.json"
     path.parent.mkdir(exist_ok=True)
     rec = json.loads(path.read_text()) if path.exists() else {}
     rec.update(dataset=ds.name, models=a.models, n_splits=a.n_splits, cpu_count=os.cpu_count())
     if a.rounds: rec['vs_sklearn'] = vs_sklearn(ds, a.models, a.n_splits, a.rounds)
     if a.jobs or not a.rounds:
         rec.update(n_jobs_scaling(ds, a.models, a.n_splits, [int(x) for x in (a.jobs or '1,2').split(',')]))
-    path = write_result(path, rec, indent=2)
+    write_result(path, rec, indent=2)
     if not rec.get('identical', True) or not rec.get('vs_sklearn', {}).get('identical_to_before', True):
         raise SystemExit('results differ')
 

@@ -11,8 +11,8 @@ script that times other commits names them in its own fields), host, CPU model, 
 offers (`avx`, `avx2`, `fma`, `avx512f` from the flags of /proc/cpuinfo) and the variables that hide some of them from
 NumPy and OpenBLAS (`NPY_DISABLE_CPU_FEATURES`, `OPENBLAS_CORETYPE`), the Python version, the load average (1, 5,
 15 min) when the result is written, the date and the command line. `write_result` adds it to a result under the key
-`machine` (fields a script already puts there win) and writes the JSON; every other field is the script's own, so the
-readers of a results file find the keys they read.
+`machine` (beside the fields a script puts there itself) and writes the JSON; every other field is the script's own,
+so the readers of a results file find the keys they read.
 
     python benchmarks/tools/harness.py        # prints the record of this machine
 """
@@ -63,7 +63,7 @@ def write_result(dest, res:dict, *, indent:int=1, root:Path=ROOT)->Path:
     if dest.parent == Path('.'): dest = RESULTS/dest
     if not isinstance(res, dict): raise TypeError(f"write_result({str(dest)!r}): the result must be a dict, not {type(res).__name__}")
     mine = res.get('machine')
-    out = {**res, 'machine': {**machine(root=root), **(mine if isinstance(mine, dict) else {})}}
+    out = {**res, 'machine': {**(mine if isinstance(mine, dict) else {}), **machine(root=root)}}   # a stale record (a result read back and updated) gives way
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(out, indent=indent, default=str) + '\n')
     return dest
