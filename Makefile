@@ -38,9 +38,9 @@ test: $(DEVSTAMP)
 
 # speed targets live here, never in timed unit tests (each script writes benchmarks/results/*.json)
 bench: $(DEVSTAMP)
-	$(BIN)/python benchmarks/bench_responses.py
-	$(BIN)/python benchmarks/bench_irt.py
-	$(BIN)/python benchmarks/bench_scc.py
+	$(BIN)/python benchmarks/timings/bench_responses.py
+	$(BIN)/python benchmarks/timings/bench_irt.py
+	$(BIN)/python benchmarks/timings/bench_scc.py
 
 clean:
 	rm -rf $(VENV) _docs _proc robustdiff-report
