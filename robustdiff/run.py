@@ -526,6 +526,7 @@ class _Timeline:
     started:dict = field(default_factory=dict)      # batch number → when it started (the first time it was seen running)
     ended:dict = field(default_factory=dict)        # batch number → when its last result was stored
     fits_over:bool = False
+    fits_ended:float|None = None   # perf_counter when the schedule ended (its results are gathered from there: 'gather')
     stage_started:dict = field(default_factory=dict)   # stage → perf_counter at its start
     stage_seconds:dict = field(default_factory=dict)   # stage → its seconds, once done
     _stop:object = None
@@ -606,15 +607,16 @@ class _Timeline:
         return (sum(self.stage_seconds[s] for s in done) + w) / (sum(self.stage_plan[s] for s in done) + w)
 
     def stages_left(self, now:float|None=None)->float:
-        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page."
+        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page. Gathering the schedule's results ('gather') runs from the schedule's end to the first stage's start."
         now = time.perf_counter() if now is None else now
         with self._lock:
             r, (rates, g) = self.stage_rate(), self.rates(now)
-            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds]
+            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds and not (s == 'gather' and self.stage_started)]
             S = 0.0
             for s in left:
                 v = self.stage_plan[s] * r
-                S += max(v - (now - self.stage_started[s]), 0.1 * v) if s in self.stage_started else v
+                at = self.fits_ended if s == 'gather' else self.stage_started.get(s)
+                S += max(v - (now - at), 0.1 * v) if at is not None else v
             bg = sum(c * rates.get(key, g) for c, p, ks, key in self.background if not all((p, k) in self.done for k in ks))
             if 'hardness' in left: bg += self.measures * r
             wall = max(S, (S + bg) / self.cores, bg / max(1, self.cores - 1) if bg else 0.0)   # the stages on one core, everything on all
@@ -656,7 +658,8 @@ class _Timeline:
 
     def end_fits(self, now:float|None=None):
         "The schedule is over: from here the stages and the work beside them."
-        with self._lock: self.mark(now); self.fits_over = True
+        now = time.perf_counter() if now is None else now
+        with self._lock: self.mark(now); self.fits_over = True; self.fits_ended = now
 
     def stage_start(self, name:str, now:float|None=None):
         "The report's loop starts stage `name`."
@@ -730,19 +733,25 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
-    own = stage_costs(names, rows=n, models=m,
-                      noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
-    page = own.pop('page')
-    S = stage_factor * sum(own.values())
     background = [(cost * f.get('pass', 1.0), 'refit', ks, key('refit', refit, ks)) for cost, ks in refit.todo()] if refit is not None else []
     measures = stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0
+    own = _stage_plan(names, n, m, c, stage_factor, schedule=bool(plans), measures=measures > 0)
+    gather, page = own.pop('gather', 0.0), own.pop('page')
+    S = sum(own.values())
     bg = sum(b[0] for b in background) + measures
     wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
     k = wall / S if S > 0 else 0.0
-    pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
+    pieces = {'fits': fits + gather, **{s: v * k for s, v in own.items()}, 'page': page}
     return _Timeline(pieces, [b[:3] for b in batches], cores, dict(f), stage_factor, timed, keys=[b[3] for b in batches],
-                     stage_plan={**{s: stage_factor * v for s, v in own.items()}, 'page': stage_factor * page},
+                     stage_plan={**({'gather': gather} if gather else {}), **own, 'page': page},
                      background=background, measures=measures)
+
+def _stage_plan(names, rows:int, models:int, cfg:dict, stage_factor:float=1.0, *, schedule:bool=True, measures:bool=False)->dict:
+    "Planned wall seconds on this machine of gathering the schedule's results ('gather', with a `schedule`), of each stage in `names` and of the page ('page', last): `stage_costs` × `stage_factor`. The gathering grows with rows² only while the hardness measures start beside it (`measures`)."
+    own = stage_costs((['gather'] if schedule else []) + list(names), rows=rows, models=models,
+                      noise_draws=cfg.get('noise_draws', 1), perturb_repeats=cfg.get('perturb_repeats', 3))
+    if schedule and not measures: own['gather'] = stage_costs(['gather'], rows=0, models=models, page=False)['gather']
+    return {s: stage_factor * v for s, v in own.items()}
 
 def _warm_up(p, k:int)->float:
     "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
@@ -840,7 +849,6 @@ def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     f = factors.get('pass', 1.0)     # each timed model against the plan's factor: how far its own prior is off
     tl.evidence = {m: (sec, planned * f) for m, (sec, planned) in evidence.items()}
     return tl
-
 
 # %% ../nbs/89_run.ipynb #b36a0002
 def _span(seconds:float, prefix:str='')->str:
