@@ -159,9 +159,9 @@ def stage_costs(stages,                 # the selected stage names (those of `ro
         out[s] = a + b * models + c * _stage_units(s, rows, models, noise_draws, perturb_repeats)
     return out
 
-_PROBE_REF = 0.028  # seconds of `probe_seconds`' work on the reference machine: this one, at the load the stage prior was measured under
+_PROBE_REF = 0.022  # seconds of `probe_seconds` in a report on the reference machine (this one): 19.6 and 30.6 ms (medians) in two runs whose stages took 1.15× and 1.06× the prior
 
-def probe_seconds(repeats:int=5)->float:   # the median of `repeats` timings, in seconds
+def probe_seconds(repeats:int=5)->float:   # the least of `repeats` timings, in seconds (other work on the core only adds to a timing)
     "Wall seconds of a fixed piece of the stages' kind of work (~0.03 s): group-bys of a long table into a small one, bootstrap means by fancy indexing, rows written as JSON. None of it leans on the wide vector units (a float32 product and a sort do: on this machine with x86-64-v3 hidden they took 2× and 13×, while the stages took 1.1×)."
     import json, time
     import pandas as pd
@@ -177,7 +177,7 @@ def probe_seconds(repeats:int=5)->float:   # the median of `repeats` timings, in
         for _ in range(4): ok[idx].mean(axis=1)
         json.dumps(rows)
         times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return float(min(times))
 
 def remaining_seconds(planned_left:float,   # planned seconds of the work not yet done
                       planned_done:float,   # planned seconds of the work done

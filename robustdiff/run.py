@@ -494,6 +494,7 @@ def _schedule(ctx:_Ctx)->float:
 _CALIBRATE_MAX_S = 2.0     # the timing of the first seconds takes at most this long ...
 _CALIBRATE_SHARE = 0.02    # ... and at most this share of the planned run (below 0.1 s: not timed)
 _ETA_EVERY = 60.0          # seconds between the ETA lines of the log
+_PROBE_SPREAD = 1.5        # the stages' probe reads within this factor of its reference on the reference machine itself (a shared machine)
 
 def _about(seconds:float)->str:
     "A duration in user words: '40 s', '3.5 min', '12 min', '1.4 h'."
@@ -835,12 +836,17 @@ def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
         if f is not None: factors[name] = f; spent += s
     return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else ''), evidence
 
+def _stage_factor(probe:float)->float:
+    "This machine's time on the stages ÷ the reference's, from the probe's `probe` seconds: 1 while the probe reads within `_PROBE_SPREAD` of its reference (its spread on the reference machine itself: no news), beyond that the part past the spread (a machine 3× slower: 2×), within 0.2–10."
+    r = probe / _PROBE_REF
+    return float(np.clip(r / _PROBE_SPREAD if r > _PROBE_SPREAD else r * _PROBE_SPREAD if r < 1 / _PROBE_SPREAD else 1.0, 0.2, 10.0))
+
 def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     "The calibrated plan of the run (`_timeline`): the stages' probe and the schedule's timed tasks (`_calibrate`) within a small share of the planned run."
     first = _timeline(ctx, plans, refit, n_respondents)
     budget = min(_CALIBRATE_MAX_S, _CALIBRATE_SHARE * first.total)
     if budget < 0.1: return first
-    stage_factor = float(np.clip(probe_seconds() / _PROBE_REF, 0.2, 10.0))   # the stages' kind of work, timed
+    stage_factor = _stage_factor(probe_seconds())   # the stages' kind of work, timed
     factors, timed, evidence = _calibrate(ctx, plans, budget)
     fx = ' and '.join(f"{'the models' if k == 'pass' else 'the respondents'} {v:.2g}×" for k, v in factors.items())
     timed = (f"{timed}: fits take {fx} and the stages {stage_factor:.2g}× the reference machine's time" if timed else
