@@ -620,7 +620,7 @@ class _Timeline:
                 S += max(v - (now - at), 0.1 * v) if at is not None else v
             bg = sum(c * rates.get(key, g) for c, p, ks, key in self.background if not all((p, k) in self.done for k in ks))
             if 'hardness' in left: bg += self.measures * r
-            wall = max(S, (S + bg) / self.cores, bg / max(1, self.cores - 1) if bg else 0.0)   # the stages on one core, everything on all
+            wall = max(S, (S + bg) / self.cores)   # the stages on one core, everything shared by all of them
             return wall + self.stage_plan.get('page', 0.0) * r
 
     def eta(self, now:float|None=None)->float:
@@ -740,7 +740,7 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     gather, page = own.pop('gather', 0.0), own.pop('page')
     S = sum(own.values())
     bg = sum(b[0] for b in background) + measures
-    wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
+    wall = max(S, (S + bg) / cores)   # the stages on one core, everything shared by all of them (the workers and this process)
     k = wall / S if S > 0 else 0.0
     pieces = {'fits': fits + gather, **{s: v * k for s, v in own.items()}, 'page': page}
     return _Timeline(pieces, [b[:3] for b in batches], cores, dict(f), stage_factor, timed, keys=[b[3] for b in batches],
