@@ -237,7 +237,7 @@ def test_refits_beside_the_stages_at_their_models_rates():
     _finish(tl, 0, 30.0, 30.0); _finish(tl, 1, 30.0, 30.0); tl.end_fits(30.0)
     rates, _ = tl.rates(30.0)
     S, B = 30.0, 40 * rates['svm']
-    np.testing.assert_allclose(tl.stages_left(30.0), max(S, (S + B) / 2, B) + 10)
+    np.testing.assert_allclose(tl.stages_left(30.0), max(S, (S + B) / 2) + 10)   # the stages on one core, the refits sharing both with them
     assert tl.stages_left(30.0) > plan_left
     tl.done |= {('refit', 0), ('refit', 1)}
     np.testing.assert_allclose(tl.stages_left(31.0), 40)          # the refits done: the stage and the page
