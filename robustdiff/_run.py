@@ -481,6 +481,7 @@ def _schedule(ctx:_Ctx)->float:
 _CALIBRATE_MAX_S = 2.0     # the timing of the first seconds takes at most this long ...
 _CALIBRATE_SHARE = 0.02    # ... and at most this share of the planned run (below 0.1 s: not timed)
 _ETA_EVERY = 60.0          # seconds between the ETA lines of the log
+_PROBE_SPREAD = 1.5        # the stages' probe reads within this factor of its reference on the reference machine itself (a shared machine)
 
 def _about(seconds:float)->str:
     "A duration in user words: '40 s', '3.5 min', '12 min', '1.4 h'."
@@ -513,6 +514,7 @@ class _Timeline:
     started:dict = field(default_factory=dict)      # batch number → when it started (the first time it was seen running)
     ended:dict = field(default_factory=dict)        # batch number → when its last result was stored
     fits_over:bool = False
+    fits_ended:float|None = None   # perf_counter when the schedule ended (its results are gathered from there: 'gather')
     stage_started:dict = field(default_factory=dict)   # stage → perf_counter at its start
     stage_seconds:dict = field(default_factory=dict)   # stage → its seconds, once done
     _stop:object = None
@@ -593,18 +595,19 @@ class _Timeline:
         return (sum(self.stage_seconds[s] for s in done) + w) / (sum(self.stage_plan[s] for s in done) + w)
 
     def stages_left(self, now:float|None=None)->float:
-        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page."
+        "Wall seconds of the stages not done, at the stages' rate (the one running: less the time it has run, down to 10 % of its plan), sharing the cores with the work beside them (the refits left at their models' rates, the hardness measures), then the page. Gathering the schedule's results ('gather') runs from the schedule's end to the first stage's start."
         now = time.perf_counter() if now is None else now
         with self._lock:
             r, (rates, g) = self.stage_rate(), self.rates(now)
-            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds]
+            left = [s for s in self.stage_plan if s != 'page' and s not in self.stage_seconds and not (s == 'gather' and self.stage_started)]
             S = 0.0
             for s in left:
                 v = self.stage_plan[s] * r
-                S += max(v - (now - self.stage_started[s]), 0.1 * v) if s in self.stage_started else v
+                at = self.fits_ended if s == 'gather' else self.stage_started.get(s)
+                S += max(v - (now - at), 0.1 * v) if at is not None else v
             bg = sum(c * rates.get(key, g) for c, p, ks, key in self.background if not all((p, k) in self.done for k in ks))
             if 'hardness' in left: bg += self.measures * r
-            wall = max(S, (S + bg) / self.cores, bg / max(1, self.cores - 1) if bg else 0.0)   # the stages on one core, everything on all
+            wall = max(S, (S + bg) / self.cores)   # the stages on one core, everything shared by all of them
             return wall + self.stage_plan.get('page', 0.0) * r
 
     def eta(self, now:float|None=None)->float:
@@ -643,7 +646,8 @@ class _Timeline:
 
     def end_fits(self, now:float|None=None):
         "The schedule is over: from here the stages and the work beside them."
-        with self._lock: self.mark(now); self.fits_over = True
+        now = time.perf_counter() if now is None else now
+        with self._lock: self.mark(now); self.fits_over = True; self.fits_ended = now
 
     def stage_start(self, name:str, now:float|None=None):
         "The report's loop starts stage `name`."
@@ -717,19 +721,25 @@ def _timeline(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0, fit_factor:
     fits = max(sum(b[0] for b in batches) / cores, max((b[0] for b in batches), default=0.0))
     names = _stage_names(ctx, refit is not None)
     n, m = ctx.ds.n_instances, len(c.get('model_names') or ()) or max(1, len({s[0] for s in plans['pass'].specs}) if 'pass' in plans else 1)
-    own = stage_costs(names, rows=n, models=m,
-                      noise_draws=c.get('noise_draws', 1), perturb_repeats=c.get('perturb_repeats', 3))
-    page = own.pop('page')
-    S = stage_factor * sum(own.values())
     background = [(cost * f.get('pass', 1.0), 'refit', ks, key('refit', refit, ks)) for cost, ks in refit.todo()] if refit is not None else []
     measures = stage_factor * hardness_cost(n) if 'hardness' in names and 'measures' not in ctx.extra else 0.0
+    own = _stage_plan(names, n, m, c, stage_factor, schedule=bool(plans), measures=measures > 0)
+    gather, page = own.pop('gather', 0.0), own.pop('page')
+    S = sum(own.values())
     bg = sum(b[0] for b in background) + measures
-    wall = max(S, (S + bg) / cores, bg / max(1, cores - 1) if bg else 0.0)   # the stages on one core, everything on all of them
+    wall = max(S, (S + bg) / cores)   # the stages on one core, everything shared by all of them (the workers and this process)
     k = wall / S if S > 0 else 0.0
-    pieces = {'fits': fits, **{s: stage_factor * v * k for s, v in own.items()}, 'page': stage_factor * page}
+    pieces = {'fits': fits + gather, **{s: v * k for s, v in own.items()}, 'page': page}
     return _Timeline(pieces, [b[:3] for b in batches], cores, dict(f), stage_factor, timed, keys=[b[3] for b in batches],
-                     stage_plan={**{s: stage_factor * v for s, v in own.items()}, 'page': stage_factor * page},
+                     stage_plan={**({'gather': gather} if gather else {}), **own, 'page': page},
                      background=background, measures=measures)
+
+def _stage_plan(names, rows:int, models:int, cfg:dict, stage_factor:float=1.0, *, schedule:bool=True, measures:bool=False)->dict:
+    "Planned wall seconds on this machine of gathering the schedule's results ('gather', with a `schedule`), of each stage in `names` and of the page ('page', last): `stage_costs` × `stage_factor`. The gathering grows with rows² only while the hardness measures start beside it (`measures`)."
+    own = stage_costs((['gather'] if schedule else []) + list(names), rows=rows, models=models,
+                      noise_draws=cfg.get('noise_draws', 1), perturb_repeats=cfg.get('perturb_repeats', 3))
+    if schedule and not measures: own['gather'] = stage_costs(['gather'], rows=0, models=models, page=False)['gather']
+    return {s: stage_factor * v for s, v in own.items()}
 
 def _warm_up(p, k:int)->float:
     "Fit the model of spec `k` once on a few rows: the imports and first calls a worker pays once are not taken for its speed; its measured ÷ planned time, at least 1 (a first, high guess of this machine's speed)."
@@ -813,12 +823,17 @@ def _calibrate(ctx:_Ctx, plans:dict, budget:float)->tuple:
         if f is not None: factors[name] = f; spent += s
     return factors, (f"timed here on {' and '.join(words)} ({spent:.1f} s)" if words else ''), evidence
 
+def _stage_factor(probe:float)->float:
+    "This machine's time on the stages ÷ the reference's, from the probe's `probe` seconds: 1 while the probe reads within `_PROBE_SPREAD` of its reference (its spread on the reference machine itself: no news), beyond that the part past the spread (a machine 3× slower: 2×), within 0.2–10."
+    r = probe / _PROBE_REF
+    return float(np.clip(r / _PROBE_SPREAD if r > _PROBE_SPREAD else r * _PROBE_SPREAD if r < 1 / _PROBE_SPREAD else 1.0, 0.2, 10.0))
+
 def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     "The calibrated plan of the run (`_timeline`): the stages' probe and the schedule's timed tasks (`_calibrate`) within a small share of the planned run."
     first = _timeline(ctx, plans, refit, n_respondents)
     budget = min(_CALIBRATE_MAX_S, _CALIBRATE_SHARE * first.total)
     if budget < 0.1: return first
-    stage_factor = float(np.clip(probe_seconds() / _PROBE_REF, 0.2, 10.0))   # the stages' kind of work, timed
+    stage_factor = _stage_factor(probe_seconds())   # the stages' kind of work, timed
     factors, timed, evidence = _calibrate(ctx, plans, budget)
     fx = ' and '.join(f"{'the models' if k == 'pass' else 'the respondents'} {v:.2g}×" for k, v in factors.items())
     timed = (f"{timed}: fits take {fx} and the stages {stage_factor:.2g}× the reference machine's time" if timed else
@@ -827,7 +842,6 @@ def _plan_run(ctx:_Ctx, plans:dict, refit=None, n_respondents:int=0)->_Timeline:
     f = factors.get('pass', 1.0)     # each timed model against the plan's factor: how far its own prior is off
     tl.evidence = {m: (sec, planned * f) for m, (sec, planned) in evidence.items()}
     return tl
-
 
 # %% ../nbs/89_run.ipynb #b36a0002
 def _span(seconds:float, prefix:str='')->str:

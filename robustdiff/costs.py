@@ -121,50 +121,54 @@ def _cost_classes(est)->list:
 
 # %% ../nbs/02b_costs.ipynb #c0st0002
 # ---- the stages, the page and this machine
-_STAGE_PRIOR = {   # stage: (CPU-s fixed, CPU-s per unit of `_stage_units`) on the reference (see `probe_seconds`)
-    # from the stage times logged by whole reports (`robustdiff report … --n-jobs 2`): vowel 990 × 18 models, segmentation 2 310 × 18,
-    # waveform_40 5 000 × 4 and satimage 6 435 × 4, on two shared cores; the SCC's from the runs of benchmarks/plan_vs_actual.py
-    'data': (0.1, 0.0), 'accuracy': (0.2, 2.0e-5), 'difficulty': (0.5, 1.5e-4), 'scc': (0.5, 7.0e-5), 'ela': (0.3, 1.0e-5),
-    'perturbation': (0.3, 8.0e-6), 'hardness': (0.1, 0.0), 'isa': (1.0, 1.0e-4), 'verdict': (0.3, 4.0e-5),
-    'risk': (0.5, 8.0e-5), 'page': (5.0, 4.0e-4)}
+_STAGE_PRIOR = {   # stage: (s fixed, s per model, s per unit of `_stage_units`) on the reference (see `probe_seconds`)
+    # least squares (non-negative) on the stage times of the ten runs of benchmarks/checks/plan_vs_actual.py on 29 Nov (vowel
+    # 990 × 18 models, mfeat_fourier 2 000 × 18, waveform_21 5 000 × 4, letter 20 000 × 4, 50 000 × 4; each also with
+    # x86-64-v3 hidden), read from their timelines (benchmarks/results/eta_traces/); ELA's without mfeat's (it waits there)
+    'gather': (0.4, 0.0, 7.6e-9), 'data': (0.1, 0.0, 0.0), 'accuracy': (0.15, 0.01, 5.0e-6),
+    'difficulty': (0.25, 0.18, 1.0e-6), 'scc': (3.4, 0.11, 3.4e-5), 'ela': (0.2, 0.0, 3.3e-5),
+    'perturbation': (0.25, 0.01, 5.8e-6), 'hardness': (0.2, 0.0, 0.0), 'isa': (0.0, 0.25, 3.1e-4),
+    'verdict': (0.85, 0.02, 3.0e-5), 'risk': (0.3, 0.05, 1.6e-4), 'page': (7.1, 0.5, 7.3e-5)}
 
 def _stage_units(stage:str, rows:float, models:int, draws:int, repeats:int, levels:int=5)->float:
-    "The size a stage's cost grows with: rows × models for most; × the noise draws for the SCC; × the perturbed copies; rows (ISA)."
+    "The size a stage's cost grows with: rows × models for most; × the noise draws for the SCC; × the perturbed copies; rows (ISA); rows² for gathering the schedule's results (the hardness measures start beside it)."
     n, m = float(rows), float(models)
-    return {'data': 0.0, 'accuracy': n * m, 'difficulty': n * m, 'scc': n * m * draws, 'ela': n * m,
+    return {'gather': n * n, 'data': 0.0, 'accuracy': n * m, 'difficulty': n * m, 'scc': n * m * draws, 'ela': n * m,
             'perturbation': n * m * (levels - 1) * repeats, 'hardness': 0.0, 'isa': n, 'verdict': n * m,
             'risk': n * m, 'page': n * m}.get(stage, n * m)
 
-def stage_costs(stages,                 # the selected stage names (those of `robustdiff.report.STAGES`)
+def stage_costs(stages,                 # the selected stage names (those of `robustdiff.report.STAGES`; 'gather': the schedule's results)
                 *,
                 rows:int,               # rows of the table
                 models:int,             # evaluated models
                 noise_draws:int=1,      # feature-noise draws per level
                 perturb_repeats:int=3,  # perturbed copies per level
                 page:bool=True,         # also the page (charts, tables, the HTML)
-               )->dict:                 # stage: expected CPU seconds on the reference, in the order given (then 'page')
-    "Expected CPU seconds of each selected stage after the fits (the one pass and the respondents are planned by `one_pass_cost`; the hardness measures by `hardness_cost`, beside the stages)."
+               )->dict:                 # stage: expected seconds on the reference, in the order given (then 'page')
+    "Expected seconds of each selected stage after the fits (the one pass and the respondents are planned by `one_pass_cost`; the hardness measures by `hardness_cost`, beside the stages): a fixed part, a part per model and a part that grows with `_stage_units`."
     out = {}
     for s in list(stages) + (['page'] if page else []):
-        a, b = _STAGE_PRIOR.get(s, (0.5, 5.0e-5))
-        out[s] = a + b * _stage_units(s, rows, models, noise_draws, perturb_repeats)
+        a, b, c = _STAGE_PRIOR.get(s, (0.5, 0.1, 5.0e-5))
+        out[s] = a + b * models + c * _stage_units(s, rows, models, noise_draws, perturb_repeats)
     return out
 
-def probe_seconds(repeats:int=3)->float:   # the median of `repeats` timings, in seconds
-    "Wall seconds of a fixed piece of the stages' kind of work (a float32 product, a sort, a group-by; ~0.05 s): this machine's speed against `_PROBE_REF`."
-    import time
+def probe_seconds(repeats:int=5)->float:   # the least of `repeats` timings, in seconds (other work on the core only adds to a timing)
+    "Wall seconds of a fixed piece of the stages' kind of work (~0.03 s): group-bys of a long table into a small one, bootstrap means by fancy indexing, rows written as JSON. None of it leans on the wide vector units (a float32 product and a sort do: on this machine with x86-64-v3 hidden they took 2× and 13×, while the stages took 1.1×)."
+    import json, time
     import pandas as pd
-    rng = np.random.default_rng(0)
-    W, x = rng.random((300, 4000), dtype=np.float32), rng.random(4000, dtype=np.float32)
-    keys, vals = rng.integers(0, 500, 200_000), rng.random(200_000)
+    rng = np.random.default_rng(0)    # its own generator: the global state is untouched
+    n = 20_000
+    df = pd.DataFrame({'model': rng.integers(0, 4, n), 'bin': rng.integers(0, 10, n), 'ok': rng.random(n) < 0.8, 'p': rng.random(n)})
+    ok, idx = df['ok'].to_numpy(float)[:2000], rng.integers(0, 2000, (100, 2000))
+    rows = df.head(1000).to_dict('records')
     times = []
     for _ in range(max(1, int(repeats))):
         t0 = time.perf_counter()
-        for _ in range(60): W @ x
-        np.sort(vals)
-        pd.Series(vals).groupby(keys).mean()
+        for _ in range(2): df.groupby(['model', 'bin']).agg(acc=('ok', 'mean'), p=('p', 'median'), n=('ok', 'size')).reset_index()
+        for _ in range(4): ok[idx].mean(axis=1)
+        json.dumps(rows)
         times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return float(min(times))
 
 def remaining_seconds(planned_left:float,   # planned seconds of the work not yet done
                       planned_done:float,   # planned seconds of the work done

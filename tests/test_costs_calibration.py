@@ -94,20 +94,15 @@ def test_plan_vs_actual_reads_the_log():
     assert r['stages'] == {'scc': 34.8} and r['schedule_s'] == 47.8
     with pytest.raises(ValueError, match='not a duration'): pva.seconds('soon')
 
-def test_stage_plan_within_3x_of_the_logged_stage_times():
-    "Every run of benchmarks/plan_vs_actual.py: the stages' prior (`stage_costs` × the factor the run's probe measured, in its plan line) against the stage times the report logged, ELA and hardness left out (they wait for the work beside the stages). Measured: 0.43–2.75× over 12 runs; a bound against a prior gone wrong by more, not a precision. Runs under a 1-min load above 12, or one that more than doubled during the run, are left out."
+def test_stage_plan_within_1_5x_of_the_logged_stage_times():
+    "The runs of benchmarks/checks/plan_vs_actual.py (`runs`: the latest of each case): the stages' table (`stage_costs` × the factor the run's probe gave, in its plan line) against the stage times the report logged, ELA and hardness left out (they wait for the work beside the stages), summed over a run's stages. The table was fit on the stage times of such runs (a bound against a table gone wrong, not a precision): 0.85–1.18× on the ten runs of 29 Nov 13:53–14:50 UTC, each at the table's time (its probe within its spread)."
     from robustdiff.costs import stage_costs
     import re
-    res = json.loads((RESULTS/'plan_vs_actual.json').read_text())
-    runs = [(n, r) for key in ('runs', 'runs_53895d6', 'runs_before') for n, r in res.get(key, {}).items()]
-    # a run whose 1-min load went past 12 on the 2 cores, or more than doubled while it ran (the other engineers' benchmarks;
-    # the probe of the stages' speed is taken at the start), measures that load, not the prior
-    loads = lambda r: [r['load_start'], r['load_end'], *(l for _, l in r.get('load_at_lines', []))]
-    runs = [(n, r) for n, r in runs if max(loads(r)) <= 12 and max(loads(r)) <= 2 * max(min(loads(r)), 1.0)]
+    runs = json.loads((RESULTS/'plan_vs_actual.json').read_text())['runs']
     assert len(runs) >= 10
-    for name, r in runs:
+    for name, r in runs.items():
         factor = float(re.search(r'the stages ([\d.]+)× the reference', r['plan']['line']).group(1))
         names = [s for s in r['stages'] if s not in ('ela', 'hardness')]
         planned = factor * sum(stage_costs(names, rows=r['rows'], models=r['n_models'], noise_draws=5, page=False).values())
         logged = sum(r['stages'][s] for s in names)
-        assert logged / 3 <= planned <= logged * 3, (name, planned, logged)
+        assert logged / 1.5 <= planned <= logged * 1.5, (name, planned, logged)

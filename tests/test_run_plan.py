@@ -140,7 +140,9 @@ def test_plan_covers_every_selected_stage_and_the_page():
 def test_calibration_factors_are_applied():
     ctx, plans = _ctx_plans(('data', 'accuracy', 'scc', 'verdict'))
     one, two = _timeline(ctx, plans), _timeline(ctx, plans, fit_factor={'pass': 2.0}, stage_factor=3.0)
-    np.testing.assert_allclose(two.pieces['fits'], 2 * one.pieces['fits'])
+    fits = lambda tl: tl.pieces['fits'] - tl.stage_plan['gather']     # the fits' piece holds the gathering of their results
+    np.testing.assert_allclose(fits(two), 2 * fits(one))
+    for s in ('gather', 'accuracy', 'scc', 'verdict', 'page'): np.testing.assert_allclose(two.stage_plan[s], 3 * one.stage_plan[s])
     for s in ('accuracy', 'scc', 'verdict', 'page'): np.testing.assert_allclose(two.pieces[s], 3 * one.pieces[s])
     todo = len(plans['pass'].todo())
     factors, words, each = _calibrate(ctx, plans, budget=60.0)  # whole tasks of the first fold fit the budget (even on a loaded machine, where
@@ -235,7 +237,7 @@ def test_refits_beside_the_stages_at_their_models_rates():
     _finish(tl, 0, 30.0, 30.0); _finish(tl, 1, 30.0, 30.0); tl.end_fits(30.0)
     rates, _ = tl.rates(30.0)
     S, B = 30.0, 40 * rates['svm']
-    np.testing.assert_allclose(tl.stages_left(30.0), max(S, (S + B) / 2, B) + 10)
+    np.testing.assert_allclose(tl.stages_left(30.0), max(S, (S + B) / 2) + 10)   # the stages on one core, the refits sharing both with them
     assert tl.stages_left(30.0) > plan_left
     tl.done |= {('refit', 0), ('refit', 1)}
     np.testing.assert_allclose(tl.stages_left(31.0), 40)          # the refits done: the stage and the page
@@ -343,4 +345,42 @@ def test_a_batch_of_respondents_runs_among_the_first():
     n = len({s[0] for s in plans['pass'].specs})
     assert all(i == 0 for _, i, _ in order[:n]) and order[n][1] == 1
     assert order[n][0] == max(c for c, _ in resp.todo())
-    assert sorted(map(str, order)) == sorted(map(str, __import__('robustdiff.responses', fromlist=['x'])._costliest_first([plans['pass'], resp])))
+    assert sorted(map(str, order)) == sorted(map(str, __import__('robustdiff._folds', fromlist=['x']).costliest_first([plans['pass'], resp])))
+
+def test_gathering_the_results_runs_from_the_schedules_end_to_the_first_stage():
+    tl = _tl([10, 10], stage_plan={'gather': 20.0, 'scc': 30.0, 'page': 10.0}); tl.mark(0.0)
+    np.testing.assert_allclose(tl.stages_left(5.0), 60)           # the fits running: the gathering whole, the stage and the page
+    _finish(tl, 0, 10.0, 10.0); _finish(tl, 1, 10.0, 10.0); tl.end_fits(10.0)
+    np.testing.assert_allclose(tl.stages_left(15.0), 15 + 40)     # 5 s into it: 15 s of it left
+    np.testing.assert_allclose(tl.stages_left(60.0), 2 + 40)      # past its plan: a tenth of it, until the first stage starts
+    tl.stage_start('scc', 60.0)
+    np.testing.assert_allclose(tl.stages_left(60.0), 40)          # a stage started: the results are gathered
+    assert tl.stage_rate() == 1.0                                 # the gathering is no stage: it says nothing of their rate
+
+def test_stage_plan_grows_with_models_and_rows_and_the_gathering_with_the_measures():
+    from robustdiff._run import _stage_plan
+    from robustdiff.costs import stage_costs
+    cfg = dict(noise_draws=5, perturb_repeats=3)
+    few, many = (stage_costs(['scc', 'isa', 'risk'], rows=2000, models=m, noise_draws=5) for m in (4, 18))
+    assert all(many[s] > few[s] for s in few), (few, many)                 # each stage has a part per model
+    p = _stage_plan(['data', 'scc'], 50_000, 4, cfg, 2.0, measures=True)
+    assert list(p) == ['gather', 'data', 'scc', 'page']
+    np.testing.assert_allclose(p['scc'], 2 * stage_costs(['scc'], rows=50_000, models=4, noise_draws=5)['scc'])
+    q = _stage_plan(['data', 'scc'], 50_000, 4, cfg, 2.0, measures=False)
+    assert q['gather'] < p['gather'] / 10 and q['scc'] == p['scc']       # rows² only while the hardness measures start beside it
+    assert 'gather' not in _stage_plan(['data'], 50_000, 4, cfg, schedule=False)   # no schedule: nothing to gather
+
+def test_the_stages_probe_leaves_the_global_random_state_alone():
+    from robustdiff.costs import probe_seconds
+    state = np.random.get_state()[1].copy()
+    assert probe_seconds(repeats=1) > 0
+    np.testing.assert_array_equal(np.random.get_state()[1], state)
+
+def test_the_stages_factor_ignores_the_probes_spread_on_one_machine():
+    from robustdiff._run import _stage_factor, _PROBE_SPREAD
+    from robustdiff.costs import _PROBE_REF
+    assert _stage_factor(_PROBE_REF) == 1.0 and _stage_factor(_PROBE_REF * _PROBE_SPREAD * 0.99) == 1.0
+    assert _stage_factor(_PROBE_REF / _PROBE_SPREAD * 1.01) == 1.0             # within the spread: no news
+    np.testing.assert_allclose(_stage_factor(_PROBE_REF * 3 * _PROBE_SPREAD), 3.0)    # beyond it: the part past the spread
+    np.testing.assert_allclose(_stage_factor(_PROBE_REF / (2 * _PROBE_SPREAD)), 0.5)
+    assert _stage_factor(_PROBE_REF * 1e3) == 10.0 and _stage_factor(0.0) == 0.2

@@ -25,7 +25,8 @@ On a machine shared between login sessions, the kernel's autogroup scheduling (/
 shares the CPU between sessions whatever their processes' nice: other sessions' `nice -n 19` jobs then take their
 share from these runs. To give the runs the machine the way nice intends, start the driver in a session of its own
 and lower that session's nice: `setsid python benchmarks/plan_vs_actual.py ... &` then
-`echo -19 > /proc/$(pgrep -f plan_vs_actual.py)/autogroup` (as the runs of 29 Nov from 10:40 UTC were).
+`echo -19 > /proc/$(pgrep -f plan_vs_actual.py)/autogroup` (as the runs of 29 Nov from 10:40 UTC were). Write to the
+driver's own PID: `$!` of a `cd … && setsid …  &` list is the shell's subshell, whose autogroup is the calling session's.
 With `--trace`, each run also records its timeline (`benchmarks/eta_trace/sitecustomize.py`) to
 /tmp/plan_vs_actual/CASE.trace.json: `benchmarks/eta_replay.py` replays it on the ETA code of the worktree.
 """
