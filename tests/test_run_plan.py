@@ -378,7 +378,7 @@ def test_the_stages_probe_leaves_the_global_random_state_alone():
 
 def test_the_stages_factor_ignores_the_probes_spread_on_one_machine():
     from robustdiff._run import _stage_factor, _PROBE_SPREAD
-    from robustdiff.costs import _PROBE_REF
+    from robustdiff._costs import _PROBE_REF
     assert _stage_factor(_PROBE_REF) == 1.0 and _stage_factor(_PROBE_REF * _PROBE_SPREAD * 0.99) == 1.0
     assert _stage_factor(_PROBE_REF / _PROBE_SPREAD * 1.01) == 1.0             # within the spread: no news
     np.testing.assert_allclose(_stage_factor(_PROBE_REF * 3 * _PROBE_SPREAD), 3.0)    # beyond it: the part past the spread
