@@ -12,8 +12,8 @@ __all__ = ['one_pass_cost', 'hardness_cost', 'stage_costs', 'probe_seconds', 're
 
 # %% ../nbs/02b_costs.ipynb #1214fb63
 _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 features, growth exponent in the rows)
-    # benchmarks/plan_calibrate.py: fits at 2 000 and 8 000 rows of the diamonds-like table, checked against the
-    # per-model fits at 4 000 rows of waveform_40 (floor_waveform_40_quiet_final.json) and earlier 40 000-row fits
+    # benchmarks/timings/plan_calibrate.py: fits at 2 000 and 8 000 rows of the diamonds-like table, checked against the
+    # per-model fits at 4 000 rows of waveform_40 (floor_waveform_40.json) and earlier 40 000-row fits
     'PARTClassifier': (111.0, 1.72), 'RandomForestClassifier': (13.4, 1.0), 'PukSVC': (45.0, 2.0), 'SVC': (23.0, 1.9),
     'GradientBoostingClassifier': (8.0, 1.0), 'RipperClassifier': (4.0, 1.2), 'BaggingClassifier': (8.0, 1.2),
     'RuleEnsembleClassifier': (12.0, 1.2), 'MLPClassifier': (4.0, 1.0), '_LadderMLP': (3.0, 1.0), 'LVQClassifier': (2.5, 1.0),
@@ -84,7 +84,7 @@ def _per_fit(est)->float:
 
 def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
                 n_rows:float=40000, # training rows of the fit
-               )->float:           # expected CPU seconds on the reference machine (benchmarks/plan_calibrate.py's) (larger = start earlier)
+               )->float:           # expected CPU seconds on the reference machine (benchmarks/timings/plan_calibrate.py's) (larger = start earlier)
     "Expected CPU seconds of fitting `est` on `n_rows` rows, from `_COST_PRIOR` (unknown classes: `_COST_UNKNOWN`), and the fit's bookkeeping."
     return _fit_prior(est, max(float(n_rows), 1.0)) + _per_fit(est)
 
@@ -93,7 +93,7 @@ def one_pass_cost(est,                # an (unfitted) classifier, Pipeline or wr
                   n_test:float,       # test rows of the fold
                   *, blocks:int=1,       # blocks of n_test rows it predicts (the one pass: the clean rows and every perturbed copy)
                   refit:bool=False,   # also refit on noisy labels and predict the test rows once more (the ELA refit)
-                 )->float:            # expected CPU seconds on the reference machine (benchmarks/plan_calibrate.py's)
+                 )->float:            # expected CPU seconds on the reference machine (benchmarks/timings/plan_calibrate.py's)
     "Expected CPU seconds of one model × fold task: the fit, its predictions of `blocks` × `n_test` rows and, with `refit`, the noisy-label refit and its predictions."
     n = max(float(n_train), 1.0)
     cost = _cost_prior(est, n) + _predict_prior(est, n, blocks * float(n_test))

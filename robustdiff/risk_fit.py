@@ -13,7 +13,7 @@ from ._conformal import _check_delta, _check_simultaneous
 __all__ = ['ONE_MODEL_RESPONDENTS', 'fit_risk']
 
 # %% ../nbs/90k_risk_fit.ipynb #36d201bb
-ONE_MODEL_RESPONDENTS = 20   # `fit_risk(respondents='auto')` for one model: the ladder's first 20 (benchmarks/risk_one_model.py)
+ONE_MODEL_RESPONDENTS = 20   # `fit_risk(respondents='auto')` for one model: the ladder's first 20 (benchmarks/studies/risk_one_model.py)
 
 def _one_model_respondents(respondents, models, random_state)->tuple:
     "(population, note): 'auto' with a single model is the ladder's first `ONE_MODEL_RESPONDENTS`; anything else as given."
@@ -22,7 +22,7 @@ def _one_model_respondents(respondents, models, random_state)->tuple:
     if len(get_models(models, random_state=random_state)) != 1: return respondents, ''
     n = ONE_MODEL_RESPONDENTS
     return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}', fit_risk's choice for one model): "
-                           f"on the sets measured (benchmarks/risk_one_model.py) the sets still cover in every difficulty bin and risk ranks errors "
+                           f"on the sets measured (benchmarks/studies/risk_one_model.py) the sets still cover in every difficulty bin and risk ranks errors "
                            f"as well as with 120, at 0.8–1.3× the cost of the model's fit, its cross-validated predictions and crepes (120: "
                            f"1.8–3.4×); the difficulty estimator's NRMSE is 0.01–0.2 higher. respondents='ladder' uses all 240.")
 

@@ -1,6 +1,6 @@
 """`C45Classifier` and `PARTClassifier` against Weka 3.6.14's J48 and PART, replayed without Java.
 
-Fixtures (`tests/data/weka/<data set>/`, written by `benchmarks/weka_fixtures.py`): the train/test split as ARFF, and
+Fixtures (`tests/data/weka/<data set>/`, written by `benchmarks/tools/weka_fixtures.py`): the train/test split as ARFF, and
 for each model the model as Weka printed it and its per-instance predictions on the test rows (`-p 0`), each after
 the command that wrote it. The structure must be identical (the same tests in the same order, attributes, operators,
 thresholds to 1e-9, leaf classes and counts) and so must every prediction. For reduced-error pruning, the pruning

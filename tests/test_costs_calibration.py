@@ -34,7 +34,7 @@ def test_the_default_one_pass_predicts_18_blocks_and_refits():
 
 def test_plan_of_waveform_40_default_report_within_1_5x_of_measured():
     from robustdiff.datasets import load_pmlb
-    floor = json.loads((RESULTS/'floor_waveform_40_quiet_final.json').read_text())
+    floor = json.loads((RESULTS/'floor_waveform_40.json').read_text())
     cpu = floor['cpu']
     ds = load_pmlb('waveform_40')
     assert ds.n_instances == floor['rows']
@@ -48,7 +48,7 @@ def test_plan_of_waveform_40_default_report_within_1_5x_of_measured():
 
 def test_plan_of_diamonds_like_one_pass_within_1_5x_of_measured():
     "The quick portfolio's one-pass tasks on fold 0 of the 53 940-row diamonds-like table (43 152 training rows), measured by plan_calibrate.py."
-    sys.path.insert(0, str(RESULTS.parent))
+    sys.path.insert(0, str(RESULTS.parent/'tools'))
     from diamonds_like import diamonds_like
     from robustdiff.data import from_frame
     cal = json.loads((RESULTS/'plan_calibrate.json').read_text())
@@ -78,7 +78,7 @@ def test_hardness_cost_from_its_measurement():
 
 # ------------------------------------------------------------------ the whole run's plan against whole runs (issue 45)
 def _pva():
-    sys.path.insert(0, str(RESULTS.parent))
+    sys.path.insert(0, str(RESULTS.parent/'checks'))
     import plan_vs_actual
     return plan_vs_actual
 

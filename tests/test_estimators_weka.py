@@ -1,5 +1,5 @@
 """`PukSVC` (robustdiff.estimators) against Weka 3.6.14's SMO with the Puk kernel, replayed without Java.
-Fixtures (`tests/data/weka_smo/<case>/`, written by `benchmarks/slh16_study.py`): the train/test split as ARFF and Weka's labels."""
+Fixtures (`tests/data/weka_smo/<case>/`, written by `benchmarks/studies/slh16_study.py`): the train/test split as ARFF and Weka's labels."""
 import json
 from pathlib import Path
 import numpy as np, pytest

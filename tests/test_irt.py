@@ -209,7 +209,7 @@ def test_real_matrix_agrees_with_the_authors_when_fed_their_input():
     U, info = read_responses('diabetes')
     res = fit_irt(U)
     assert res.items.instance.tolist() == list(U.columns)
-    # the authors fitted de-duplicated rows plus five artificial learners (see benchmarks/bench_irt.py);
+    # the authors fitted de-duplicated rows plus five artificial learners (see benchmarks/timings/bench_irt.py);
     # on the matrix as given, Spearman is capped by the proportion correct (≈ 0.98 here)
     rho = spearmanr(res.items.difficulty, info.Dffclt, nan_policy='omit')[0]
     assert rho > 0.97

@@ -1,7 +1,7 @@
 """RipperClassifier (the `JRip` of fabra18): identity with Weka's JRip, known rules, nominal features, determinism.
 
 The Weka comparison replays stored output of Weka 3.6.14 (`tests/data/jrip/*.txt`, written by
-`benchmarks/bench_jrip.py --write-fixtures`) with Weka's random stream emulated below, so it needs no Java.
+`benchmarks/checks/bench_jrip.py --write-fixtures`) with Weka's random stream emulated below, so it needs no Java.
 """
 import os, re
 from pathlib import Path

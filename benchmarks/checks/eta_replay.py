@@ -18,7 +18,7 @@ With `--replan`, the stages' plan (and the hardness measures') is the one this c
 the probe this checkout takes), instead of the plan the run made; the fits' plan is the run's."""
 import argparse, gzip, json, sys
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from robustdiff._run import _Timeline, _stage_plan
 from robustdiff.costs import hardness_cost
 RESULTS = Path(__file__).resolve().parents[1]/'results'

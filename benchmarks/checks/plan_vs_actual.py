@@ -1,11 +1,11 @@
 """The report's plan and ETA against the actual time (issue 45, part 2): whole `robustdiff report` runs, as a user runs
 them, on tables of different shapes.
 
-    python benchmarks/plan_vs_actual.py                 # every case below (~60 min on 2 shared cores)
-    python benchmarks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
-    python benchmarks/plan_vs_actual.py --cases mc50k_quick --out benchmarks/results/plan_vs_actual_mc50k.json   # exact names
-    python benchmarks/plan_vs_actual.py --summary-only             # the table of benchmarks/results/plan_vs_actual.json
-    python benchmarks/plan_vs_actual.py --summary-only --merge benchmarks/results/plan_vs_actual_mc50k.json   # drivers run side by side
+    python benchmarks/checks/plan_vs_actual.py                 # every case below (~60 min on 2 shared cores)
+    python benchmarks/checks/plan_vs_actual.py --only vowel    # the cases whose name starts with one of these
+    python benchmarks/checks/plan_vs_actual.py --cases mc50k_quick --out benchmarks/results/plan_vs_actual_mc50k.json   # exact names
+    python benchmarks/checks/plan_vs_actual.py --summary-only             # the table of benchmarks/results/plan_vs_actual.json
+    python benchmarks/checks/plan_vs_actual.py --summary-only --merge benchmarks/results/plan_vs_actual_mc50k.json   # drivers run side by side
 
 Each case runs `robustdiff report SRC --models M --n-jobs 2 --out DIR --force` in a subprocess (not niced: the ETA must
 hold under whatever load the shared machine has; the load is recorded) and reads its
@@ -24,16 +24,16 @@ it ran, `git describe --always --dirty`).
 On a machine shared between login sessions, the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled)
 shares the CPU between sessions whatever their processes' nice: other sessions' `nice -n 19` jobs then take their
 share from these runs. To give the runs the machine the way nice intends, start the driver in a session of its own
-and lower that session's nice: `setsid python benchmarks/plan_vs_actual.py ... &` then
+and lower that session's nice: `setsid python benchmarks/checks/plan_vs_actual.py ... &` then
 `echo -19 > /proc/$(pgrep -f plan_vs_actual.py)/autogroup` (as the runs of 29 Nov from 10:40 UTC were). Write to the
 driver's own PID: `$!` of a `cd … && setsid …  &` list is the shell's subshell, whose autogroup is the calling session's.
-With `--trace`, each run also records its timeline (`benchmarks/eta_trace/sitecustomize.py`) to
-/tmp/plan_vs_actual/CASE.trace.json: `benchmarks/eta_replay.py` replays it on the ETA code of the worktree.
+With `--trace`, each run also records its timeline (`benchmarks/tools/eta_trace/sitecustomize.py`) to
+/tmp/plan_vs_actual/CASE.trace.json: `benchmarks/checks/eta_replay.py` replays it on the ETA code of the worktree.
 """
 import argparse, json, os, platform, re, subprocess, sys, threading, time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT/'benchmarks'/'results'
 TMP = Path(os.environ.get('PLAN_VS_ACTUAL_TMP', '/tmp/plan_vs_actual'))
 HIDDEN = {'NPY_DISABLE_CPU_FEATURES': 'X86_V3', 'OPENBLAS_CORETYPE': 'Sandybridge'}
@@ -43,7 +43,7 @@ def _mc50k()->list:
     p = TMP/'mc50k.csv'
     if not p.exists():
         TMP.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(ROOT/'benchmarks'/'make_csv.py'), '--rows', '50000', '--out', str(p)], check=True)
+        subprocess.run([sys.executable, str(ROOT/'benchmarks'/'tools'/'make_csv.py'), '--rows', '50000', '--out', str(p)], check=True)
     return [str(p), '--target', 'target']
 
 CASES = {   # name: (source arguments, models, hidden vector features); the small ones first
@@ -86,8 +86,8 @@ def run_case(name:str, trace:bool=False)->dict:
     cmd = [str(Path(sys.executable).parent/'robustdiff'), 'report', *args, '--models', models, '--n-jobs', '2',
            '--out', str(out_dir), '--force']
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), **(HIDDEN if hidden else {})}
-    if trace:   # the timeline recorded for benchmarks/eta_replay.py
-        env['PYTHONPATH'] = str(ROOT/'benchmarks'/'eta_trace') + os.pathsep + env['PYTHONPATH']
+    if trace:   # the timeline recorded for benchmarks/checks/eta_replay.py
+        env['PYTHONPATH'] = str(ROOT/'benchmarks'/'tools'/'eta_trace') + os.pathsep + env['PYTHONPATH']
         env['ETA_TRACE_OUT'] = str(TMP/f'{name}.trace.json')
     commit = subprocess.run(['git', 'describe', '--always', '--dirty'], capture_output=True, text=True, cwd=str(ROOT)).stdout.strip()   # the code it runs
     load0 = os.getloadavg()[0]
@@ -145,7 +145,7 @@ def main():
     ap.add_argument('--cases', nargs='*', default=None, help='exact case names, run in this order')
     ap.add_argument('--out', default=str(RESULTS/'plan_vs_actual.json'))
     ap.add_argument('--summary-only', action='store_true')
-    ap.add_argument('--trace', action='store_true', help='also record each run\'s timeline to /tmp/plan_vs_actual/CASE.trace.json (benchmarks/eta_replay.py)')
+    ap.add_argument('--trace', action='store_true', help='also record each run\'s timeline to /tmp/plan_vs_actual/CASE.trace.json (benchmarks/checks/eta_replay.py)')
     ap.add_argument('--merge', nargs='*', default=None, help="other result files (of drivers run side by side): their runs join --out's, and the files are removed")
     a = ap.parse_args()
     old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
@@ -169,7 +169,7 @@ def main():
             runs[name] = r
             print(f"  plan {r.get('plan_total_s')} s, ETA after 1 min {r.get('eta_after_1min')}, actual {r['actual_s']} s, rc {r['rc']}", flush=True)
             Path(a.out).write_text(json.dumps(dict(old, cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],   # other keys kept
-                                                   command='python benchmarks/plan_vs_actual.py ' + ' '.join(sys.argv[1:]),
+                                                   command='python benchmarks/checks/plan_vs_actual.py ' + ' '.join(sys.argv[1:]),
                                                    runs=runs), indent=1))
     print(table(runs))
 

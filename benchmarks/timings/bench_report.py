@@ -74,8 +74,8 @@ else:
     from sklearn.model_selection import cross_val_predict
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import cv_splits
-    folds = [(tr, te) for _, _, tr, te in cv_splits(ds, 5, 1, 0)]
-    for name, est in get_models(models, 0).items():
+    folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)]
+    for name, est in get_models(models, random_state=0).items():
         cross_val_predict(make_pipeline(est, ds), ds.X, ds.y.to_numpy(), cv=folds, n_jobs=n_jobs)
 wall = time.perf_counter() - t0
 used = cpu() - c0
