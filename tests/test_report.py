@@ -275,10 +275,4 @@ def test_a_duplicate_model_name_and_too_many_noise_draws_are_refused(tiny):
     assert 'my_logreg' in rep.config['models']
 
 
-def test_the_verdict_and_its_front_do_not_depend_on_n_jobs(tiny):
-    "Same seed, one worker or two: the verdict, its pairs, each noise's front and the headline are the same, bit for bit."
-    kw = dict(QUICK, stages='accuracy,difficulty,scc,ela,perturbation,verdict')
-    one, two = build_report(tiny, **kw), build_report(tiny, **dict(kw, n_jobs=2))
-    for name in ('verdict', 'verdict_pairs', 'verdict_front', 'headline'):
-        pd.testing.assert_frame_equal(one.table(name), two.table(name), check_exact=True)
-    assert len(one.table('verdict_front')) and set(one.table('verdict_front').noise) == {'feature noise', 'label noise', 'perturbation'}
+# the verdict, its pairs, each noise's front and the headline for any n_jobs: tests/test_run_beside.py (every table)

@@ -25,6 +25,9 @@ def test_same_tables_whatever_n_jobs(pair):
     a, b = _tables(one), _tables(two)
     assert set(a) == set(b) and 'ela/ela' in a and 'verdict/verdict' in a
     for k in a: pd.testing.assert_frame_equal(a[k], b[k], check_exact=True, obj=k)
+    # the verdict, its pairs, each noise's front and the headline among them
+    assert {'verdict/verdict_pairs', 'verdict/headline'} <= set(a) and len(a['verdict/verdict_front'])
+    assert set(a['verdict/verdict_front'].noise) == {'feature noise', 'label noise', 'perturbation'}
 
 
 def test_stages_in_order_and_all_ran(pair):

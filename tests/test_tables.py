@@ -2,8 +2,8 @@
 
 A table of bad inputs → the expected error (as in test_data_bad_input.py); what is accepted and the note it leaves;
 Parquet/Excel round trips; imputation fitted on the training folds only; a continuous target refused with exit
-code 2; a report on a 20 000-row table with every chart (counted in the HTML and in headless Chromium); the
-instance-space explorer at 20 000 instances.
+code 2; a report on a 20 000-row table with every chart (counted in the HTML and in headless Chromium). The
+instance-space explorer at 20 000 instances: tests/test_explore_large.py.
 """
 import contextlib, io, re, shutil, sys
 from pathlib import Path
@@ -281,31 +281,6 @@ def test_report_20000_rows_in_chromium(big_report):
                               "&& s.querySelectorAll('path, rect, line, text').length > 10).length")
         browser.close()
     assert drawn == n_charts
-
-
-def test_explorer_20000_instances():
-    pytest.importorskip('ipywidgets')
-    import vl_convert as vlc
-    from robustdiff.isa import instance_space
-    from robustdiff.explore import explore
-    space = instance_space(_big(), models='quick', n_features=6, random_state=0, n_jobs=2)
-    ex = explore(space, color='IH', footprint='good')
-    assert len(ex.df) == 20_000 and len(ex.selected) == 20_000
-    for color in ('IH', 'class', 'IRT difficulty', 'x_f0'):
-        ex.color.value = color
-        spec = ex.chart().to_dict()
-        svg = vlc.vegalite_to_svg(spec)
-        assert len(svg) <= 2_000_000, (color, len(svg))
-        sub = spec['title']['subtitle']
-        assert ('stratified random sample of 5,000 of 20,000' in sub) if color == 'class' else ('60 × 45 grid' in sub), sub
-    ex.z1.value = (ex.z1.min, float(space.coords.z1.median()))
-    sel = ex.selected
-    assert 0 < len(sel) < 20_000 and (sel.z1 <= ex.z1.value[1] + 1e-9).all()
-    for by in ('selected measures', 'all measures', 'log-losses'):
-        ex.dist_by.value = by
-        d = ex.distribution_chart()
-        assert len(vlc.vegalite_to_svg(d.to_dict())) <= 2_000_000
-    assert 'instances selected' in ex.info.value
 
 
 def test_stage_with_an_undrawable_chart_is_warn(monkeypatch):
