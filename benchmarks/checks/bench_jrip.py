@@ -8,7 +8,7 @@
    wrapper that was fabra18's JRip before (if `wittgenstein` is installed; training capped at 2000 rows as it was),
    and Weka's JRip (`-S 1..`, if Java and weka.jar are there; its own "time taken to build model"). Also the fit time
    of `RipperClassifier` on all rows.
-2. Identity with Weka: with Weka's random stream emulated (tests/test_portfolio_jrip.py), `JRip -S 1 -O 2` and our
+2. Identity with Weka: with Weka's random stream emulated (tests/test_ripper.py), `JRip -S 1 -O 2` and our
    `_ripper_fit` must give the same rule list (rows dropped first where two classes have the same frequency:
    Weka orders tied classes by an unstable quicksort, we by label).
 3. `--write-fixtures`: the Weka outputs the tests replay (tests/data/jrip/).
@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT/'tests'))
-from test_portfolio_jrip import pmlb_arrays, weka_stream, parse_weka, ours_as_weka, assert_same_rules, FIXTURES
+from test_ripper import pmlb_arrays, weka_stream, parse_weka, ours_as_weka, assert_same_rules, FIXTURES
 from robustdiff.ripper import RipperClassifier, _ripper_fit
 from robustdiff._models import ProbaClassifier as _ProbaClassifier, local_rng as _rng
 

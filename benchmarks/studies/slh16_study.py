@@ -21,7 +21,7 @@
   `weka_smo_check.csv` (dataset, repeat, fold, noise, svm, accuracy, seconds). Needs java and /usr/share/java/weka.jar
   (`apt-get install weka`). Nominal attributes go to Weka as nominal (SMO's NominalToBinary) and to PukSVC one-hot.
 - `smo_fixtures`: tests/data/weka_smo/<set>_<noise>/ — one training fold (with 10 % noisy labels or clean), its test
-  fold and Weka 3.6.14's SMO-Puk labels for it, replayed by tests/test_fidelity.py against `PukSVC`.
+  fold and Weka 3.6.14's SMO-Puk labels for it, replayed by tests/test_estimators_weka.py against `PukSVC`.
 - `svm_full`: the SVM (`PukSVC(C=100, scale='minmax')`, whose label is `ela2`'s SVM label) on the **full** large KEEL
   sets that Table 3's SVM column runs on 2 000-row subsamples, stratified 5-fold × --n_repeats, clean and 10 % noisy
   training labels: `svm_full.csv` (dataset, repeat, fold, noise, accuracy, fit_seconds, n_train), resumable per data set.

@@ -17,7 +17,7 @@ beside the prior in `robustdiff.responses` and the earlier measurements in `benc
 hardness measures (`robustdiff.hardness.hardness_measures`) are timed at `--hardness-sizes` rows of the same table
 and extrapolated to 50 000 rows, and every model's task of the report's one pass (fit, 18 blocks of predictions, the
 noisy-label refit) on fold 0 of the whole table (43 152 training rows) is timed for the `--one-pass` portfolios
-(`tests/test_plan_calibration.py` checks the prior against these). Writes benchmarks/results/plan_calibrate.json.
+(`tests/test_costs_calibration.py` checks the prior against these). Writes benchmarks/results/plan_calibrate.json.
 """
 import argparse, json, math, os, sys, time, warnings
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""PyHard 2.2.4's pool on breast cancer, replayed from a seeded global numpy stream: the reference of tests/test_pyhard_ih.py.
+"""PyHard 2.2.4's pool on breast cancer, replayed from a seeded global numpy stream: the reference of tests/test_ih_pyhard.py.
 
 Not run by the tests (they read the CSV it writes). To regenerate, in a separate virtual environment with PyHard's own pins:
 
