@@ -152,7 +152,7 @@ def stage_costs(stages,                 # the selected stage names (those of `ro
         out[s] = a + b * models + c * _stage_units(s, rows, models, noise_draws, perturb_repeats)
     return out
 
-def probe_seconds(repeats:int=5)->float:   # the least of `repeats` timings, in seconds (other work on the core only adds to a timing)
+def probe_seconds(*, repeats:int=5)->float:   # the least of `repeats` timings, in seconds (other work on the core only adds to a timing)
     "Wall seconds of a fixed piece of the stages' kind of work (~0.03 s): group-bys of a long table into a small one, bootstrap means by fancy indexing, rows written as JSON. None of it leans on the wide vector units (a float32 product and a sort do: on this machine with x86-64-v3 hidden they took 2× and 13×, while the stages took 1.1×)."
     import json, time
     import pandas as pd

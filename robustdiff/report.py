@@ -107,6 +107,7 @@ class Report:
 
     def save(self,
              out,               # the report folder
+             *,
              force:bool=False,  # write beside files robustdiff did not write (never over them)
              protect=(),        # paths never to replace (the input data)
             )->Path:            # the folder

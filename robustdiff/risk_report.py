@@ -71,7 +71,7 @@ def _crossfit(rm:RiskModel, alpha:float=0.1)->tuple:
     return pd.DataFrame(cov), pd.DataFrame(rel), pd.DataFrame(err)
 
 # %% ../nbs/62_risk_report.ipynb #8ed07d47
-def coverage_chart(cov:pd.DataFrame, alpha:float=0.1)->alt.Chart:
+def coverage_chart(cov:pd.DataFrame, *, alpha:float=0.1)->alt.Chart:
     "Per-bin coverage of the Mondrian and marginal conformal sets (± 2 SE), one panel per model, with the 1 − α line."
     d = cov.assign(lo=cov.coverage - 2 * cov.se, hi=(cov.coverage + 2 * cov.se).clip(upper=1))
     base = alt.Chart().encode(x=alt.X('bin:O', title='bin (0 = easiest)'),
@@ -129,7 +129,7 @@ def _class_crossfit(rm:RiskModel, alpha:float=0.1)->pd.DataFrame:
                              classwise=on, promised=c not in no))
     return pd.DataFrame(rows, columns=['model', 'class', 'n', 'coverage', 'se', 'classwise', 'promised'])
 
-def class_coverage_chart(cc:pd.DataFrame, alpha:float=0.1)->alt.Chart:
+def class_coverage_chart(cc:pd.DataFrame, *, alpha:float=0.1)->alt.Chart:
     "Coverage per class (± 2 SE), one panel per model, filled where the class's coverage is promised, with the 1 − α line."
     d = cc.assign(lo=cc.coverage - 2 * cc.se, hi=(cc.coverage + 2 * cc.se).clip(upper=1),
                   promise=np.where(cc.promised, 'promised', 'not promised'))
@@ -216,9 +216,9 @@ def report_stage(ctx, st):
     auc = err.drop_duplicates(['model', 'ranking']).pivot(index='model', columns='ranking', values='auroc').add_prefix('auroc_')
     st.tables['risk_models'] = summ.merge(auc.reset_index(), on='model', how='left')
     st.tables['risk_coverage'], st.tables['risk_reliability'], st.tables['risk_errors'] = cov, rel, err
-    st.charts['risk_coverage'] = coverage_chart(cov, rm.alpha)
+    st.charts['risk_coverage'] = coverage_chart(cov, alpha=rm.alpha)
     cc = _class_crossfit(rm, rm.alpha)
-    if len(cc): st.tables['risk_coverage_class'], st.charts['risk_coverage_class'] = cc, class_coverage_chart(cc, rm.alpha)
+    if len(cc): st.tables['risk_coverage_class'], st.charts['risk_coverage_class'] = cc, class_coverage_chart(cc, alpha=rm.alpha)
     st.charts['risk_reliability'] = reliability_chart(rel)
     st.charts['risk_errors'] = rejection_chart(err)
     ctx.files[RISK_FILE] = rm.save

@@ -16,6 +16,7 @@ REFITS_BESIDE_MAX_ROWS = 20_000   # above it the refits stay in the one pass: th
 
 # %% ../nbs/89a_run_settings.ipynb #75c67533
 def connect_scheduler(address:str,         # e.g. 'tcp://127.0.0.1:8786'
+                      *,
                       timeout:float=5.0,   # seconds to wait for the scheduler
                      ):
     "A `distributed.Client` for a running Dask scheduler; a clear error when it does not answer within `timeout`."
