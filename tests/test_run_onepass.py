@@ -103,7 +103,7 @@ def test_cross_validated_perturbation_from_the_stored_predictions(case):
     items = rep.table('difficulty')
     b = items.set_index('instance').difficulty
     hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
-    want = _recompute_perturbation(pp, c['alpha'], hard)
+    want = _recompute_perturbation(pp, c['worst_share'], hard)
     got = tab.merge(want, on=['model', 'fold', 'level', 'repeat', 'subset'], how='outer', validate='one_to_one', indicator=True)
     assert (got._merge == 'both').all() and len(got) == len(tab) == len(want)
     np.testing.assert_array_equal(got.value_x.to_numpy(), got.value_y.to_numpy())
@@ -291,7 +291,7 @@ def test_fitting_processes_do_not_import_altair():
             "assert 'altair' not in sys.modules, 'altair imported'\n"
             "from robustdiff.charts import alt, histogram\n"
             "import numpy as np\n"
-            "c = histogram(np.arange(10.0), 'x')\n"
+            "c = histogram(np.arange(10.0), field='x')\n"
             "import altair\n"
             "assert alt.Chart is altair.Chart and isinstance(c, altair.TopLevelMixin)\n")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
