@@ -49,15 +49,15 @@ def test_no_import_cycle():
     assert c is None, 'import cycle: ' + ' → '.join(c)
 
 
-def _crossings()->set:
+def _crossings(mods:dict=MODULES)->set:
     "`importer <- module._name` for every private name a public module imports from another module."
-    return {f"{m} <- {o}.{n}" for m, p in MODULES.items() if not m.startswith('_') for o, names in _imports(p)
+    return {f"{m} <- {o}.{n}" for m, p in mods.items() if not m.startswith('_') for o, names in _imports(p)
             if o != m and not o.startswith('_') for n in names if n.startswith('_') and not n.startswith('__')}
 
 
-def _inner_crossings()->set:
+def _inner_crossings(mods:dict=MODULES)->set:
     "`importer <- module._name` where a private module (the package's machinery) takes a public module's private name."
-    return {f"{m} <- {o}.{n}" for m, p in MODULES.items() if m.startswith('_') for o, names in _imports(p)
+    return {f"{m} <- {o}.{n}" for m, p in mods.items() if m.startswith('_') for o, names in _imports(p)
             if o != m and not o.startswith('_') for n in names if n.startswith('_') and not n.startswith('__')}
 
 
@@ -73,8 +73,11 @@ def test_no_public_module_imports_another_modules_private_name():
 
 
 def test_crossing_finder_sees_a_planted_crossing(tmp_path):
-    p = tmp_path/'x.py'; p.write_text('from robustdiff.responses import map_folds, _Plan\nfrom ._folds import run_plans\n')
-    assert _imports(p) == [('responses', ['map_folds', '_Plan']), ('_folds', ['run_plans'])]
+    src = 'from robustdiff.responses import map_folds, _Plan\nfrom ._folds import run_plans, _x\n'
+    (tmp_path/'x.py').write_text(src); (tmp_path/'_y.py').write_text(src)
+    mods = {'x': tmp_path/'x.py', '_y': tmp_path/'_y.py'}
+    assert _crossings(mods) == {'x <- responses._Plan'}          # a private module's `_x` may be imported
+    assert _inner_crossings(mods) == {'_y <- responses._Plan'}
 
 
 def test_the_machinery_reaches_into_public_modules_only_where_listed():
