@@ -876,7 +876,7 @@ def _sample_rows(ds:Dataset, max_rows:int|None, seed:int)->Dataset:
     from sklearn.model_selection import train_test_split
     keep, _ = train_test_split(np.arange(ds.n_instances), train_size=int(max_rows), stratify=ds.y, random_state=seed)
     sub = ds.subset(np.sort(keep))
-    object.__setattr__(sub, 'notes', list(ds.notes) + [
+    object.__setattr__(sub, 'notes', tuple(ds.notes) + (   # a Dataset's notes are a tuple (`imputed` adds to them)
         f"The report ran on a stratified sample of {int(max_rows)} of the table's {ds.n_instances} rows (max_rows, seed {seed}): "
-        "every figure and interval is computed from the sample, so the intervals are wider than the full table's would be."])
+        "every figure and interval is computed from the sample, so the intervals are wider than the full table's would be.",))
     return sub

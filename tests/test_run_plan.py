@@ -81,6 +81,17 @@ def test_sample_rows_is_stratified_and_says_so():
     for bad in (10, 2.5, True, '100'):
         with pytest.raises(ValueError, match='max_rows'): _sample_rows(ds, bad, 0)
 
+
+def test_a_sample_of_a_table_with_gaps_imputes():
+    "The sample keeps a Dataset's notes a tuple, so its whole-table imputed view (the hardness measures') still builds."
+    from robustdiff.report import _sample_rows
+    from robustdiff.data import from_frame
+    df = load_sklearn('breast_cancer').X.iloc[:, :4].assign(y=load_sklearn('breast_cancer').y)
+    df.iloc[::7, 0] = np.nan
+    s = _sample_rows(from_frame(df, 'y'), 200, 0)
+    imp = s.imputed()
+    assert not imp.X.isna().any().any() and imp.notes[:len(s.notes)] == s.notes
+
 def test_report_logs_the_plan_and_runs_on_the_sample(capsys):
     from robustdiff.report import build_report
     rep = build_report('sklearn:breast_cancer', models='quick', stages='data,accuracy', max_rows=150, n_jobs=1)
