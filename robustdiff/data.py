@@ -11,7 +11,7 @@ import pandas as pd
 from ._frames import user_fix, user_arg, cli_names, drop_fix, check_missing_mode
 
 # %% auto #0
-__all__ = ['NEAR_UNIQUE', 'Dataset', 'check_task', 'DataWarning', 'from_frame']
+__all__ = ['TOLERANCE_SHARE', 'NEAR_UNIQUE', 'default_tolerance', 'Dataset', 'check_task', 'DataWarning', 'from_frame']
 
 # %% ../nbs/00_data.ipynb #c44f0422
 def _closest(name, columns, n:int=5)->list:
@@ -64,7 +64,7 @@ def _check_features(X:pd.DataFrame, nominal:tuple, missing:str='error'):
             raise ValueError(f"feature column {c!r} has infinite values")
 
 # %% ../nbs/00_data.ipynb #1c58d93a
-def _target(y, X:pd.DataFrame)->pd.Series:
+def _target(y, X:pd.DataFrame, classes:bool=True)->pd.Series:
     "The labels as a 1-D Series paired with the rows of X (aligned by index if `y` is a Series); clear errors otherwise."
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1: raise ValueError(f"y must be 1-D (one label per row), got a DataFrame with {y.shape[1]} columns")
@@ -78,9 +78,9 @@ def _target(y, X:pd.DataFrame)->pd.Series:
         v = y.to_numpy()
     else: v = np.asarray(y)
     if v.ndim != 1: raise ValueError(f"y must be 1-D (one label per row), got shape {v.shape}")
-    if v.dtype.kind == 'f' and not np.all((w := v[np.isfinite(v)]) == np.round(w)):   # half grades 1.5, 2.0, ...: classes
+    if classes and v.dtype.kind == 'f' and not np.all((w := v[np.isfinite(v)]) == np.round(w)):   # half grades 1.5, 2.0, ...: classes
         v = np.array([str(float(e)) if np.isfinite(e) else np.nan for e in v], dtype=object)   # (scikit-learn calls them 'continuous')
-    if v.dtype == object:
+    if classes and v.dtype == object:
         kinds = {'number' if isinstance(e, (numbers.Number, np.number)) and not isinstance(e, (bool, np.bool_)) else
                  'bool' if isinstance(e, (bool, np.bool_)) else 'text' if isinstance(e, str) else type(e).__name__
                  for e in v if not (isinstance(e, float) and math.isnan(e)) and e is not None}
@@ -89,16 +89,49 @@ def _target(y, X:pd.DataFrame)->pd.Series:
                             f"convert it to one type, e.g. y.astype(str)")
     return pd.Series(v, name='y')
 
+def _numeric_target(y, X:pd.DataFrame)->pd.Series:
+    "A regression target: paired with the rows as `_target` does, as float64 numbers (a clear error for text or infinite values)."
+    s = _target(y, X, classes=False)
+    v = pd.to_numeric(s, errors='coerce') if s.dtype == object else s
+    bad = v.isna() & s.notna()
+    if bad.any() or not pd.api.types.is_numeric_dtype(v) or pd.api.types.is_bool_dtype(v):
+        raise TypeError(f"a regression target must hold numbers; found {s[bad].iloc[0] if bad.any() else s.iloc[0]!r}")
+    v = v.astype('float64')
+    if np.isinf(v.to_numpy()).any(): raise ValueError(f"the target has {int(np.isinf(v.to_numpy()).sum())} infinite values")
+    return v.rename('y')
+
+TOLERANCE_SHARE = 0.25   # the default tolerance τ of a regression target: this share of its robust spread (`default_tolerance`)
+
+def default_tolerance(y,                          # a regression target
+                      *, share:float=TOLERANCE_SHARE,  # τ as a share of the spread
+                     )->float:
+    "The default tolerance τ of a regression target: `share` × its robust standard deviation (1.4826 × the median absolute deviation; the standard deviation when half the values are equal)."
+    v = np.asarray(y, dtype=float)
+    mad = 1.4826 * np.median(np.abs(v - np.median(v)))
+    return float(share * (mad if mad > 0 else np.std(v)))
+
+def _check_tolerance(tol, y:pd.Series, task:str):
+    "The dataset's tolerance, checked: None for classification, a positive finite number for regression (None: the default)."
+    if task == 'classification':
+        if tol is not None: raise ValueError("tolerance is for a regression target; this dataset's task is classification")
+        return None
+    if tol is None: return default_tolerance(y)
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tolerance must be a positive number (a prediction is right when |y − ŷ| ≤ tolerance), got {tol!r}")
+    return float(tol)
+
 # %% ../nbs/00_data.ipynb #9f40ad16
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    "A classification dataset: features `X`, labels `y`, and which columns are nominal."
+    "A dataset: features `X`, target `y` (class labels, or numbers for `task='regression'`), and which columns are nominal."
     name:str              # what to call it in tables and plots
     X:pd.DataFrame        # features, one row per instance
-    y:pd.Series           # class label of each instance
+    y:pd.Series           # class label (or, for regression, the number) of each instance
     nominal:tuple = ()    # names of the nominal (categorical) columns; the others are numeric
     missing:str = 'error' # missing (NaN) features: 'error' refuses them, 'impute' keeps them for the models' in-fold imputation
     notes:tuple = ()      # what the intake did to the table (imputation, dropped columns or rows), one sentence each
+    task:str = 'classification' # 'classification' (y holds classes) or 'regression' (y holds numbers)
+    tolerance:float|None = None # regression: a prediction is right when |y − ŷ| ≤ tolerance (None: `default_tolerance(y)`); classification: None
 
     def __post_init__(self):
         if not isinstance(self.X, pd.DataFrame): raise TypeError(f"X must be a pandas DataFrame, got {type(self.X).__name__}")
@@ -106,18 +139,22 @@ class Dataset:
             raise ValueError(f"Dataset(missing=...) must be 'impute' or 'error', got {self.missing!r} (from_frame also accepts 'drop')")
         nominal = tuple(self.nominal)
         _check_unique_columns(self.X.columns, 'X')
-        y = _target(self.y, self.X)
+        if self.task not in ('classification', 'regression'):
+            raise ValueError(f"Dataset(task=...) must be 'classification' or 'regression', got {self.task!r}")
+        y = _target(self.y, self.X) if self.task == 'classification' else _numeric_target(self.y, self.X)
         X = self.X.reset_index(drop=True).copy()
         X.columns = [str(c) for c in X.columns]
         nominal = tuple(str(c) for c in nominal)
         if len(y) != len(X): raise ValueError(f"mismatched lengths: X has {len(X)} rows but y has {len(y)} labels")
         _check_features(X, nominal, self.missing)
         if y.isna().any(): raise ValueError(f"the target has {int(y.isna().sum())} missing values: drop those rows")
-        if y.nunique() < 2: raise ValueError(f"only one class ({y.iloc[0]!r}): classification needs at least two")
+        if y.nunique() < 2: raise ValueError(f"only one {'class' if self.task == 'classification' else 'target value'} ({y.iloc[0]!r}): "
+                                             f"{self.task} needs at least two")
+        tol = _check_tolerance(self.tolerance, y, self.task)
         for c in X.columns:
             X[c] = X[c].astype('category') if c in nominal else X[c].astype('float64')
         object.__setattr__(self, 'X', X); object.__setattr__(self, 'y', y); object.__setattr__(self, 'nominal', nominal)
-        object.__setattr__(self, 'notes', tuple(self.notes))
+        object.__setattr__(self, 'notes', tuple(self.notes)); object.__setattr__(self, 'tolerance', tol)
         object.__setattr__(self, '_token', uuid.uuid4().hex)   # names this dataset and its copies (pickled to workers): per-process caches key on it
 
     def __getstate__(self):   # the cached imputed view is not shipped to worker processes
@@ -134,9 +171,22 @@ class Dataset:
     @property
     def n_classes(self)->int: return len(self.classes)
     @property
+    def regression(self)->bool: return self.task == 'regression'
+
+    def right(self, y_true, y_pred)->np.ndarray:
+        "1 where a prediction is right (0/1 int8): the true class, or for regression within `tolerance` of the true value."
+        t, p = np.asarray(y_true), np.asarray(y_pred)
+        if not self.regression: return (p == t).astype('int8')
+        return (np.abs(t.astype(float) - p.astype(float)) <= self.tolerance).astype('int8')
+
+    def with_task(self, task:str, *, tolerance:float|None=None)->Dataset:
+        "This dataset read as another task (its target converted: numbers for regression, labels for classification), or with another tolerance."
+        y = self.y if task == self.task or task == 'regression' else self.y.to_numpy()
+        return Dataset(self.name, self.X, y, self.nominal, self.missing, self.notes, task, tolerance)
+    @property
     def complexity(self)->float:
-        "Dataset complexity of [FB24] eq. 12: #attributes · #classes / #instances."
-        return self.n_features * self.n_classes / self.n_instances
+        "Dataset complexity of [FB24] eq. 12: #attributes · #classes / #instances (a regression target counts as one class)."
+        return self.n_features * (1 if self.regression else self.n_classes) / self.n_instances
     @property
     def missing_counts(self)->pd.Series:
         "Missing (NaN) cells per feature column that has some (empty when the table is complete)."
@@ -148,14 +198,16 @@ class Dataset:
         idx = np.asarray(idx)
         sub = object.__new__(Dataset)  # already validated: a subset may hold a single class (e.g. a test fold)
         for k, v in dict(name=self.name, X=self.X.iloc[idx].reset_index(drop=True), y=self.y.iloc[idx].reset_index(drop=True),
-                         nominal=self.nominal, missing=self.missing, notes=self.notes).items():
+                         nominal=self.nominal, missing=self.missing, notes=self.notes,
+                         task=self.task, tolerance=self.tolerance).items():
             object.__setattr__(sub, k, v)
         return sub
 
     def __repr__(self):
         gaps = self.missing_counts
         return (f"Dataset({self.name!r}: {self.n_instances} instances, {len(self.numeric)} numeric + "
-                f"{len(self.nominal)} nominal features, {self.n_classes} classes"
+                f"{len(self.nominal)} nominal features, "
+                f"{f'a numeric target (tolerance {self.tolerance:.4g})' if self.regression else f'{self.n_classes} classes'}"
                 f"{f', {int(gaps.sum())} missing cells' if len(gaps) else ''})")
 
 # %% ../nbs/00_data.ipynb #11b7fc47
@@ -171,7 +223,8 @@ def _dataset_imputed(self:Dataset)->Dataset:
         n = int(self.missing_counts.sum())
         note = f"{n} missing cells filled from the whole table (numeric: median, nominal: most frequent value)"
         out = object.__new__(Dataset)
-        for k, v in dict(name=self.name, X=X, y=self.y, nominal=self.nominal, missing='error', notes=self.notes + (note,)).items():
+        for k, v in dict(name=self.name, X=X, y=self.y, nominal=self.nominal, missing='error', notes=self.notes + (note,),
+                                         task=self.task, tolerance=self.tolerance).items():
             object.__setattr__(out, k, v)
         object.__setattr__(self, '_imputed', out)
     return self.__dict__['_imputed']
@@ -180,30 +233,32 @@ Dataset.imputed = _dataset_imputed
 
 
 # %% ../nbs/00_data.ipynb #1445c67c
-_TASKS = ('auto', 'classification')
+_TASKS = ('auto', 'classification', 'regression')
 
 def check_task(y,                   # the target: a Series, array or a `Dataset`
-               *, task:str='auto',     # 'auto': refuse a target that looks continuous; 'classification': accept any labels
-               name:str='target',   # what to call the target in the message
-               max_classes:int=30,  # more distinct numeric values than this (and than 5 % of the rows) look continuous
-              )->None:
-    "Refuse, before any work, a numeric target that looks like a regression target, saying why and what to do."
+               *, task:str='auto',     # 'auto': decide from the values; 'classification' or 'regression': as given
+               name:str='target',   # what to call the target in the line
+               max_classes:int=30,  # more distinct whole numbers than this (and than 5 % of the rows) are amounts, not classes
+              )->tuple:             # (task, one line saying why)
+    "The task a target asks for — 'classification' or 'regression' — and why, in one line, decided before any fit."
     if task not in _TASKS: raise ValueError(f"task must be one of {list(_TASKS)}, got {task!r}")
     if isinstance(y, Dataset): y = y.y
     y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y)
-    if task == 'classification' or pd.api.types.is_bool_dtype(y): return
+    if task == 'classification': return task, f"The {name} is read as classes ({user_arg('task', 'classification')})."
     v = pd.to_numeric(y.dropna(), errors='coerce') if y.dtype == object else y.dropna()
-    if not pd.api.types.is_numeric_dtype(v) or v.isna().any() or len(v) == 0: return
+    numeric = (not pd.api.types.is_bool_dtype(y) and pd.api.types.is_numeric_dtype(v) and not v.isna().any() and len(v) > 0)
+    if task == 'regression':
+        if not numeric: raise ValueError(f"task 'regression' needs a numeric {name}; it holds labels such as {y.dropna().iloc[0]!r}")
+        return task, f"The {name} is read as numbers ({user_arg('task', 'regression')})."
+    if not numeric: return 'classification', f"The {name} holds labels: classification."
     v = v.to_numpy(dtype=float)
     k, n = len(np.unique(v)), len(v)
     whole = bool(np.all(np.isfinite(v)) and np.all(v == np.round(v)))
-    if whole and not (k > max_classes and k > 0.05 * n): return
-    why = (f"{k} distinct numeric values that are not whole numbers" if not whole else
-           f"{k} distinct whole numbers in {n} rows")
-    raise ValueError(f"the {name} looks continuous ({why}), but the report compares classifiers: bin it into classes "
-                     f"{user_fix('(e.g. pd.qcut(y, 4))', 'in the file')}, pass {user_arg('task', 'classification')} "
-                     f"if these values are classes, or use robustdiff.robustness.robustness_test (Python), which supports regressors")
-
+    if whole and not (k > max_classes and k > 0.05 * n):
+        return 'classification', (f"The {name} holds {k} distinct whole numbers: read as classes (codes); pass "
+                                  f"{user_arg('task', 'regression')} if they are amounts.")
+    why = f"{k} distinct numeric values that are not whole numbers" if not whole else f"{k} distinct whole numbers in {n} rows"
+    return 'regression', (f"The {name} holds {why}: regression; pass {user_arg('task', 'classification')} if these values are classes.")
 
 # %% ../nbs/00_data.ipynb #5f7e707f
 class DataWarning(UserWarning):
@@ -370,7 +425,8 @@ def from_frame(df:pd.DataFrame,        # features and target
                checks:bool=True,       # refuse index columns, copies of the target, numbers read as text, ...
                max_levels:int=100,     # most levels an auto-detected nominal column may have
                missing:str='impute',   # missing features: 'impute' (inside each model's training fold), 'drop' rows, or 'error'
-               task:str='auto',        # 'auto': refuse a target that looks continuous (`check_task`); 'classification': its values are classes
+               task:str='auto',        # 'auto': classes or numbers, decided by `check_task`; or 'classification' / 'regression'
+               tolerance:float|None=None, # regression: |y − ŷ| ≤ tolerance is right (None: `default_tolerance`)
               )->Dataset:
     "A `Dataset` from a DataFrame with a target column."
     if not isinstance(df, pd.DataFrame): raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
@@ -395,10 +451,10 @@ def from_frame(df:pd.DataFrame,        # features and target
     df, notes = _prepare_columns(df, target, nominal)
     if checks: _intake_checks(df, target, nominal, max_levels)
     df, more = _handle_missing(df, target, missing, name)
-    check_task(df[target], task=task, name=f"target {target!r}")       # before the frame becomes hundreds of one-row classes
+    task, _ = check_task(df[target], task=task, name=f"target {target!r}")   # before the frame becomes hundreds of one-row classes
     X, y = df.drop(columns=[target]), df[target]
     del df                          # (from_file's table is referenced only here: freed before Dataset copies X)
     X.columns = [str(c) for c in X.columns]
     if nominal is None: nominal = _nominal_from_dtypes(X)
     return Dataset(name, X, y, tuple(str(c) for c in nominal), 'impute' if missing == 'impute' else 'error',
-                   tuple(read_notes + notes + more))
+                   tuple(read_notes + notes + more), task, tolerance if task == 'regression' else None)
