@@ -75,11 +75,76 @@ def test_unknown_names():
     with pytest.raises(ValueError, match='target column'): from_frame(pd.DataFrame({'a': [1, 2]}), 'y')
 
 
-def test_from_file_refuses_a_continuous_target_unless_told(tmp_path):
-    "`from_file` takes `task` as `from_frame` does: a continuous target is refused by default, read as classes when told."
+def test_from_file_reads_a_continuous_target_as_regression_unless_told(tmp_path):
+    "`from_file` takes `task` as `from_frame` does: 'auto' reads a continuous target as numbers, 'classification' as classes."
     from robustdiff.tables import from_file
     rng = np.random.default_rng(0)
     p = tmp_path/'cont.csv'
     pd.DataFrame({'x': rng.normal(size=300), 'y': rng.normal(size=300).round(3)}).to_csv(p, index=False)
-    with pytest.raises(ValueError, match='continuous'): from_file(p, 'y')
+    d = from_file(p, 'y')
+    assert d.task == 'regression' and str(d.y.dtype) == 'float64'
     assert from_file(p, 'y', task='classification').y.nunique() > 100
+    with pytest.raises(ValueError, match='numeric'): from_frame(pd.DataFrame({'x': [1., 2., 3.], 'y': list('abc')}), 'y', task='regression')
+
+
+# real regression tables in data/regression/: the README's table is what the tests hold the files to -------------------
+import os, re, subprocess, sys
+from pathlib import Path
+from robustdiff.data import default_tolerance
+from robustdiff.datasets import load_regression, regression_names
+
+REPO = Path(__file__).resolve().parents[1]
+REG = REPO/'data'/'regression'
+
+def _readme_tables()->list:
+    "The rows of data/regression/README.md's table (between its <!-- tables --> markers), as dicts by header."
+    body = (REG/'README.md').read_text().split('<!-- tables -->')[1].split('<!-- /tables -->')[0].strip().splitlines()
+    cells = lambda line: [v.strip() for v in line.strip().strip('|').split('|')]
+    head = cells(body[0])
+    rows = [dict(zip(head, cells(l))) for l in body[2:]]
+    assert rows and all(len(r) == len(head) for r in rows), 'every README row has every column'
+    return rows
+
+README_ROWS = _readme_tables()
+
+def test_regression_readme_names_every_file():
+    names = [r['name'] for r in README_ROWS]
+    assert len(names) >= 9 and len(set(names)) == len(names)
+    assert sorted(names) == regression_names() == sorted(p.name[:-7] for p in REG.glob('*.csv.gz'))
+    assert sum(p.stat().st_size for p in REG.glob('*.csv.gz')) < 3e6, 'data/ stays small'
+    assert any(int(r['gaps']) > 0 and int(r['text columns']) > 0 for r in README_ROWS), 'a table with gaps and text'
+    assert any(int(r['rows']) >= 5000 for r in README_ROWS), 'a table of at least 5 000 rows'
+
+@pytest.mark.parametrize('row', README_ROWS, ids=[r['name'] for r in README_ROWS])
+def test_regression_table_as_the_readme_says(row):
+    d = load_dataset(f"reg:{row['name']}")
+    assert d.regression and d.task == 'regression' and d.name == row['name']
+    assert (d.n_instances, d.n_features) == (int(row['rows']), int(row['features']))
+    assert int(d.X.isna().sum().sum()) == int(row['gaps']) and len(d.nominal) == int(row['text columns'])
+    assert str(d.y.dtype) == 'float64' and not d.y.isna().any() and d.y.nunique() > 30
+    assert d.tolerance == pytest.approx(default_tolerance(d.y)) and d.tolerance > 0
+    for col in re.findall(r'`([^`]+)`', row['dropped (why)']): assert col not in d.X.columns, f'{col} gives the target away'
+    assert list(pd.read_csv(REG/f"{row['name']}.csv.gz", nrows=0).columns)[-1] == 'target'
+
+def test_regression_options_and_names():
+    assert load_regression('Salaries', tolerance=1000.0).tolerance == 1000.0     # names are case-blind; τ as given
+    assert load_regression('slid', missing='drop').n_instances < load_regression('slid').n_instances
+    with pytest.raises(ValueError, match=r"unknown regression table 'concrete'.*available: \['births14'"): load_dataset('reg:concrete')
+    with pytest.raises(TypeError, match='string'): load_regression(3)
+
+def test_regression_needs_a_folder(monkeypatch):
+    import robustdiff.datasets as rd
+    monkeypatch.delenv('ROBUSTDIFF_DATA', raising=False)
+    monkeypatch.setattr(rd, '_checkout_data', lambda: None)   # as an installed wheel without the repository
+    with pytest.raises(ValueError, match='ROBUSTDIFF_DATA'): load_regression('wage')
+    with pytest.raises(ValueError, match='ROBUSTDIFF_DATA'): regression_names()
+
+def test_regression_tables_travel_with_a_clone(tmp_path):
+    "Every table and its README are tracked by git, and a process started elsewhere finds them beside the package."
+    tracked = subprocess.run(['git', 'ls-files', 'data/regression'], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    assert {f"data/regression/{r['name']}.csv.gz" for r in README_ROWS} | {'data/regression/README.md'} <= set(tracked)
+    env = {k: v for k, v in os.environ.items() if k != 'ROBUSTDIFF_DATA'} | {'PYTHONPATH': str(REPO)}
+    code = "from robustdiff.datasets import load_dataset; d = load_dataset('reg:births14'); print(d.n_instances, d.task)"
+    out = subprocess.run([sys.executable, '-c', code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [next(r['rows'] for r in README_ROWS if r['name'] == 'births14'), 'regression']
