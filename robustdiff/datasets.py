@@ -182,10 +182,9 @@ def load_regression(name:str,                     # table name, e.g. 'wage' (see
     "A real regression table from the repository's `data/regression/` folder, as a `Dataset(task='regression')`."
     folder = _need_dir(folder, 'regression')
     if not isinstance(name, str): raise TypeError(f"a regression table's name is a string, got {type(name).__name__}")
-    path = folder/f'{name.lower()}{_REG_SUFFIX}'
-    if not path.is_file():
-        raise ValueError(f"unknown regression table {name!r} in {folder}; available: {regression_names(folder)}")
-    df = pd.read_csv(path)
+    have = regression_names(folder)
+    if name.lower() not in have: raise ValueError(f"unknown regression table {name!r} in {folder}; available: {have}")
+    df = pd.read_csv(folder/f'{name.lower()}{_REG_SUFFIX}')
     return from_frame(df, 'target', name=name.lower(), task='regression', tolerance=tolerance, missing=missing,
                       checks=False)   # curated data: the README says what was dropped and why
 

@@ -131,6 +131,7 @@ def test_regression_options_and_names():
     assert load_regression('slid', missing='drop').n_instances < load_regression('slid').n_instances
     with pytest.raises(ValueError, match=r"unknown regression table 'concrete'.*available: \['births14'"): load_dataset('reg:concrete')
     with pytest.raises(TypeError, match='string'): load_regression(3)
+    with pytest.raises(ValueError, match='unknown regression table'): load_regression('../regression/wage')   # names, not paths
 
 def test_regression_needs_a_folder(monkeypatch):
     import robustdiff.datasets as rd
