@@ -455,8 +455,9 @@ def ela_replicates(ela_preds:pd.DataFrame,  # `ela_predictions` output
     inst = b.index[b.index.isin(e.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     out = []
+    numbers = metric not in REGRESSION_METRICS and resample_task(e.y_true) == 'regression'   # accuracy on numbers: the share within τ
     for c, lab, p in (('correct_clean', 'y_pred_clean', 'p_true_clean'), ('correct_noisy', 'y_pred_noisy', 'p_true_noisy')):
-        d = e if lab in e.columns else e.assign(**{lab: _pseudo_labels(e, c, metric)})
+        d = e if lab in e.columns and not numbers else e.assign(**{lab: _pseudo_labels(e, c, metric)})
         out.append(metric_matrix(metric, Wa, d, lab, models, inst, p_col=p))
     a0, ax = out
     e2 = e.assign(_broke=e.correct_clean.to_numpy(float) * (1 - e.correct_noisy.to_numpy(float)))
@@ -545,7 +546,8 @@ def perturbation_replicates(pp:pd.DataFrame,      # perturbation predictions (mo
         fl, br = (weighted_means(Wa[:, top], per_instance_means(q, c, models, inst)[top]) for c in ('flip', 'broke'))
         with np.errstate(invalid='ignore', divide='ignore'):
             brk = np.where(c0_top > 0, br / np.where(c0_top > 0, c0_top, 1), np.nan)
-        per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
+        s = -1.0 if metric in LOWER_IS_BETTER else 1.0             # a drop is a loss: an error's rise
+        per.append(dict(drop_all=s * (m0_all - m1_all), drop_hardest=s * (m0_top - m1_top), flip_perturbed=fl, break_perturbed=brk,
                         score_perturbed_hardest=m1_top))
     if len(per) == 1: return models, per[0], float(lv1)
     U = draw_weights(len(per), n_boot=len(Wa) - 1, random_state=random_state) if U is None else U
