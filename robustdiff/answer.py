@@ -253,6 +253,9 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         if fm != models: raise ValueError(f"noisy and clean predictions name different models: {fm} vs {models}")
         easy, hard = min(facts), max(facts)
         cfg.update(hard_bin=hard, easy_bin=easy, n_bins=len(facts))
+        if reg:      # numbers: the hardest bin may hold no prediction within τ (nothing to break); the hardest bin where every model has one
+            ok = [k for k in sorted(facts) if np.isfinite(reps[('break_rate', k)][0]).all()]
+            if ok and ok[-1] != hard: hard = ok[-1]; cfg.update(hard_bin=hard, hard_stepped=True)
         right = 'within τ' if reg else 'clean-correct'
         compared('break_hard', reps[('break_rate', hard)], f"share of the {right} predictions on the hardest bin that feature noise " +
                  ('takes out of τ' if reg else 'turns wrong'),
@@ -306,6 +309,9 @@ def _get(tab, model, measure)->dict|None:
 def _hard_words(cfg)->tuple:
     "('the hardest 20 %', 'the easiest 20 %') for K bins."
     share = f"{100 / cfg.get('n_bins', 5):.0f} %"
+    if cfg.get('hard_stepped'):   # numbers: the hardest bin held no prediction within τ for some model
+        return (f"difficulty bin {cfg['hard_bin'] - cfg['easy_bin'] + 1} of {cfg['n_bins']} (the hardest where every model has predictions "
+                f"within τ to lose)"), f"the easiest {share}"
     return f"the hardest {share}", f"the easiest {share}"
 
 def _noise_words(cfg)->str:

@@ -392,7 +392,7 @@ def _feature_noise_reps_numbers(noisy, bins, lams, W, n_boot, random_state, metr
                 den = (mx2 - mx ** 2) + (my2 - my ** 2) + (mx - my) ** 2
                 ccc = np.where(den > 1e-12 * np.maximum(mx2 + my2, 1e-300), 2 * (mxy - mx * my) / np.where(den > 0, den, 1), 1.0)
             for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, score_clean=m0, score_noisy=m1, score_change=m1 - m0,
-                                flip_rate=fl, break_rate=brk, agreement=1 - fl, concordance=ccc).items(): reps[(name, int(k))] = R
+                                flip_rate=fl, break_rate=brk, agreement=1 - fl, concordance=ccc, kappa=ccc).items(): reps[(name, int(k))] = R
             facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=np.full(M, np.nan))
         out.append((models, reps, facts))
     return out

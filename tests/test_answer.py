@@ -760,3 +760,23 @@ def test_regression_break_rate_is_leaving_tau_and_needs_tau():
         verdict(noisy, bins, metric='mae', n_boot=20)
     with pytest.raises(ValueError, match='is for classification'):
         verdict(noisy, bins, metric='accuracy', n_boot=20)
+
+
+def test_regression_report_accuracy_and_verdict_read_on_mae():
+    from sklearn.datasets import make_friedman1
+    from sklearn.metrics import mean_absolute_error
+    from robustdiff.data import from_frame
+    from robustdiff.report import build_report
+    X, y = make_friedman1(200, noise=1.0, random_state=3)
+    ds = from_frame(pd.DataFrame(X, columns=[f'x{i}' for i in range(10)]).assign(y=y), 'y', task='regression')
+    rep = build_report(ds, models='quick', stages='data,accuracy,verdict', progress=False, n_jobs=1)
+    assert rep.stages['accuracy'].status == 'ok' and rep.stages['verdict'].status == 'ok'
+    acc = rep.table('accuracy')
+    assert acc.mae.is_monotonic_increasing and {'rmse', 'r2', 'within_tolerance'} <= set(acc.columns)   # lowest MAE first
+    oof = rep.extra['oof'] if 'oof' in getattr(rep, 'extra', {}) else None
+    if oof is not None:
+        g = oof[oof.model == acc.model.iloc[0]]
+        assert acc.mae.iloc[0] == pytest.approx(mean_absolute_error(g.y_true, g.y_pred))
+    h = rep.tables['headline'].sentence.iloc[0]
+    assert h.startswith(f"Most accurate (MAE, lower is better): {acc.model.iloc[0]}, MAE ") and 'predicting the median scores' in h
+    assert 'majority' not in ' '.join(rep.tables['verdict_models'].sentence)
