@@ -6,10 +6,11 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
+from ._scores import REGRESSION_METRICS, regression_from_errors
 
 # %% auto #0
-__all__ = ['check_level', 'ones_first', 'weighted_means', 'as_str_array', 'per_instance_means', 'true_classes', 'positive_scores',
-           'metric_matrix', 'class_shares', 'bin_strata', 'draw_ids']
+__all__ = ['check_level', 'ones_first', 'weighted_means', 'as_str_array', 'per_instance_means', 'true_classes', 'true_values',
+           'positive_scores', 'metric_matrix', 'class_shares', 'bin_strata', 'draw_ids']
 
 # %% ../nbs/06c_resample.ipynb #f328a55b
 def check_level(level):
@@ -62,6 +63,10 @@ def true_classes(df:pd.DataFrame, instances:np.ndarray)->np.ndarray:
     "Each instance's true class as str, in the order of `instances`."
     return df.drop_duplicates('instance').set_index('instance').y_true.astype(str).loc[instances].to_numpy()
 
+def true_values(df:pd.DataFrame, instances:np.ndarray)->np.ndarray:
+    "Each instance's true value as float64 (a regression target), in the order of `instances`."
+    return df.drop_duplicates('instance').set_index('instance').y_true.astype(np.float64).loc[instances].to_numpy()
+
 def positive_scores(df:pd.DataFrame, p_col:str, models:list, instances:np.ndarray, classes:list)->np.ndarray:
     "(n × M × 2) probabilities of [negative, positive] class (binary targets) from each row's probability of its true class, averaged over repeats."
     if len(classes) != 2: raise ValueError(f"roc_auc here needs a binary target (the predictions keep the probability of the true class only); got {len(classes)} classes")
@@ -74,8 +79,12 @@ def positive_scores(df:pd.DataFrame, p_col:str, models:list, instances:np.ndarra
 
 def metric_matrix(metric:str, Wa:np.ndarray, df:pd.DataFrame, pred:str, models:list, instances:np.ndarray, classes:list|None=None,
                    p_col:str|None=None)->np.ndarray:
-    "Replicates (rows of Wa) × models of `metric` on the predictions in column `pred` (pooled over repeats and copies)."
+    "Replicates (rows of Wa) × models of `metric` on the predictions in column `pred` (pooled over repeats and copies; numbers: each instance's errors averaged)."
     from robustdiff.metrics import metric_replicates_many
+    if metric in REGRESSION_METRICS:
+        e = df[pred].to_numpy(np.float64) - df.y_true.to_numpy(np.float64)
+        A, S = (per_instance_means(df.assign(_e=v), '_e', models, instances) for v in (np.abs(e), e ** 2))
+        return regression_from_errors(metric, Wa, true_values(df, instances), A, S)
     if metric == 'accuracy':
         return weighted_means(Wa, per_instance_means(df.assign(_ok=(as_str_array(df[pred]) == as_str_array(df.y_true)).astype(float)),
                                         '_ok', models, instances))

@@ -10,7 +10,9 @@ import pandas as pd
 import warnings
 
 # %% auto #0
-__all__ = ['METRICS', 'spearman_rho', 'check_metric', 'onehot_labels', 'safe_div', 'f1_labels', 'score_from_sums']
+__all__ = ['CLASSIFICATION_METRICS', 'REGRESSION_METRICS', 'METRICS', 'LOWER_IS_BETTER', 'spearman_rho', 'check_metric',
+           'metric_task', 'better', 'onehot_labels', 'safe_div', 'f1_labels', 'score_from_sums',
+           'regression_from_errors']
 
 # %% ../nbs/06b_scores.ipynb #eb341eea
 def spearman_rho(observed, predicted)->float:
@@ -19,13 +21,32 @@ def spearman_rho(observed, predicted)->float:
     return float(spearmanr(observed, predicted)[0])
 
 # %% ../nbs/06b_scores.ipynb #3d3e3f1c
-METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
+CLASSIFICATION_METRICS = ('accuracy', 'balanced_accuracy', 'macro_f1', 'roc_auc')
+REGRESSION_METRICS = ('mae', 'rmse', 'r2')
+METRICS = CLASSIFICATION_METRICS + REGRESSION_METRICS
+LOWER_IS_BETTER = ('mae', 'rmse')   # errors: the smaller the better; every other metric is a score, the higher the better
 
 # %% ../nbs/06b_scores.ipynb #d81fa53c
-def check_metric(metric, auto:bool=False):
+def check_metric(metric, auto:bool=False, task:str|None=None):
+    "A known metric name (or 'auto'); with `task`, one that fits it: a classification metric on numbers, or an error on classes, is refused."
     ok = METRICS + (('auto',) if auto else ())
     if not isinstance(metric, str) or metric not in ok:
         raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(ok)}")
+    if task is None or metric == 'auto': return
+    if task not in ('classification', 'regression'): raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    fits = REGRESSION_METRICS if task == 'regression' else CLASSIFICATION_METRICS
+    if metric not in fits:
+        raise ValueError(f"metric {metric!r} is for {metric_task(metric)} but the target is read as {task}: choose one of {', '.join(fits)}")
+
+def metric_task(metric:str)->str:
+    "The task a metric scores: 'classification' (labels) or 'regression' (numbers)."
+    check_metric(metric)
+    return 'regression' if metric in REGRESSION_METRICS else 'classification'
+
+def better(metric:str)->str:
+    "Which direction of `metric` is better: 'lower' for an error (`LOWER_IS_BETTER`), else 'higher'."
+    check_metric(metric)
+    return 'lower' if metric in LOWER_IS_BETTER else 'higher'
 
 # %% ../nbs/06b_scores.ipynb #0ddd09ab
 def onehot_labels(y, classes)->np.ndarray:
@@ -55,3 +76,30 @@ def score_from_sums(metric:str, tp:np.ndarray, t:np.ndarray, p:np.ndarray|None=N
             return np.nanmean(rec, 2)
     f1 = np.where(t + p > 0, safe_div(2 * tp, t + p), 0.0)
     return (f1 * used).sum(2) / used.sum(1)
+
+# %% ../nbs/06b_scores.ipynb #5d7df044
+def regression_from_errors(metric:str,   # 'mae', 'rmse' or 'r2'
+                           W,            # (R, n) weight rows (one bootstrap resample each)
+                           y,            # (n,) the true values (R² needs their spread)
+                           A,            # (n, M) each instance's mean absolute error, per model
+                           S,            # (n, M) each instance's mean squared error, per model
+                           rows:int=64,  # weight rows per product
+                          )->np.ndarray: # (R, M)
+    "MAE, RMSE or R² of M models under each weight row, from per-instance errors: one product of the weights per chunk of rows."
+    W = np.atleast_2d(np.asarray(W))
+    y, V = np.asarray(y, np.float64), np.asarray(A if metric == 'mae' else S, np.float64)
+    y = y - y.mean()                                                  # R² is shift-free: centred values keep its sums exact
+    out = np.empty((len(W), V.shape[1]))
+    for i in range(0, len(W), rows):
+        w = W[i:i + rows].astype(np.float64)
+        tot = w.sum(1, keepdims=True)
+        m = safe_div(w @ V, tot)                                       # weighted mean error
+        if metric == 'mae': out[i:i + rows] = m
+        elif metric == 'rmse': out[i:i + rows] = np.sqrt(m)
+        elif metric == 'r2':
+            ss = w @ y[:, None] ** 2 - safe_div((w @ y[:, None]) ** 2, tot)    # Σw(y − ȳ_w)²
+            ss = np.where(ss > 1e-12 * (w @ y[:, None] ** 2), ss, 0.0)        # rounding of a constant target: no spread
+            sse = w @ V
+            out[i:i + rows] = np.where(ss > 0, 1 - sse / np.where(ss > 0, ss, 1), np.where(sse == 0, 1.0, 0.0))
+        else: raise ValueError(f"{metric!r} is not a regression metric: choose one of {', '.join(REGRESSION_METRICS)}")
+    return out

@@ -29,7 +29,7 @@ class Settings:
         return cls(**{f.name: cfg[f.name] for f in fields(cls) if f.name in cfg})
 
 # %% ../nbs/90a_stages.ipynb #bdda9a88
-def metric_scores(oof:pd.DataFrame, # out-of-fold rows: model, instance, y_true, y_pred (and p_true for roc_auc)
+def metric_scores(oof:pd.DataFrame, # out-of-fold rows: model, instance, y_true, y_pred (and p_true for roc_auc; mae, rmse, r2: predicted numbers)
                   metric:str,       # one of `robustdiff.metrics.METRICS`
                  )->pd.Series:      # index: model
     "Each model's out-of-fold score on `metric`, pooled over folds."

@@ -6,11 +6,15 @@
 from __future__ import annotations
 from .responses import accuracy_table
 from .responses import fold_accuracy_chart as accuracy_chart
-from .metrics import metric_name, baseline_score
+from .metrics import metric_name, baseline_score, baseline_name
 from ._stages import metric_scores
+from ._scores import REGRESSION_METRICS, better
+import numpy as np
+import pandas as pd
+from .charts import alt   # altair, imported on first use
 
 # %% auto #0
-__all__ = ['NEEDS', 'PROVIDES', 'report_stage']
+__all__ = ['NEEDS', 'PROVIDES', 'report_stage', 'fold_metric_chart', 'regression_stage']
 
 # %% ../nbs/90c_accuracy_report.ipynb #9186ae34
 NEEDS = ()
@@ -18,7 +22,8 @@ PROVIDES = ('accuracy', 'folds', 'accuracy_folds')
 
 # %% ../nbs/90c_accuracy_report.ipynb #cf36914f
 def report_stage(ctx, st):
-    "The report's `accuracy` stage: each model's out-of-fold accuracy (and the chosen metric), per fold, and the folds."
+    "The report's `accuracy` stage: each model's out-of-fold accuracy (and the chosen metric), per fold, and the folds (numbers: `regression_stage`)."
+    if getattr(ctx.ds, 'regression', False): return regression_stage(ctx, st)
     clean = ctx.clean()
     oof = ctx.oof()                  # kept for the reader (rep.extra['oof']) and for IH
     acc = accuracy_table(clean).sort_values('accuracy', ascending=False, ignore_index=True)
@@ -40,3 +45,54 @@ def report_stage(ctx, st):
     st.tables['folds'] = oof.drop_duplicates('instance')[['instance', 'repeat', 'fold']].sort_values('instance', ignore_index=True)
     st.tables['accuracy_folds'] = (oof.groupby(['model', 'repeat', 'fold'], sort=False).correct.agg(n='size', accuracy='mean')
                                    .reset_index())
+
+# %% ../nbs/90c_accuracy_report.ipynb #bbef3d87
+def _fold_scores(oof:pd.DataFrame, metrics)->pd.DataFrame:
+    "Per model, repeat and fold: n, the share within τ and each metric of `metrics` on that fold's predictions."
+    from robustdiff.metrics import metric_score
+    rows = []
+    for (m, r, f), g in oof.groupby(['model', 'repeat', 'fold'], sort=False):
+        yt, yp = g.y_true.to_numpy(np.float64), g.y_pred.to_numpy(np.float64)
+        rows.append(dict(model=m, repeat=r, fold=f, n=len(g), within_tolerance=float(g.correct.mean()),
+                         **{k: metric_score(k, yt, yp) for k in metrics}))
+    return pd.DataFrame(rows)
+
+def fold_metric_chart(per_fold:pd.DataFrame, # `_fold_scores` output: one row per model × fold
+                      metric:str,            # the chosen regression metric
+                      pooled:pd.Series,      # each model's pooled out-of-fold score (index: model)
+                     )->alt.Chart:
+    "The chosen metric per fold of each model (ticks) and its pooled out-of-fold value (dot), the best model on top."
+    low = better(metric) == 'lower'
+    order = pooled.sort_values(ascending=low, kind='stable').index.tolist()
+    name = metric_name(metric)
+    y = alt.Y('model:N', sort=order, title=None)
+    dots = pd.DataFrame({'model': pooled.index, metric: pooled.to_numpy()})
+    return (alt.Chart(per_fold).mark_tick().encode(x=alt.X(f'{metric}:Q', title=f"{name} per fold ({'lower' if low else 'higher'} is better)",
+                                                           scale=alt.Scale(zero=False)), y=y,
+                                                   tooltip=['model', 'repeat', 'fold', alt.Tooltip(f'{metric}:Q', format='.4g')])
+            + alt.Chart(dots).mark_point(filled=True, size=60).encode(x=f'{metric}:Q', y=y,
+                                                                     tooltip=['model', alt.Tooltip(f'{metric}:Q', format='.4g')])
+            ).properties(title=f"out-of-fold {name} per fold (dot: all folds pooled)")
+
+def regression_stage(ctx, st):
+    "The accuracy stage on a numeric target: each model's out-of-fold MAE, RMSE and R² and share within τ, per fold, the baseline, the chart."
+    oof, metric, tol = ctx.oof(), ctx.cfg['metric'], ctx.ds.tolerance
+    if metric not in REGRESSION_METRICS:
+        raise ValueError(f"metric {metric!r} is for classification; a numeric target is compared on {', '.join(REGRESSION_METRICS)}")
+    metrics = [metric] + [m for m in REGRESSION_METRICS if m != metric]
+    models = list(dict.fromkeys(oof.model))
+    acc = pd.DataFrame({'model': models})
+    for k in metrics: acc[k] = acc.model.map(metric_scores(oof, k))
+    acc['within_tolerance'] = acc.model.map(oof.groupby('model', sort=False).correct.mean())
+    acc = acc.sort_values(metric, ascending=better(metric) == 'lower', ignore_index=True, kind='stable')
+    per_fold = _fold_scores(oof, metrics)
+    acc[f'{metric}_sd_folds'] = acc.model.map(per_fold.groupby('model', sort=False)[metric].std())
+    st.tables['accuracy'] = acc
+    st.tables['accuracy_folds'] = per_fold
+    st.tables['folds'] = oof.drop_duplicates('instance')[['instance', 'repeat', 'fold']].sort_values('instance', ignore_index=True)
+    st.charts['accuracy'] = fold_metric_chart(per_fold, metric, acc.set_index('model')[metric])
+    best, name, g = acc.iloc[0], metric_name(metric), lambda x: f"{x:.4g}"
+    st.notes.append(f"{'Lowest' if better(metric) == 'lower' else 'Highest'} cross-validated {name}: {best.model} ({g(best[metric])}; "
+                    f"{100 * best.within_tolerance:.0f} % of its predictions within τ = {g(tol)} of the true value); {baseline_name(metric)} of the "
+                    f"target scores {g(baseline_score(metric, ctx.ds.y))} {name}. The chart shows {name} per fold; the verdict compares "
+                    f"{name} with intervals.")

@@ -11,9 +11,11 @@ from .charts import alt   # altair, imported on first use
 from .scc import clean_predictions
 from .intervals import LEVEL, N_BOOT, fold_bootstrap_weights, percentile_interval, feature_noise_intervals, hardest, compare_to_rest, compare_pairs, verdict_weights, interval_calls, feature_noise_replicates, noise_table, accuracy_replicates, ela_replicates, perturbation_replicates
 from ._resample import check_level, bin_strata, draw_ids
+from ._scores import REGRESSION_METRICS, better
 
 # %% auto #0
-__all__ = ['QUESTIONS', 'BASELINE', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart', 'tradeoff_chart']
+__all__ = ['QUESTIONS', 'BASELINE', 'REGRESSION_BASELINES', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart',
+           'tradeoff_chart']
 
 # %% ../nbs/92_answer.ipynb #f6280260
 def _num(x, d:int=2)->str:
@@ -39,10 +41,21 @@ def _pct(x)->str: return '—' if x is None or not np.isfinite(x) else f"{100 * 
 
 def _iv(lo, hi, fmt=_num)->str: return f"({fmt(lo)} to {fmt(hi)})"
 
+def _digits(scale)->int:
+    "Decimals that print a regression figure of this size with three significant digits ('4.80', '0.312', '2 310' → 0)."
+    if scale is None or not np.isfinite(scale) or scale == 0: return 3
+    return int(min(6, max(0, 2 - np.floor(np.log10(abs(scale))))))
+
+def _v(x, cfg)->str: return _num(x, cfg.get('digits', 3))                          # a score
+def _dv(x, cfg)->str: return _signed(x, cfg.get('digits', 3))                      # a difference of scores
+def _ivv(lo, hi, cfg)->str: return _iv(lo, hi, lambda z: _num(z, cfg.get('iv_digits', 2)))          # a score's interval
+def _ivd(lo, hi, cfg)->str: return _iv(lo, hi, lambda z: _signed(z, cfg.get('digits', 3)))         # a difference's interval
+
 # the four questions: (measure, which direction is better, plain name); each is the chosen metric, clean or under one noise
 QUESTIONS = {'score': ('higher', 'the clean score'), 'score_noisy_hard': ('higher', 'feature noise on hard instances'),
              'score_noisy_labels': ('higher', 'label noise'), 'score_perturbed_hardest': ('higher', 'perturbation of the hardest cases')}
 BASELINE = 'majority class'
+REGRESSION_BASELINES = {'mae': 'median', 'rmse': 'mean', 'r2': 'mean'}   # the constant model of a numeric target, by metric: its name in the table
 FRONT_RULE = ("Under each noise, the front holds the models better than the majority-class baseline that no other such model beats "
               "both on the clean score and on the score under that noise: moving along it trades clean score for score under noise, "
               "and each step is printed with its two paired intervals. A model is called most robust only when at least two models "
@@ -114,6 +127,7 @@ def _pair(pw:pd.DataFrame, a:str, b:str)->dict|None:
 
 _ACC_WORDS = ('most accurate', 'tied for most accurate', 'less accurate than', 'not compared')
 _NOISY_WORDS = ('best under this noise', 'tied for best under this noise', 'lower under this noise than', 'not compared (not better than the baseline)')
+_NOISY_ERR_WORDS = _NOISY_WORDS[:2] + ('worse under this noise than',) + _NOISY_WORDS[3:]     # an error (lower is better)
 
 def _front(A:np.ndarray, S:np.ndarray, idx)->list:
     "Indices (among `idx`) on the Pareto front of the estimates (clean score A[0], score under noise S[0]): none that another beats on both, most accurate first."
@@ -159,17 +173,28 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
             metric:str='accuracy',            # what models are compared on (`robustdiff.metrics.METRICS`): clean, baseline and under noise
             noise_reps:tuple|None=None,       # `feature_noise_replicates(noisy, bins, lams=[lam], …)[0]` if already computed (the report's SCC stage): not computed twice
             perturbation_reps:tuple|None=None, # `perturbation_replicates(perturbation, bins, worst_share=…, …)` if already computed (the report's perturbation stage): not computed twice
+            tolerance:float|None=None,        # a numeric target's τ (`Dataset.tolerance`): right when |y − ŷ| ≤ τ; needed with mae, rmse, r2 and noisy predictions
            )->Verdict:
     "Intervals, the baseline check, who is most accurate, each noise's front of (clean score, score under noise) and who is most robust (`FRONT_RULE`), data findings, per-model sentences and the headline."
     from robustdiff.metrics import metric_name
     from robustdiff._scores import check_metric
     check_level(level); check_metric(metric)
+    bt, reg = better(metric), metric in REGRESSION_METRICS      # which direction is better; numbers or classes
+    sgn = -1.0 if bt == 'lower' else 1.0                         # sgn × a score: higher is better, for the front
     if bins is None: raise ValueError("bins (difficulty_bins output) are needed: they are the strata and define the hardest bin")
     if clean is None:
         if noisy is None: raise ValueError("give clean predictions or noisy_predictions")
         clean = clean_predictions(noisy)
+    if not reg and tolerance is not None: raise ValueError(f"tolerance is for a numeric target (mae, rmse, r2); metric {metric!r} compares classes")
+    if reg and tolerance is None and (noisy is not None or perturbation is not None):
+        raise ValueError(f"metric {metric!r} scores numbers: pass tolerance= (the dataset's τ, `Dataset.tolerance`), which decides whether a "
+                         f"prediction is right (|y − ŷ| ≤ τ) before and after noise")
+    yt = clean.y_true
+    if not reg and pd.api.types.is_float_dtype(yt) and not np.all(np.mod(yt.dropna().to_numpy(), 1) == 0):
+        raise ValueError(f"metric {metric!r} is for classification but the true values are numbers with fractions: choose mae, rmse or r2")
     b = bin_strata(bins)
-    if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot=n_boot, random_state=random_state, folds=folds, shrink=shrink)
+    if W is None: W, c_used = verdict_weights(clean, b.index.to_numpy(), n_boot=n_boot, random_state=random_state, folds=folds, shrink=shrink,
+                                              **({'task': 'regression'} if reg else {}))
     else:
         if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
         c_used, n_boot = np.nan, len(W)
@@ -179,26 +204,32 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     models, acc, base, major = accuracy_replicates(clean, bins, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
     M = len(models)
     bl = 1 - (1 - level) / M
-    vs = interval_calls(acc - base[:, None], level=bl, better='higher')
+    vs = interval_calls(acc - base[:, None], level=bl, better=bt)
     beats = vs[3] == 'better'
-    pairs = [compare_pairs(acc, models, better='higher', level=level).assign(measure='score')]
+    pairs = [compare_pairs(acc, models, better=bt, level=level).assign(measure='score')]
     rows = _rows(models, acc, 'score', level, f'out-of-fold {name}', metric)
-    won = {'score': _winner_calls(rows, models, acc, pairs[0], beats, _ACC_WORDS, level)}
+    won = {'score': _winner_calls(rows, models, acc, pairs[0], beats, _ACC_WORDS, level, better=bt)}
     for j, r in enumerate(rows): r.update(vs_baseline=vs[0][j], vs_baseline_lo=vs[1][j], vs_baseline_hi=vs[2][j])
     blo, bhi = percentile_interval(base[1:], level=level)
-    rows.append(dict(model=BASELINE, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
-                     basis=f"always predicting the majority class {major!r}"))
+    bname = REGRESSION_BASELINES[metric] if reg else BASELINE
+    rows.append(dict(model=bname, measure='score', metric=metric, value=base[0], lo=blo, hi=bhi, call='baseline',
+                     basis=f"always predicting the {bname} of the target, {major:.6g}" if reg else f"always predicting the majority class {major!r}"))
     # `accurate`: above the baseline and tied with the most accurate (paired interval includes 0), a description; the noise verdicts compare every model above the baseline (`FRONT_RULE`)
     good = np.flatnonzero(beats)
-    top = good[np.argmax(acc[0, good])] if len(good) else None
+    top = good[np.argmax(sgn * acc[0, good])] if len(good) else None
     tied = [j == top or (_pair(pairs[0], models[top], m) or {}).get('call') == 'indistinguishable' for j, m in enumerate(models)] \
         if top is not None else [False] * M
     accurate = beats & np.asarray(tied, bool)
     shares = cls.value_counts(normalize=True)
     cfg = dict(level=level, n_boot=n_boot, fold_shrink=c_used, lam=lam, nu=nu, worst_share=worst_share, majority_class=major, class_noise=None,
                metric=metric, metric_name=name, robust_rule=FRONT_RULE, bonferroni_models=M,
-               random_accuracy=float((shares ** 2).sum()),      # a stratified random guess: κ = 0 against the truth
+               random_accuracy=float((shares ** 2).sum()) if not reg else np.nan,      # a stratified random guess: κ = 0 against the truth
                perturb_level=None, hard_bin=None, easy_bin=None, noise_draws=len(draw_ids(noisy)) if noisy is not None else None)
+    if reg:      # numbers: the baseline's name and words, τ, the direction, and as many decimals as three significant digits of the baseline
+        from robustdiff.metrics import baseline_name
+        cfg.update(task='regression', better=bt, baseline=bname, baseline_words=baseline_name(metric), tolerance=tolerance,
+                   digits=_digits(base[0] if metric != 'r2' else 1.0), iv_digits=_digits(base[0] if metric != 'r2' else 1.0),
+                   majority_class=None, baseline_value=float(major))
     per_bin = pd.DataFrame()
 
     def compared(measure, R, basis, score, S, sbasis):
@@ -206,28 +237,35 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         nonlocal rows
         pw = compare_pairs(R, models, better='lower', level=level, among=beats).assign(measure=measure)
         rr = _rows(models, R, measure, level, basis)
-        ps = compare_pairs(S, models, better='higher', level=level, among=beats).assign(measure=score)
+        ps = compare_pairs(S, models, better=bt, level=level, among=beats).assign(measure=score)
         rs = _rows(models, S, score, level, sbasis, metric)
-        won[score] = _winner_calls(rs, models, S, ps, beats, _NOISY_WORDS, level)
+        won[score] = _winner_calls(rs, models, S, ps, beats, _NOISY_WORDS if bt == 'higher' else _NOISY_ERR_WORDS, level, better=bt)
         cmp = compare_to_rest(R, better='lower', level=level, among=beats)
         for k, r in enumerate(rr): r.update(diff=cmp['diff'].iloc[k], diff_lo=cmp.lo.iloc[k], diff_hi=cmp.hi.iloc[k])
-        won[measure] = _robust_calls(rr, models, acc, S, R, pw, beats)
+        won[measure] = _robust_calls(rr, models, sgn * acc, sgn * S, R, pw, beats)
         rows += rr + rs
         pairs.extend([pw, ps])
 
     if noisy is not None:
         fm, reps, facts = noise_reps if noise_reps is not None else feature_noise_replicates(noisy, bins, lams=[lam], W=W, n_boot=n_boot,
-                                                                                                  random_state=random_state, metric=metric)[0]
+                                                                                                  random_state=random_state, metric=metric,
+                                                                                                  **({'tolerance': tolerance} if reg else {}))[0]
         if fm != models: raise ValueError(f"noisy and clean predictions name different models: {fm} vs {models}")
         easy, hard = min(facts), max(facts)
         cfg.update(hard_bin=hard, easy_bin=easy, n_bins=len(facts))
-        compared('break_hard', reps[('break_rate', hard)], "share of the clean-correct predictions on the hardest bin that feature noise turns wrong",
+        if reg:      # numbers: the hardest bin may hold no prediction within τ (nothing to break); the hardest bin where every model has one
+            ok = [k for k in sorted(facts) if np.isfinite(reps[('break_rate', k)][0]).all()]
+            if ok and ok[-1] != hard: hard = ok[-1]; cfg.update(hard_bin=hard, hard_stepped=True)
+        right = 'within τ' if reg else 'clean-correct'
+        compared('break_hard', reps[('break_rate', hard)], f"share of the {right} predictions on the hardest bin that feature noise " +
+                 ('takes out of τ' if reg else 'turns wrong'),
                  'score_noisy_hard', reps[('score_noisy', hard)], f"{name} under feature noise on the hardest bin")
+        agree = 'concordance' if reg else 'kappa'          # numbers: Lin's concordance of clean and noisy predictions in place of κ
         for m_, key, mt in (('flip_hard', ('flip_rate', hard), ''),
-                            ('kappa_hard', ('kappa', hard), ''), ('score_hard', ('score_clean', hard), metric),
+                            (f'{agree}_hard', (agree, hard), ''), ('score_hard', ('score_clean', hard), metric),
                             ('score_change_hard', ('score_change', hard), metric), ('score_easy', ('score_clean', easy), metric),
                             ('flip_easy', ('flip_rate', easy), ''), ('break_easy', ('break_rate', easy), ''),
-                            ('score_change_easy', ('score_change', easy), metric), ('kappa_easy', ('kappa', easy), '')):
+                            ('score_change_easy', ('score_change', easy), metric), (f'{agree}_easy', (agree, easy), '')):
             rows += _rows(models, reps[key], m_, level, metric=mt)
         per_bin = noise_table(fm, reps, facts, lam=lam, level=level)     # = feature_noise_intervals(noisy, bins, lam, level, n_boot, random_state, W, metric)
         cfg['_reps'] = reps
@@ -235,15 +273,18 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         em, er, rate = ela_replicates(ela_preds, bins, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
         if em != models: raise ValueError(f"ELA and clean predictions name different models: {em} vs {models}")
         cfg['class_noise'] = rate
-        compared('break_labels', er['break_rate'], "share of the clean-correct predictions that training on noisy labels turns wrong",
-                 'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy labels")
+        compared('break_labels', er['break_rate'], "share of the predictions within τ that training on noisy targets takes out of τ" if reg else
+                 "share of the clean-correct predictions that training on noisy labels turns wrong",
+                 'score_noisy_labels', er['score_noisy_ela'], f"{name} when trained on noisy {'targets' if reg else 'labels'}")
         for k, mt in (('rla', ''), ('ela', '')): rows += _rows(models, er[k], k, level, metric=mt)
     if perturbation is not None:
         pm, pr, lv = perturbation_reps if perturbation_reps is not None else perturbation_replicates(
-            perturbation, bins, worst_share=worst_share, W=W, n_boot=n_boot, random_state=random_state, metric=metric)
+            perturbation, bins, worst_share=worst_share, W=W, n_boot=n_boot, random_state=random_state, metric=metric,
+            **({'tolerance': tolerance} if reg else {}))
         if pm != models: raise ValueError(f"perturbation and clean predictions name different models: {pm} vs {models}")
         cfg['perturb_level'] = lv
-        compared('break_perturbed', pr['break_perturbed'], f"share of the clean-correct predictions on the hardest {worst_share:.0%} that perturbation turns wrong",
+        compared('break_perturbed', pr['break_perturbed'], f"share of the predictions within τ on the hardest {worst_share:.0%} that perturbation takes out of τ" if reg else
+                 f"share of the clean-correct predictions on the hardest {worst_share:.0%} that perturbation turns wrong",
                  'score_perturbed_hardest', pr['score_perturbed_hardest'], f"{name} on the perturbed hardest {worst_share:.0%}")
         for k, mt in (('flip_perturbed', ''), ('drop_hardest', metric), ('drop_all', metric)):
             rows += _rows(models, pr[k], k, level, metric=mt)
@@ -268,6 +309,9 @@ def _get(tab, model, measure)->dict|None:
 def _hard_words(cfg)->tuple:
     "('the hardest 20 %', 'the easiest 20 %') for K bins."
     share = f"{100 / cfg.get('n_bins', 5):.0f} %"
+    if cfg.get('hard_stepped'):   # numbers: the hardest bin held no prediction within τ for some model
+        return (f"difficulty bin {cfg['hard_bin'] - cfg['easy_bin'] + 1} of {cfg['n_bins']} (the hardest where every model has predictions "
+                f"within τ to lose)"), f"the easiest {share}"
     return f"the hardest {share}", f"the easiest {share}"
 
 def _noise_words(cfg)->str:
@@ -281,10 +325,26 @@ _KINDS = {'break_hard': dict(kind='feature noise', score='score_noisy_hard', fli
           'break_perturbed': dict(kind='perturbation', score='score_perturbed_hardest', flip='flip_perturbed',
                                   prefer='where test inputs are perturbed like this')}
 
+def _reg(cfg)->bool: return cfg.get('task') == 'regression'
+
+def _kname(meas, cfg)->str:
+    "The noise's short name ('label noise'; on numbers, 'target noise')."
+    return 'target noise' if meas == 'break_labels' and _reg(cfg) else _KINDS[meas]['kind']
+
+def _right(cfg)->tuple:
+    "(the predictions that count, what noise does to them): 'correct predictions', 'turn wrong'; on numbers 'predictions within τ', 'leave it'."
+    return ('predictions within τ', 'leave it') if _reg(cfg) else ('correct predictions', 'turn wrong')
+
+def _fd(cfg):
+    "The formatter of a score difference: three decimals, or on numbers the digits of the scores (None: `_vs`' default)."
+    return (lambda z: _signed(z, cfg['digits'])) if _reg(cfg) else None
+
 def _kind_words(meas, cfg)->tuple:
     "(what the noise is, where it is measured) for one 'stays right' decision."
     hard, _ = _hard_words(cfg)
     if meas == 'break_hard': return _noise_words(cfg), f"on {hard}"
+    if meas == 'break_labels' and _reg(cfg): return (f"target noise ({_pct(cfg['class_noise'])} of training targets replaced by another row's)",
+                                                     "when trained on those targets")
     if meas == 'break_labels': return f"label noise ({_pct(cfg['class_noise'])} of training labels wrong)", "when trained on those labels"
     return (f"perturbation (Gaussian noise of {_num(cfg['perturb_level'], 1)} feature sd)", f"on the hardest {_pct(cfg['worst_share'])}")
 
@@ -303,29 +363,38 @@ def _findings(tab, models, reps, cfg, level)->list:
         lo, _ = percentile_interval((h - e)[1:], level=1 - (1 - level) / len(models))
         n_up = int((lo > 0).sum())
         if len(models) > 2 and 2 * len(models) <= 3 * n_up < 3 * len(models):
-            out.append(f"Under {_noise_words(cfg)}, {n_up} of {len(models)} models' predictions on {hard} flip more often than on "
-                       f"{easy} (for each of them the difference's {bon} lies above 0): a property of the data (instances near class "
-                       f"boundaries) rather than of these models.")
+            out.append(f"Under {_noise_words(cfg)}, {n_up} of {len(models)} models' predictions on {hard} {'move by more than τ' if _reg(cfg) else 'flip'} more often than on "
+                       f"{easy} (for each of them the difference's {bon} lies above 0): a property of the data (instances " +
+                       ("where the target changes fast with the inputs" if _reg(cfg) else "near class boundaries") + ") rather than of these models.")
         if len(models) > 1 and (lo > 0).all():
-            out.append(f"Under {_noise_words(cfg)}, every model's predictions on {hard} flip more often than on {easy} "
+            out.append(f"Under {_noise_words(cfg)}, every model's predictions on {hard} {'move by more than τ' if _reg(cfg) else 'flip'} more often than on {easy} "
                        f"({_range(h[0].min(), h[0].max(), _pct)} against {_range(e[0].min(), e[0].max(), _pct)}; every difference's {bon} "
-                       f"lies above 0, the lowest lower end {_pts(lo.min())}): these instances sit near class boundaries, so this is "
-                       f"a fact about the data, not about one model.")
+                       f"lies above 0, the lowest lower end {_pts(lo.min())}): these instances sit " +
+                       ("where the target changes fast with the inputs" if _reg(cfg) else "near class boundaries") +
+                       ", so this is a fact about the data, not about one model.")
         ah, ae = tab[tab.measure == 'score_hard'], tab[tab.measure == 'score_easy']
-        if len(models) > 1 and len(ah) and (ah.hi.to_numpy() < ae.lo.to_numpy()).all():
-            out.append(f"The errors concentrate on {hard}: every model's {cfg['metric_name']} there is {_range(ah.value.min(), ah.value.max())}, "
-                       f"against {_range(ae.value.min(), ae.value.max())} on {easy} (for every model the two {_pct(level)} intervals are apart).")
+        low = cfg.get('better') == 'lower'                   # an error: worse is higher
+        fmt = (lambda z: _num(z, cfg['digits'])) if _reg(cfg) else None
+        apart = (ah.lo.to_numpy() > ae.hi.to_numpy()) if low else (ah.hi.to_numpy() < ae.lo.to_numpy())
+        if len(models) > 1 and len(ah) and apart.all():
+            out.append(f"The errors concentrate on {hard}: every model's {cfg['metric_name']} there is {_range(ah.value.min(), ah.value.max(), fmt)}, "
+                       f"against {_range(ae.value.min(), ae.value.max(), fmt)} on {easy} (for every model the two {_pct(level)} intervals are apart).")
         ch = tab[tab.measure == 'score_change_hard']
-        if len(models) > 1 and len(ch) and (ch.hi < 0).all():
+        if len(models) > 1 and len(ch) and low and (ch.lo > 0).all():
+            d = lambda z: _signed(z, cfg['digits'])
+            out.append(f"Every model's {cfg['metric_name']} on {hard} grows under feature noise (changes {d(ch.value.min())} to "
+                       f"{d(ch.value.max())}; every {_pct(level)} interval is above 0, the lowest lower end {d(ch.lo.min())}).")
+        elif len(models) > 1 and len(ch) and not low and (ch.hi < 0).all():
             out.append(f"Every model loses {cfg['metric_name']} on {hard} under feature noise (changes {_signed(ch.value.min())} to "
                        f"{_signed(ch.value.max())}; every {_pct(level)} interval is below 0, the highest upper end {_signed(ch.hi.max())}).")
     rl = tab[tab.measure == 'rla']
     if len(models) > 1 and len(rl) and (rl.lo > 0).all():
-        out.append(f"Every model loses {cfg['metric_name']} when {_pct(cfg['class_noise'])} of the training labels are wrong "
+        out.append(f"Every model {'does worse on' if _reg(cfg) else 'loses'} {cfg['metric_name']} when {_pct(cfg['class_noise'])} of the training "
+                   f"{'targets are replaced by another row' if _reg(cfg) else 'labels are wrong'} "
                    f"(relative loss {_num(rl.value.min())} to {_num(rl.value.max())}; every {_pct(level)} interval above 0, the lowest lower end "
                    f"{_num(rl.lo.min())}).")
-    acc = tab[(tab.measure == 'score') & (tab.model != BASELINE)]
-    if len(models) > 1 and (acc.lo > 0.97).all():
+    acc = tab[(tab.measure == 'score') & (tab.model != cfg.get('baseline', BASELINE))]
+    if len(models) > 1 and (acc.lo > 0.97).all() and cfg.get('better', 'higher') == 'higher':
         out.append(f"Every model scores very high here (every {_pct(level)} interval above {_num(acc.lo.min())}): differences between them "
                    f"are small in absolute terms.")
     return out
@@ -333,28 +402,31 @@ def _findings(tab, models, reps, cfg, level)->list:
 def _model_sentence(tab, pw, m, cfg)->str:
     "A short sentence per model: its score against the baseline (with the deciding interval), against the most accurate, and what each noise does to it."
     name, lv = cfg['metric_name'], f"{cfg['level']:.0%}"
-    a, base = _get(tab, m, 'score'), _get(tab, BASELINE, 'score')
-    s = f"{m}: {name} {_num(a['value'], 3)} {_iv(a['lo'], a['hi'])}"
-    d = f"difference {_signed(a['vs_baseline'], 3)} {_iv(a['vs_baseline_lo'], a['vs_baseline_hi'], lambda z: _signed(z, 3))}"
+    a, base = _get(tab, m, 'score'), _get(tab, cfg.get('baseline', BASELINE), 'score')
+    s = f"{m}: {name} {_v(a['value'], cfg)} {_ivv(a['lo'], a['hi'], cfg)}"
+    d = f"difference {_dv(a['vs_baseline'], cfg)} {_ivd(a['vs_baseline_lo'], a['vs_baseline_hi'], cfg)}"
+    bw = cfg.get('baseline_words', 'always predicting the majority class')
     if not a.get('beats_baseline', False):
-        return s + (f", not better than always predicting the majority class ({_num(base['value'], 3)}; {d}, Bonferroni over "
+        return s + (f", not better than {bw} ({_v(base['value'], cfg)}; {d}, Bonferroni over "
                     f"{cfg['bonferroni_models']} models): not recommended; its robustness is not compared.")
-    parts = [s + f", better than the majority-class baseline {_num(base['value'], 3)} ({d})"]
+    parts = [s + (f", better than {bw} ({_v(base['value'], cfg)}; {d})" if _reg(cfg) else
+                  f", better than the majority-class baseline {_num(base['value'], 3)} ({d})")]
     w = cfg['winners']['score']
     if w['winner'] and w['winner'] != m:
         p = _pair(pw[pw.measure == 'score'], m, w['winner'])
         rel = 'ties with' if p['call'] == 'indistinguishable' else 'less accurate than'
-        parts.append(f"{rel} {w['winner']} ({_signed(p['diff'], 3)} {_iv(p['lo'], p['hi'], lambda z: _signed(z, 3))})")
+        parts.append(f"{rel} {w['winner']} ({_dv(p['diff'], cfg)} {_ivd(p['lo'], p['hi'], cfg)})")
     elif w['winner'] == m:
         parts.append('the most accurate' + (f", tied with {', '.join(w['ties'])}" if w['ties'] else ''))
+    right, fate = _right(cfg)
     for meas, k in _KINDS.items():
         r = _get(tab, m, meas)
         if r is None: continue
         where = _kind_words(meas, cfg)[1]
         sc = _get(tab, m, k['score'])
-        txt = (f"{k['kind']}: {_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)} of its correct predictions turn wrong {where}"
-               + (f", {_pct(_get(tab, m, k['flip'])['value'])} flip" if k['flip'] else '')
-               + f", {name} {_num(sc['value'], 3)} {_iv(sc['lo'], sc['hi'])}")
+        txt = (f"{_kname(meas, cfg)}: {_pct(r['value'])} {_iv(r['lo'], r['hi'], _pct)} of its {right} {fate} {where}"
+               + (f", {_pct(_get(tab, m, k['flip'])['value'])} {'move by more than τ' if _reg(cfg) else 'flip'}" if k['flip'] else '')
+               + f", {name} {_v(sc['value'], cfg)} {_ivv(sc['lo'], sc['hi'], cfg)}")
         if not r['call'].startswith('not compared'): txt += f" — {r['call']}"
         parts.append(txt)
     return '; '.join(parts) + '.'
@@ -383,30 +455,37 @@ def _lead(pw, measure, w:dict, models_ok:list, fmt=None, better:str='higher')->s
 def _headline(tab, pw, models, cfg)->list:
     "At most five sentences: most accurate; per noise kind (feature noise, label noise, perturbation) its front and who, if anyone, is most robust (`FRONT_RULE`); the trade-off."
     name = cfg['metric_name']
-    acc = tab[(tab.measure == 'score') & (tab.model != BASELINE)]
-    base = _get(tab, BASELINE, 'score')
+    bname, bw = cfg.get('baseline', BASELINE), cfg.get('baseline_words', 'always predicting the majority class')
+    acc = tab[(tab.measure == 'score') & (tab.model != bname)]
+    base = _get(tab, bname, 'score')
     good = acc.model[acc.beats_baseline.astype(bool)].tolist()
     if not good:
-        top = acc.loc[acc.value.idxmax()]
-        return [f"No model does better than always predicting the majority class ({name} {_num(base['value'], 3)}): the best, "
-                f"{top.model}, reaches {_num(top.value, 3)} {_iv(top.lo, top.hi)}, difference {_signed(top.vs_baseline, 3)} "
-                f"{_iv(top.vs_baseline_lo, top.vs_baseline_hi, lambda z: _signed(z, 3))} (Bonferroni over {cfg['bonferroni_models']} "
+        top = acc.loc[acc.value.idxmin() if cfg.get('better') == 'lower' else acc.value.idxmax()]
+        return [f"No model does better than {bw} ({name} {_v(base['value'], cfg)}): the best, "
+                f"{top.model}, reaches {_v(top.value, cfg)} {_ivv(top.lo, top.hi, cfg)}, difference {_dv(top.vs_baseline, cfg)} "
+                f"{_ivd(top.vs_baseline_lo, top.vs_baseline_hi, cfg)} (Bonferroni over {cfg['bonferroni_models']} "
                 f"models); do not rely on these models, and their robustness is not compared."]
     w = cfg['winners']['score']
     b = _get(tab, w['winner'], 'score')
     worse = [m for m in models if m not in good]
-    out = [f"Most accurate ({name}): {w['winner']}, {_num(b['value'], 3)} {_iv(b['lo'], b['hi'])}, against {_num(base['value'], 3)} for "
-           f"always predicting the majority class (difference {_signed(b['vs_baseline'], 3)} "
-           f"{_iv(b['vs_baseline_lo'], b['vs_baseline_hi'], lambda z: _signed(z, 3))}); {_lead(pw, 'score', w, good)}" +
-           (f"; {', '.join(worse)} {'does' if len(worse) == 1 else 'do'} no better than that baseline." if worse else ".")]
+    lead = _lead(pw, 'score', w, good, _fd(cfg), cfg.get('better', 'higher'))
+    if _reg(cfg):      # "MAE 2.31 (2.10 to 2.55); predicting the median scores 4.80"
+        first = (f"Most accurate ({name}, {cfg['better']} is better): {w['winner']}, {name} {_v(b['value'], cfg)} {_ivv(b['lo'], b['hi'], cfg)}; "
+                 f"{bw} scores {_v(base['value'], cfg)} (difference {_dv(b['vs_baseline'], cfg)} {_ivd(b['vs_baseline_lo'], b['vs_baseline_hi'], cfg)}); {lead}")
+    else:
+        first = (f"Most accurate ({name}): {w['winner']}, {_num(b['value'], 3)} {_iv(b['lo'], b['hi'])}, against {_num(base['value'], 3)} for "
+                 f"always predicting the majority class (difference {_signed(b['vs_baseline'], 3)} "
+                 f"{_iv(b['vs_baseline_lo'], b['vs_baseline_hi'], lambda z: _signed(z, 3))}); {lead}")
+    out = [first + (f"; {', '.join(worse)} {'does' if len(worse) == 1 else 'do'} no better than that baseline." if worse else ".")]
     out += [s for s in (_kind_sentence(tab, pw, meas, cfg) for meas in _KINDS) if s]
     t = _tradeoff(tab, pw, w, cfg)
     if t: out.append(t)
     return out[:5]
 
-def _sc(tab, m, measure)->str:
-    "'0.812 (0.790 to 0.833)': a score and its interval."
+def _sc(tab, m, measure, cfg=None)->str:
+    "'0.812 (0.79 to 0.83)': a score and its interval (on numbers, as many decimals as the verdict's `digits`)."
     r = _get(tab, m, measure)
+    if cfg is not None and _reg(cfg): return f"{_v(r['value'], cfg)} {_ivv(r['lo'], r['hi'], cfg)}"
     return f"{_num(r['value'], 3)} {_iv(r['lo'], r['hi'])}"
 
 def _brk(tab, m, measure)->str:
@@ -431,40 +510,43 @@ def _kind_sentence(tab, pw, meas, cfg)->str|None:
     if not f or not f['compared']: return None
     k, name = _KINDS[meas], cfg['metric_name']
     what, where = _kind_words(meas, cfg)
+    right, fate = _right(cfg)
+    low = cfg.get('better') == 'lower'                   # an error: keeping a lower one is better
     comp, front = f['compared'], f['front']
     ps, pc = pw[pw.measure == k['score']], pw[pw.measure == 'score']
     if len(comp) < 2:
         m = comp[0]
         return (f"Under {what}: {m} is the only model better than the baseline, so no other is compared with it; its {name} "
-                f"{where} is {_sc(tab, m, k['score'])} against {_sc(tab, m, 'score')} on clean data, and {_brk(tab, m, meas)} of its "
-                f"correct predictions turn wrong there.")
+                f"{where} is {_sc(tab, m, k['score'], cfg)} against {_sc(tab, m, 'score', cfg)} on clean data, and {_brk(tab, m, meas)} of its "
+                f"{right} {fate} there.")
     ref = front[0]                                         # the front's most accurate model
     if f['winner']:
         r, pb = f['winner'], pw[pw.measure == meas]
         closest = min((c for c in comp if c != r), key=lambda c: -_pair(pb, r, c)['hi'])
-        s = (f"Most robust to {what}: {r} loses the fewest of its correct predictions {where}, {_brk(tab, r, meas)}, ahead of every "
+        s = (f"Most robust to {what}: {r} loses the fewest of its {right} {where}, {_brk(tab, r, meas)}, ahead of every "
              f"other compared model (closest: {closest}, difference {_vs(_pair(pb, r, closest), _pts)}, Bonferroni over the pairs), and no "
-             f"compared model is both more accurate and keeps a higher {name} there (its {name} {_sc(tab, r, k['score'])})")
+             f"compared model is both more accurate and keeps a {'lower' if low else 'higher'} {name} there (its {name} {_sc(tab, r, k['score'], cfg)})")
         if r != ref:
             p = _pair(pc, r, ref)
-            s += f"; on clean data it differs from the most accurate, {ref}, by {_vs(p)} ({_clear(p, 'worse')})"
+            s += f"; on clean data it differs from the most accurate, {ref}, by {_vs(p, _fd(cfg))} ({_clear(p, 'worse')})"
         return s + '.'
-    lead = (f"{ref}, the most accurate of the front ({_sc(tab, ref, 'score')} clean), keeps {_sc(tab, ref, k['score'])} {where} and "
-            f"loses {_brk(tab, ref, meas)} of its correct predictions there, {_break_rank(tab, meas, ref, comp)} compared")
+    lead = (f"{ref}, the most accurate of the front ({_sc(tab, ref, 'score', cfg)} clean), keeps {_sc(tab, ref, k['score'], cfg)} {where} and "
+            f"loses {_brk(tab, ref, meas)} of its {right} there, {_break_rank(tab, meas, ref, comp)} compared")
     if len(front) == 1:
-        closest = min((c for c in comp if c != ref), key=lambda c: _pair(ps, ref, c)['lo'])
-        low = min(comp, key=lambda c: _get(tab, c, meas)['value'])
+        closest = min((c for c in comp if c != ref), key=(lambda c: -_pair(ps, ref, c)['hi']) if low else (lambda c: _pair(ps, ref, c)['lo']))
+        fewest = min(comp, key=lambda c: _get(tab, c, meas)['value'])
         p = _pair(ps, ref, closest)
-        s = (f"No model is called most robust to {what}: {lead}; no compared model is both as accurate and keeps more, but its lead "
-             f"under this noise over {closest} is {_vs(p)} ({_clear(p)})")
-        if low != ref: s += (f", and {low} loses the fewest of its correct predictions, {_brk(tab, low, meas)}, but is off the front: "
-                             f"it keeps {_sc(tab, low, k['score'])} there and {_sc(tab, low, 'score')} clean")
+        s = (f"No model is called most robust to {what}: {lead}; no compared model is both as accurate and keeps more, but " +
+             (f"its difference from {closest} under this noise is {_vs(p, _fd(cfg))}" if low else f"its lead under this noise over {closest} is {_vs(p, _fd(cfg))}") +
+             f" ({_clear(p)})")
+        if fewest != ref: s += (f", and {fewest} loses the fewest of its {right}, {_brk(tab, fewest, meas)}, but is off the front: "
+                                f"it keeps {_sc(tab, fewest, k['score'], cfg)} there and {_sc(tab, fewest, 'score', cfg)} clean")
         return s + '.'
     steps = []
     for m in front[1:4]:
         pn, pcl = _pair(ps, m, ref), _pair(pc, m, ref)
-        steps.append(f"{m} keeps {_sc(tab, m, k['score'])} ({_vs(pn)} against {ref}, {_clear(pn)}) and loses {_brk(tab, m, meas)}, at a "
-                     f"cost on clean data of {_vs(pcl)} ({_clear(pcl, 'worse')})")
+        steps.append(f"{m} keeps {_sc(tab, m, k['score'], cfg)} ({_vs(pn, _fd(cfg))} against {ref}, {_clear(pn)}) and loses {_brk(tab, m, meas)}, at a "
+                     f"cost on clean data of {_vs(pcl, _fd(cfg))} ({_clear(pcl, 'worse')})")
     more = f" and {len(front) - 4} more on the front" if len(front) > 4 else ''
     return (f"No model is called most robust to {what}, a trade-off: {lead}; " + '; '.join(steps) + more +
             f" (front: {', '.join(front)}; no compared model is both more accurate and keeps more).")
@@ -472,6 +554,7 @@ def _kind_sentence(tab, pw, meas, cfg)->str|None:
 def _tradeoff(tab, pw, w:dict, cfg)->str|None:
     "The trade-off sentence: under which noise a model on the front keeps a clearly higher score than the most accurate one, at what cost on clean data, and what to prefer where — or that no trade-off is supported, with the closest interval per noise."
     b, name = w['winner'], cfg['metric_name']
+    low = cfg.get('better') == 'lower'                   # an error: a gain under the noise is a lower one
     lost, kept = [], []
     for meas, k in _KINDS.items():
         f = cfg.get('fronts', {}).get(meas)
@@ -482,20 +565,22 @@ def _tradeoff(tab, pw, w:dict, cfg)->str|None:
         gain = [(m, _pair(ps, m, b)) for m in f['front'] if m != b]
         gain = [(m, p) for m, p in gain if p['call'] == 'better']
         if gain:
-            m, p = max(gain, key=lambda t: t[1]['diff'])
+            m, p = max(gain, key=lambda t: -t[1]['diff'] if low else t[1]['diff'])
             lost.append((meas, m, p, _pair(pw[pw.measure == 'score'], m, b)))
         else:
-            c = max(others, key=lambda m: _pair(ps, m, b)['hi'])
-            kept.append(f"{k['kind']}, {c} {_vs(_pair(ps, c, b))}")
+            c = max(others, key=lambda m: -_pair(ps, m, b)['lo'] if low else _pair(ps, m, b)['hi'])
+            kept.append(f"{_kname(meas, cfg)}, {c} {_vs(_pair(ps, c, b), _fd(cfg))}")
     if not lost and not kept: return None
     if not lost:
-        return (f"No trade-off is supported by the data: no compared model keeps a clearly higher {name} than {b}, the most accurate, "
+        return (f"No trade-off is supported by the data: no compared model keeps a clearly {'lower' if low else 'higher'} {name} than {b}, the most accurate, "
                 f"under any of these noises (closest, difference under the noise against {b}: {'; '.join(kept)}).")
-    said = [f"{_KINDS[meas]['kind']}, where {m} keeps a higher {name} {_kind_words(meas, cfg)[1]} (difference {_vs(p)}) at a cost on "
-            f"clean data of {_vs(pc)} — prefer {m} {_KINDS[meas]['prefer']}" for meas, m, p, pc in lost]
+    said = [f"{_kname(meas, cfg)}, where {m} keeps a {'lower' if low else 'higher'} {name} {_kind_words(meas, cfg)[1]} (difference {_vs(p, _fd(cfg))}) at a cost on "
+            f"clean data of {_vs(pc, _fd(cfg))} — prefer {m} {_prefer(meas, cfg)}" for meas, m, p, pc in lost]
     return (f"The trade-off: {b} is the most accurate on clean data, but not under " + '; and under '.join(said) +
             (f"; under {_and([k.split(',')[0] for k in kept])}, no compared model keeps clearly more than {b} (closest: "
              f"{'; '.join(kept)})." if kept else "."))
+
+def _prefer(meas, cfg)->str: return 'when training targets may be wrong' if meas == 'break_labels' and _reg(cfg) else _KINDS[meas]['prefer']
 
 def _and(xs:list)->str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
 
@@ -511,11 +596,11 @@ def _front_table(tab, pw, cfg)->pd.DataFrame:
             role = 'most robust' if m == f['winner'] else 'most accurate on the front' if m == ref else 'on the front'
             for q, mm in (('clean score', 'score'), ('score under noise', k['score']), ('break rate', meas)):
                 r = _get(tab, m, mm)
-                out.append(dict(noise=k['kind'], model=m, role=role, quantity=q, against='', value=r['value'], lo=r['lo'], hi=r['hi'], call=''))
+                out.append(dict(noise=_kname(meas, cfg), model=m, role=role, quantity=q, against='', value=r['value'], lo=r['lo'], hi=r['hi'], call=''))
             if m == ref: continue
             for q, mm in (('clean difference', 'score'), ('difference under noise', k['score'])):
                 p = _pair(pw[pw.measure == mm], m, ref)
-                out.append(dict(noise=k['kind'], model=m, role=role, quantity=q, against=ref, value=p['diff'], lo=p['lo'], hi=p['hi'],
+                out.append(dict(noise=_kname(meas, cfg), model=m, role=role, quantity=q, against=ref, value=p['diff'], lo=p['lo'], hi=p['hi'],
                                 call=p['call']))
     return pd.DataFrame(out, columns=cols)
 
@@ -524,11 +609,13 @@ def accuracy_chart(v:Verdict,              # a `verdict` result
                    *, width:int=360,          # chart width (px)
                   )->alt.Chart:
     "The chosen metric of every model with its interval, the majority-class baseline as a rule (red: not better than it)."
-    t = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].copy()
+    bname = v.config.get('baseline', BASELINE)
+    t = v.table[(v.table.measure == 'score') & (v.table.model != bname)].copy()
     name = v.config.get('metric_name', 'accuracy')
     t['beats'] = np.where(t.beats_baseline.astype(bool), 'better than the baseline', 'not better than the baseline')
-    base = float(v.value(BASELINE, 'score'))
-    y = alt.Y('model:N', sort='-x', title=None)
+    base = float(v.value(bname, 'score'))
+    low = v.config.get('better') == 'lower'              # an error: the best model, lowest, on top
+    y = alt.Y('model:N', sort='x' if low else '-x', title=None)
     bars = alt.Chart(t).mark_rule(strokeWidth=2).encode(x=alt.X('lo:Q', title=f"{name} ({v.config['level']:.0%} interval)",
                                                                  scale=alt.Scale(zero=False)), x2='hi:Q', y=y,
         color=alt.Color('beats:N', title=None, scale=alt.Scale(domain=['better than the baseline', 'not better than the baseline'],
@@ -537,7 +624,8 @@ def accuracy_chart(v:Verdict,              # a `verdict` result
         tooltip=['model', alt.Tooltip('value:Q', title=name, format='.3f'), alt.Tooltip('lo:Q', format='.3f'),
                  alt.Tooltip('hi:Q', format='.3f')])
     h = min(420, 22 * len(t) + 30)
-    ref = pd.DataFrame({'x': [base], 'y': [-6], 'label': [f"majority class {base:.3f}"]})
+    ref = pd.DataFrame({'x': [base], 'y': [-6], 'label': [f"{v.config['baseline_words']} {_v(base, v.config)}" if v.config.get('task') == 'regression'
+                                                          else f"majority class {base:.3f}"]})
     if v.config.get('metric', 'accuracy') == 'accuracy':
         ref = pd.DataFrame({'x': [base, v.config['random_accuracy']], 'y': [-6, 8],
                             'label': [f"majority class {base:.3f}", f"random guess at the class shares (κ = 0): {v.config['random_accuracy']:.3f}"]})
@@ -545,14 +633,16 @@ def accuracy_chart(v:Verdict,              # a `verdict` result
     lab = alt.Chart(ref).mark_text(align='left', dx=4, color='#57606a', fontSize=10).encode(
         x='x:Q', text='label:N', y=alt.Y('y:Q', scale=None, axis=None))
     return (bars + pts + rule + lab).properties(width=width, height=h,
-                                                title=f'{name} with intervals against the majority-class baseline')
+                                                title=f'{name} with intervals against the majority-class baseline' if v.config.get('task') != 'regression'
+                                                else f"{name} with intervals against {v.config['baseline_words']} ({v.config['better']} is better)")
 
 def bins_chart(v:Verdict,              # a `verdict` result with feature-noise measures
-               *, measures=('score_noisy', 'break_rate', 'flip_rate', 'kappa'), # per-bin measures to draw, one panel each
+               *, measures=None,     # per-bin measures to draw, one panel each (None: score_noisy, break_rate, flip_rate and κ — on numbers Lin's concordance)
                width:int=200, height:int=160,
               )->alt.Chart:
     "Per difficulty bin: each model's estimate with its interval bar, one panel per measure (score_noisy: the chosen metric under noise; κ hollow where ill-conditioned)."
     if not len(v.bins): raise ValueError("the verdict has no per-bin figures (no feature-noise predictions)")
+    if measures is None: measures = ('score_noisy', 'break_rate', 'flip_rate', 'concordance' if v.config.get('task') == 'regression' else 'kappa')
     d = v.bins[v.bins.measure.isin(measures)].copy()
     d['conditioned'] = np.where(d.kappa_ok | (d.measure != 'kappa'), 'yes', 'no (one class ≥ 90 %)')
     x = alt.X('bin:O', title='difficulty bin (0 = easiest)')
@@ -603,25 +693,33 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     if robustness not in _ROBUST_AXES or robustness not in have:
         raise ValueError(f"no noise measure {robustness!r} in the verdict: choose one of {sorted(set(_ROBUST_AXES) & have)}")
     score = _KINDS[robustness]['score']
-    a = v.table[(v.table.measure == 'score') & (v.table.model != BASELINE)].set_index('model')
+    bname = v.config.get('baseline', BASELINE)
+    a = v.table[(v.table.measure == 'score') & (v.table.model != bname)].set_index('model')
+    low = v.config.get('better') == 'lower'             # an error: both axes reversed, so right and up stay better
     name = v.config.get('metric_name', 'accuracy')
     r = v.table[v.table.measure == score].set_index('model')
     front = (v.config.get('fronts') or {}).get(robustness, {}).get('front', [])
     d = pd.DataFrame({'model': a.index, 'acc': a.value, 'acc_lo': a.lo, 'acc_hi': a.hi, 'rob': r.value.reindex(a.index),
                       'rob_lo': r.lo.reindex(a.index), 'rob_hi': r.hi.reindex(a.index)})
     d['place'] = np.where(d.model.isin(front), _PLACES[0], np.where(a.beats_baseline.astype(bool), _PLACES[1], _PLACES[2]))
-    acc_base = float(v.value(BASELINE, 'score'))
+    acc_base = float(v.value(bname, 'score'))
     xd, yd = _padded(d[['acc', 'acc_lo', 'acc_hi']]), _padded(d[['rob', 'rob_lo', 'rob_hi']])
-    show_base = acc_base >= xd[0] - 0.25 * (xd[1] - xd[0])       # the baseline is drawn where it does not squeeze the models together
-    if show_base: xd = (min(xd[0], acc_base - 0.01 * (xd[1] - xd[0])), xd[1])
+    if not low:
+        show_base = acc_base >= xd[0] - 0.25 * (xd[1] - xd[0])       # the baseline is drawn where it does not squeeze the models together
+        if show_base: xd = (min(xd[0], acc_base - 0.01 * (xd[1] - xd[0])), xd[1])
+    else:
+        show_base = acc_base <= xd[1] + 0.25 * (xd[1] - xd[0])
+        if show_base: xd = (xd[0], max(xd[1], acc_base + 0.01 * (xd[1] - xd[0])))
     px = (d.acc.to_numpy(float) - xd[0]) / (xd[1] - xd[0]) * width
     py = height - (d.rob.to_numpy(float) - yd[0]) / (yd[1] - yd[0]) * height
+    if low: px, py = width - px, height - py
     order = list(np.lexsort((d.model.to_numpy(), -d.acc.to_numpy(float))))      # the most accurate first,
     order = [i for i in order if d.model.iloc[i] in front] + [i for i in order if d.model.iloc[i] not in front]   # the front before the rest
     d['label_side'], shift = _place_labels(px, py, d.model.tolist(), order, width, height)
-    d['label_rob'] = d.rob - shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
-    x = alt.X('acc:Q', title=f"{name}, clean ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False))
-    y = alt.Y('rob:Q', title=f"{name} under {_ROBUST_AXES[robustness]} → better", scale=alt.Scale(domain=list(yd), nice=False, zero=False))
+    d['label_rob'] = d.rob - (-1 if low else 1) * shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
+    rev = dict(reverse=True) if low else {}
+    x = alt.X('acc:Q', title=f"{name}, clean ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False, **rev))
+    y = alt.Y('rob:Q', title=f"{name} under {_ROBUST_AXES[robustness]} → better", scale=alt.Scale(domain=list(yd), nice=False, zero=False, **rev))
     col = alt.Color('place:N', title=None, scale=alt.Scale(domain=_PLACES, range=['#24476b', '#9fb3c8', '#e45756']))
     base = alt.Chart(d)
     ex = base.mark_rule().encode(x=alt.X('acc_lo:Q'), x2='acc_hi:Q', y='rob:Q', color=col)
@@ -637,11 +735,13 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     layers = [line, pts, ex, ey, *txt]
     if show_base: layers.append(alt.Chart(pd.DataFrame({'x': [acc_base]})).mark_rule(strokeDash=[4, 3], color='#57606a').encode(x='x:Q'))
     sub = ["filled and joined: the front — no model above the baseline beats them on both axes"]
-    if not show_base: sub.append(f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)")
+    if not show_base: sub.append(f"majority-class baseline {acc_base:.3f}: left of this range (see the accuracy chart)" if not low else
+                                 f"{v.config['baseline_words']} {_v(acc_base, v.config)}: left of this range (see the accuracy chart)")
     if np.isnan(shift[d.rob.notna().to_numpy()]).any(): sub.append("labels left off where they would overlap: hover over a dot to see its model")
     return alt.layer(*layers).properties(width=width, height=height, title=alt.TitleParams(
-        f'the trade-off under {_KINDS[robustness]["kind"]}: {name} clean and under the noise' +
-        (' (dashed: majority-class baseline)' if show_base else ''), subtitle=sub))
+        f'the trade-off under {_kname(robustness, v.config)}: {name} clean and under the noise' +
+        ((' (dashed: majority-class baseline)' if v.config.get('task') != 'regression' else f" (dashed: {v.config['baseline_words']})")
+         if show_base else ''), subtitle=sub))
 
 def _padded(t:pd.DataFrame, pad:float=0.04)->tuple:
     "(low, high) of every finite value in `t`, widened by `pad` of the range each side (a range of 0 gets ±0.01)."

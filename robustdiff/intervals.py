@@ -9,15 +9,16 @@ import numpy as np
 import pandas as pd
 from .perturb import group_ranks, perturb_counts
 from ._frames import check_lambdas
-from ._scores import onehot_labels, score_from_sums, f1_labels
-from ._resample import check_level, ones_first, weighted_means, as_str_array, per_instance_means, true_classes, positive_scores, metric_matrix, class_shares, bin_strata, draw_ids
+from ._scores import onehot_labels, score_from_sums, f1_labels, REGRESSION_METRICS, LOWER_IS_BETTER, regression_from_errors
+from ._resample import check_level, ones_first, weighted_means, as_str_array, per_instance_means, true_classes, true_values, positive_scores, metric_matrix, class_shares, bin_strata, draw_ids
 from ._validation import check_int
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'ILL_CONDITIONED', 'bootstrap_weights', 'fold_shrinkage', 'fold_bootstrap_weights',
            'percentile_interval', 'draw_weights', 'feature_noise_replicates', 'feature_noise_intervals', 'noise_table',
            'accuracy_replicates', 'ela_replicates', 'ela_intervals', 'hardest', 'perturbation_replicates',
-           'perturbation_predictions', 'interval_calls', 'compare_to_rest', 'compare_pairs', 'verdict_weights']
+           'perturbation_predictions', 'interval_calls', 'compare_to_rest', 'compare_pairs', 'verdict_weights',
+           'resample_task', 'value_strata']
 
 # %% ../nbs/91b_intervals.ipynb #bef9e49f
 LEVEL = 0.90      # nominal coverage of every interval
@@ -227,19 +228,22 @@ def feature_noise_replicates(noisy:pd.DataFrame,    # `noisy_predictions` output
                              random_state=0,        # seed of the resampling
                              metric:str='accuracy', # the metric of score_* (`robustdiff.metrics.METRICS`)
                              U:np.ndarray|None=None, # bootstrap weights of the noise draws (`draw_weights`; None: drawn here)
+                             tolerance:float|None=None, # a numeric target's τ (`Dataset.tolerance`): right when |y − ŷ| ≤ τ; needed with mae, rmse, r2
                             )->list:                # per λ: (models, replicates (row 0 = estimate) per (measure, bin), per-bin facts)
     "The replicates behind `feature_noise_intervals` at each λ of `lams`: per noise draw, then the draws averaged with their bootstrap weights U; `verdict(noise_reps=)` and the report's SCC stage reuse them."
     draws = draw_ids(noisy)
-    if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric)
-    per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric) for d in draws]
+    if metric in REGRESSION_METRICS: _check_tolerance(tolerance, metric)
+    if len(draws) == 1: return _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric, tolerance)
+    per = [_feature_noise_reps_draw(noisy[noisy.draw.to_numpy() == d], bins, lams, W, n_boot, random_state, metric, tolerance) for d in draws]
     R = next(iter(per[0][0][1].values())).shape[0]
     U = draw_weights(len(draws), n_boot=R - 1, random_state=random_state) if U is None else U
     if U.shape != (R, len(draws)): raise ValueError(f"draw weights U must have shape {(R, len(draws))}, got {U.shape}")
     return [(per[0][i][0], {key: _combine_draws(U, [p[i][1][key] for p in per]) for key in per[0][i][1]}, per[0][i][2])
             for i in range(len(lams))]
 
-def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy')->list:
+def _feature_noise_reps_draw(noisy, bins, lams, W, n_boot, random_state, metric:str='accuracy', tolerance=None)->list:
     "One noise draw at each λ: what does not depend on λ (the rows, the clean answers, their weighted means) is computed once."
+    if metric in REGRESSION_METRICS: return _feature_noise_reps_numbers(noisy, bins, lams, W, n_boot, random_state, metric, tolerance)
     lams = [float(check_lambdas([lam])[0]) for lam in lams]
     parts = _mixed_parts(noisy, bins)
     p = parts[0]
@@ -305,9 +309,10 @@ def _score_of(metric, Wk, y, S, Spos, M, classes)->np.ndarray:   # roc_auc (the 
     from robustdiff.metrics import metric_replicates_many
     return metric_replicates_many(metric, Wk, y, S.reshape(len(S), M, -1), Spos, classes=classes)
 
-def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='accuracy', U=None)->tuple:
+def _feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric:str='accuracy', U=None, tolerance=None)->tuple:
     "Replicates (row 0 = estimate) per (measure, bin) of every model, and per-bin facts."
-    return feature_noise_replicates(noisy, bins, lams=[lam], W=W, n_boot=n_boot, random_state=random_state, metric=metric, U=U)[0]
+    return feature_noise_replicates(noisy, bins, lams=[lam], W=W, n_boot=n_boot, random_state=random_state, metric=metric, U=U,
+                                    tolerance=tolerance)[0]
 
 def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (one noise level; several noise draws if it has a `draw` column)
                             bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
@@ -317,10 +322,11 @@ def feature_noise_intervals(noisy:pd.DataFrame,   # `noisy_predictions` output (
                             random_state=0,       # seed of the resampling
                             W:np.ndarray|None=None, # shared `bootstrap_weights` over `bins.instance` (None: drawn here)
                             metric:str='accuracy',# the metric of score_* (`robustdiff.metrics.METRICS`)
+                            tolerance:float|None=None, # a numeric target's τ (needed with mae, rmse, r2)
                            )->pd.DataFrame:       # model, bin, difficulty, n, lam, measure, value, lo, hi, dominant_share, kappa_ok
-    "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy and metric, their change, flip rate, break rate and κ at λ."
+    "Per model × difficulty bin, with percentile intervals: clean and noisy accuracy and metric, their change, flip rate, break rate and κ at λ (numbers: the share within τ, Lin's concordance in place of κ)."
     check_level(level)
-    return noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric), lam=lam, level=level)
+    return noise_table(*_feature_noise_reps(noisy, bins, lam, W, n_boot, random_state, metric, tolerance=tolerance), lam=lam, level=level)
 
 def noise_table(models:list,         # the models, in the order of the replicates' columns
                 reps:dict,            # (measure, bin) → replicates (row 0 = estimate) × models, as `feature_noise_replicates` gives them
@@ -338,6 +344,59 @@ def noise_table(models:list,         # the models, in the order of the replicate
                  for j, m in enumerate(models)]
     return pd.DataFrame(rows).sort_values(['model', 'measure', 'bin'], ignore_index=True)
 
+# %% ../nbs/91b_intervals.ipynb #372ba20f
+def _check_tolerance(tolerance, metric:str):
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.floating)) or not np.isfinite(tolerance) or tolerance <= 0:
+        raise ValueError(f"metric {metric!r} scores numbers: pass tolerance= (the dataset's τ, `Dataset.tolerance`; a prediction is right "
+                         f"when |y − ŷ| ≤ τ), got {tolerance!r}")
+
+def _feature_noise_reps_numbers(noisy, bins, lams, W, n_boot, random_state, metric:str, tolerance:float)->list:
+    "One noise draw at each λ on a numeric target: share within τ, the metric, flip (moves by more than τ), break and Lin's concordance per bin."
+    _check_tolerance(tolerance, metric)
+    lams = [float(check_lambdas([lam])[0]) for lam in lams]
+    need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
+    if not isinstance(noisy, pd.DataFrame) or not need <= set(noisy.columns):
+        raise ValueError(f"noisy must be the output of noisy_predictions (columns {sorted(need)})")
+    p = noisy.merge(bins[['instance', 'bin']], on='instance', how='inner', validate='many_to_one')
+    if p.empty: raise ValueError("no predicted instance has a difficulty bin")
+    keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
+    rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
+    yt, yc, yn = (p[c].to_numpy(np.float64) for c in ('y_true', 'y_pred', 'y_noisy'))
+    models = list(dict.fromkeys(p.model)); M = len(models)
+    b = bin_strata(bins)
+    inst = b.index[b.index.isin(p.instance.unique())].to_numpy()
+    Wa = _weights(bins, inst, W, n_boot, random_state)
+    binv = b.loc[inst].to_numpy()
+    diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins else None
+    y, cell = true_values(p, inst), _cells(p, models, inst)
+    mu = float(y.mean())                                  # centred predictions keep the concordance's moments exact
+    pim = lambda v: per_instance_means(p.assign(_v=v), '_v', models, inst, cell)
+    ec, xc = yc - yt, yc - mu
+    ok_c = (np.abs(ec) <= tolerance).astype(float)
+    Cc, Ac, Sc, X, X2 = (pim(v) for v in (ok_c, np.abs(ec), ec ** 2, xc, xc ** 2))
+    out = []
+    for lam in lams:
+        ym = np.where(rank < perturb_counts(size, lam), yn, yc)
+        en, xm = ym - yt, ym - mu
+        ok_n = (np.abs(en) <= tolerance).astype(float)
+        Cn, An, Sn, F, Bk, Y, Y2, XY = (pim(v) for v in (ok_n, np.abs(en), en ** 2, (np.abs(ym - yc) > tolerance).astype(float),
+                                                          ok_c * (1 - ok_n), xm, xm ** 2, xc * xm))
+        reps, facts = {}, {}
+        for k in np.sort(np.unique(binv)):
+            on = binv == k
+            Wk = Wa[:, on]
+            a0, a1, fl, br, mx, mx2, my, my2, mxy = np.split(weighted_means(Wk, np.hstack([V[on] for V in (Cc, Cn, F, Bk, X, X2, Y, Y2, XY)])), 9, axis=1)
+            m0, m1 = (regression_from_errors(metric, Wk, y[on], A[on], S[on]) for A, S in ((Ac, Sc), (An, Sn)))
+            with np.errstate(invalid='ignore', divide='ignore'):
+                brk = np.where(a0 > 0, br / np.where(a0 > 0, a0, 1), np.nan)        # Σw·c(1−c′) / Σw·c: `metrics.break_rate`
+                den = (mx2 - mx ** 2) + (my2 - my ** 2) + (mx - my) ** 2
+                ccc = np.where(den > 1e-12 * np.maximum(mx2 + my2, 1e-300), 2 * (mxy - mx * my) / np.where(den > 0, den, 1), 1.0)
+            for name, R in dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, score_clean=m0, score_noisy=m1, score_change=m1 - m0,
+                                flip_rate=fl, break_rate=brk, agreement=1 - fl, concordance=ccc, kappa=ccc).items(): reps[(name, int(k))] = R
+            facts[int(k)] = dict(n=int(on.sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan, dominant_share=np.full(M, np.nan))
+        out.append((models, reps, facts))
+    return out
+
 # %% ../nbs/91b_intervals.ipynb #16153497
 def accuracy_replicates(clean:pd.DataFrame,    # clean CV predictions (model, instance, y_true, correct; y_pred, p_true if there)
                         bins:pd.DataFrame,     # the instances and strata (`difficulty_bins` output)
@@ -345,9 +404,9 @@ def accuracy_replicates(clean:pd.DataFrame,    # clean CV predictions (model, in
                         n_boot:int=N_BOOT,     # bootstrap resamples (when W is None)
                         random_state=0,        # seed of the resampling
                         metric:str='accuracy', # the score
-                       )->tuple:               # (models, score replicates (row 0 = estimate) × models, baseline replicates, the majority class)
-    "Replicates of every model's score on `metric` and of the majority-class baseline (the class most frequent among the instances) on the same metric."
-    from robustdiff.metrics import baseline_replicates
+                       )->tuple:               # (models, score replicates (row 0 = estimate) × models, baseline replicates, the majority class (numbers: the constant predicted))
+    "Replicates of every model's score on `metric` and of the majority-class baseline (the class most frequent among the instances; numbers: their median for MAE, mean for RMSE and R²) on the same metric."
+    from robustdiff.metrics import baseline_replicates, baseline_constant
     need = {'model', 'instance', 'y_true', 'correct'}
     if not isinstance(clean, pd.DataFrame) or not need <= set(clean.columns):
         raise ValueError(f"clean must be the output of clean_predictions/cv_predictions (columns {sorted(need)})")
@@ -358,6 +417,9 @@ def accuracy_replicates(clean:pd.DataFrame,    # clean CV predictions (model, in
     pred = 'y_pred' if 'y_pred' in clean.columns else None
     if pred is None: clean, pred = clean.assign(_yp=_pseudo_labels(clean, 'correct', metric)), '_yp'
     score = metric_matrix(metric, Wa, clean, pred, models, inst, p_col='p_true')
+    if metric in REGRESSION_METRICS:
+        y = true_values(clean, inst)
+        return models, score, baseline_replicates(metric, Wa, y), baseline_constant(metric, y)
     y = true_classes(clean, inst)
     major = pd.Series(y).value_counts().index[0]
     base = baseline_replicates(metric, Wa, y, classes=sorted(set(y)))
@@ -365,6 +427,7 @@ def accuracy_replicates(clean:pd.DataFrame,    # clean CV predictions (model, in
 
 def _pseudo_labels(df:pd.DataFrame, correct:str, metric:str)->np.ndarray:
     "Labels from correctness alone (the true class where right, a class of its own where wrong): enough for accuracy and balanced accuracy."
+    if metric in REGRESSION_METRICS: raise ValueError(f"{metric} needs the predicted numbers (column y_pred), not only whether each prediction is within the tolerance")
     if metric not in ('accuracy', 'balanced_accuracy'):
         raise ValueError(f"{metric} needs the predicted labels, not only whether each prediction is right")
     return np.where(df[correct].to_numpy() > 0, df.y_true.astype(str).to_numpy(), '\x00wrong')
@@ -392,8 +455,9 @@ def ela_replicates(ela_preds:pd.DataFrame,  # `ela_predictions` output
     inst = b.index[b.index.isin(e.instance.unique())].to_numpy()
     Wa = _weights(bins, inst, W, n_boot, random_state)
     out = []
+    numbers = metric not in REGRESSION_METRICS and resample_task(e.y_true) == 'regression'   # accuracy on numbers: the share within τ
     for c, lab, p in (('correct_clean', 'y_pred_clean', 'p_true_clean'), ('correct_noisy', 'y_pred_noisy', 'p_true_noisy')):
-        d = e if lab in e.columns else e.assign(**{lab: _pseudo_labels(e, c, metric)})
+        d = e if lab in e.columns and not numbers else e.assign(**{lab: _pseudo_labels(e, c, metric)})
         out.append(metric_matrix(metric, Wa, d, lab, models, inst, p_col=p))
     a0, ax = out
     e2 = e.assign(_broke=e.correct_clean.to_numpy(float) * (1 - e.correct_noisy.to_numpy(float)))
@@ -401,6 +465,10 @@ def ela_replicates(ela_preds:pd.DataFrame,  # `ela_predictions` output
     with np.errstate(invalid='ignore', divide='ignore'):
         rla, ela = np.where(a0 > 0, (a0 - ax) / a0, np.nan), np.where(a0 > 0, (1 - ax) / a0, np.nan)
         brk = np.where(c0 > 0, br / np.where(c0 > 0, c0, 1), np.nan)      # `metrics.break_rate`: right with clean labels, wrong with noisy ones
+        if metric in REGRESSION_METRICS:      # RLA: the relative loss on the metric, its sign by `better`; ELA on the share within τ
+            if metric in LOWER_IS_BETTER: rla = np.where(a0 > 0, (ax - a0) / np.where(a0 > 0, a0, 1), np.nan)
+            cx = weighted_means(Wa, per_instance_means(e, 'correct_noisy', models, inst))
+            ela = np.where(c0 > 0, (1 - cx) / np.where(c0 > 0, c0, 1), np.nan)
     return models, dict(score_clean_ela=a0, score_noisy_ela=ax, rla=rla, ela=ela, break_rate=brk), float(noise)
 
 def ela_intervals(ela_preds:pd.DataFrame,  # `ela_predictions` output (one or several class-noise rates)
@@ -443,6 +511,7 @@ def perturbation_replicates(pp:pd.DataFrame,      # perturbation predictions (mo
                             random_state=0,       # seed of the resampling
                             metric:str='accuracy', # the score
                             U:np.ndarray|None=None, # bootstrap weights of the perturbed copies (`draw_weights`; None: drawn here)
+                            tolerance:float|None=None, # a numeric target's τ: a prediction flips when it moves by more than τ (needed with mae, rmse, r2)
                            )->tuple:              # (models, measure → replicates (row 0 = estimate) × models, the largest level)
     "Replicates of the score on `metric` under the largest perturbation level (the hardest `worst_share`) and its drop from clean (all, the hardest), the break and flip rates there; the perturbed copies are noise draws, resampled with U."
     need = {'model', 'instance', 'level', 'y_pred', 'correct'}
@@ -459,7 +528,10 @@ def perturbation_replicates(pp:pd.DataFrame,      # perturbation predictions (mo
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred', 'correct']].rename(columns={'y_pred': 'y_clean', 'correct': 'c_clean'})
     p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
-    p1['flip'] = (as_str_array(p1.y_pred) != as_str_array(p1.y_clean)).astype(float)
+    if metric in REGRESSION_METRICS:
+        _check_tolerance(tolerance, metric)
+        p1['flip'] = (np.abs(p1.y_pred.to_numpy(np.float64) - p1.y_clean.to_numpy(np.float64)) > tolerance).astype(float)
+    else: p1['flip'] = (as_str_array(p1.y_pred) != as_str_array(p1.y_clean)).astype(float)
     p1['broke'] = p1.c_clean.to_numpy(float) * (1 - p1.correct.to_numpy(float))
     m0_all = metric_matrix(metric, Wa, p0, 'y_pred', models, inst, p_col='p_true')
     m0_top = metric_matrix(metric, Wa[:, top], p0[p0.instance.isin(inst[top])], 'y_pred', models, inst[top], p_col='p_true')
@@ -474,7 +546,8 @@ def perturbation_replicates(pp:pd.DataFrame,      # perturbation predictions (mo
         fl, br = (weighted_means(Wa[:, top], per_instance_means(q, c, models, inst)[top]) for c in ('flip', 'broke'))
         with np.errstate(invalid='ignore', divide='ignore'):
             brk = np.where(c0_top > 0, br / np.where(c0_top > 0, c0_top, 1), np.nan)
-        per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
+        s = -1.0 if metric in LOWER_IS_BETTER else 1.0             # a drop is a loss: an error's rise
+        per.append(dict(drop_all=s * (m0_all - m1_all), drop_hardest=s * (m0_top - m1_top), flip_perturbed=fl, break_perturbed=brk,
                         score_perturbed_hardest=m1_top))
     if len(per) == 1: return models, per[0], float(lv1)
     U = draw_weights(len(per), n_boot=len(Wa) - 1, random_state=random_state) if U is None else U
@@ -493,7 +566,8 @@ def _perturb_fold(ctx, size:float, n_copies:int)->pd.DataFrame:
     rep = np.repeat([0] + list(range(n_copies)), len(Xte))
     yp = pred.ravel()
     return pd.DataFrame({'instance': np.tile(ctx.test, n_copies + 1), 'level': lv, 'rep': rep, 'y_true': np.tile(y, n_copies + 1),
-                         'y_pred': yp, 'correct': (yp == np.tile(y, n_copies + 1)).astype('int8')})
+                         'y_pred': yp, 'correct': ds.right(np.tile(y, n_copies + 1), yp) if getattr(ds, 'regression', False) else
+                                                  (yp == np.tile(y, n_copies + 1)).astype('int8')})
 
 def perturbation_predictions(dataset,               # a Dataset
                              models='quick',        # portfolio name, dict or list of pairs
@@ -563,14 +637,16 @@ def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, inst
                     random_state=0,          # seed of the resampling
                     folds:bool=True,         # two-stage (folds, then instances within fold × class); False: instances within class
                     shrink:float|str='auto', # the fold stage's c (`fold_bootstrap_weights`); 'auto'/'anova': from the models' correctness
+                    task:str|None=None,      # 'classification' (strata: the classes) or 'regression' (strata: quintiles of the target); None: `resample_task`
                    )->tuple:                 # (W: B × n float32, c: the shrinkage used, NaN without folds)
-    "The one set of resamples behind every interval of the verdict (and of the report's stage tables), shared by every model and measure."
+    "The one set of resamples behind every interval of the verdict (and of the report's stage tables), shared by every model and measure; within folds, a classification target is stratified by class, a numeric one by its quintiles."
     need = {'model', 'instance', 'y_true', 'correct'}
     if not isinstance(clean, pd.DataFrame) or not need <= set(clean.columns):
         raise ValueError(f"clean must be the output of clean_predictions/cv_predictions (columns {sorted(need)})")
     inst = np.asarray(instances)
     first = clean.drop_duplicates('instance').set_index('instance')
-    cls = first.y_true.astype(str).reindex(inst).fillna('').to_numpy()
+    if (task or resample_task(first.y_true)) == 'regression': cls = value_strata(first.y_true.reindex(inst).to_numpy(np.float64))
+    else: cls = first.y_true.astype(str).reindex(inst).fillna('').to_numpy()
     if not (folds and 'fold' in first.columns and first.fold.nunique() > 1):
         return bootstrap_weights(cls, n_boot=n_boot, random_state=random_state), np.nan
     fo = first.fold.reindex(inst).fillna(-1).to_numpy()
@@ -582,3 +658,18 @@ def verdict_weights(clean:pd.DataFrame,      # clean CV predictions (model, inst
         shrink = c if shrink == 'anova' else float(min(1.0, np.sqrt(_floor(k) ** 2 + c ** 2)))
     return fold_bootstrap_weights(fo, cls, n_boot=n_boot, random_state=random_state, shrink=shrink), float(shrink)
 
+
+# %% ../nbs/91b_intervals.ipynb #f7f20934
+def resample_task(y_true)->str:
+    "The task a target's resamples stratify for: 'regression' for numbers with fractions, or numbers where most instances hold a value of their own (class strata of one instance would resample nothing); else 'classification'."
+    s = pd.Series(np.asarray(y_true))
+    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s): return 'classification'
+    v = s.dropna().to_numpy(np.float64)
+    return 'regression' if len(v) and (not np.all(v == np.round(v)) or pd.unique(v).size > len(v) / 2) else 'classification'
+
+def value_strata(y, *, k:int=5)->np.ndarray:
+    "The quantile group (0 … k−1) of each value, ties broken by position: the strata of a numeric target, as its folds are stratified."
+    y = np.asarray(y, np.float64)
+    if np.isnan(y).any(): raise ValueError("the target has missing values: every resampled instance needs its true value")
+    r = np.empty(len(y), np.int64); r[np.argsort(y, kind='stable')] = np.arange(len(y))
+    return (r * min(k, max(len(y), 1)) // max(len(y), 1)).astype(np.int64)

@@ -35,7 +35,8 @@ def report_stage(ctx, st):
     pkept, ctx.perturbation_reps = ctx.perturbation_reps, None   # the perturbation stage's replicates (its `perturbation_break`): not computed twice
     v = verdict(noisy, bins, clean=ctx.oof(), ela_preds=ela, perturbation=pp, lam=max(c['lambdas']), nu=c['nu'],
                 worst_share=c['worst_share'], random_state=ctx.run.random_state, W=ctx.weights(bins.instance), metric=c['metric'],
-                noise_reps=kept, perturbation_reps=pkept if pp is not None else None)
+                noise_reps=kept, perturbation_reps=pkept if pp is not None else None,
+                **({'tolerance': ctx.ds.tolerance} if getattr(ctx.ds, 'regression', False) else {}))   # numbers: right within τ
     v.config['fold_shrink'] = ctx.fold_shrink
     st.tables['verdict'] = v.table
     st.tables['verdict_models'] = v.sentences

@@ -692,3 +692,91 @@ def test_the_most_accurate_with_the_highest_break_rate_is_a_trade_off_never_most
     assert not re.search(r'Most robust to [^:<]*: sharp', html)
     from robustdiff.answer import tradeoff_chart
     assert any(l['mark'].get('type') == 'line' for l in _layers(tradeoff_chart(v, robustness='break_perturbed')))   # the front, joined
+
+
+# ---- a numeric target: the verdict on MAE / RMSE / R², the median or mean baseline, breaks out of τ ----------------------
+
+def _regression_frames(n:int=240, seed:int=0)->tuple:
+    "Clean and feature-noise out-of-fold predictions of three regressors on Friedman #1, five bins (farther from the median: harder), τ."
+    from sklearn.datasets import make_friedman1
+    from sklearn.model_selection import KFold
+    from sklearn.linear_model import Ridge
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.tree import DecisionTreeRegressor
+    X, y = make_friedman1(n, noise=1.0, random_state=seed)
+    tol = 0.25 * 1.4826 * np.median(np.abs(y - np.median(y)))
+    prio, out = np.random.default_rng(seed).random(n), []
+    for f, (tr, te) in enumerate(KFold(5, shuffle=True, random_state=seed).split(X)):
+        Xn = X[te] + np.random.default_rng([seed, f]).normal(0, 0.3, X[te].shape) * X[tr].std(0)
+        for name, m in (('ridge', Ridge()), ('tree', DecisionTreeRegressor(max_depth=4, random_state=0)), ('knn', KNeighborsRegressor(10))):
+            m.fit(X[tr], y[tr]); yp = m.predict(X[te])
+            out.append(pd.DataFrame(dict(model=name, repeat=0, fold=f, instance=te, y_true=y[te], y_pred=yp,
+                                         correct=(np.abs(yp - y[te]) <= tol).astype('int8'), perturbation='FB24Noise', level=0.3,
+                                         y_noisy=m.predict(Xn), priority=prio[te])))
+    noisy = pd.concat(out, ignore_index=True)
+    first = noisy.drop_duplicates('instance').set_index('instance').y_true.sort_index()
+    d = np.abs(first - first.median())
+    bins = pd.DataFrame({'instance': d.index, 'difficulty': d.to_numpy(), 'bin': (d.rank(method='first').to_numpy() - 1).astype(int) * 5 // n})
+    return noisy, bins, tol
+
+
+def test_regression_verdict_reads_on_the_chosen_metric_with_its_baseline():
+    from sklearn.metrics import mean_absolute_error, root_mean_squared_error, r2_score
+    from robustdiff.answer import _num
+    noisy, bins, tol = _regression_frames()
+    y = noisy.drop_duplicates('instance').set_index('instance').y_true.sort_index().to_numpy()
+    sk = dict(mae=mean_absolute_error, rmse=root_mean_squared_error, r2=r2_score)
+    for metric, base_name, const in (('mae', 'median', np.median(y)), ('rmse', 'mean', y.mean()), ('r2', 'mean', y.mean())):
+        v = verdict(noisy, bins, metric=metric, tolerance=tol, nu=0.3, n_boot=200)
+        t = v.table.set_index(['model', 'measure'])
+        assert v.config['baseline'] == base_name and BASELINE not in set(v.table.model)
+        assert t.loc[(base_name, 'score'), 'value'] == pytest.approx(sk[metric](y, np.full(len(y), const)), abs=1e-10)
+        score = {m: sk[metric](g.sort_values('instance').y_true, g.sort_values('instance').y_pred) for m, g in noisy.groupby('model')}
+        for m, s in score.items(): assert t.loc[(m, 'score'), 'value'] == pytest.approx(s, abs=1e-10)
+        best = (min if metric != 'r2' else max)(score, key=score.get)
+        assert v.config['winners']['score']['winner'] == best
+        b = t.loc[(best, 'score')]
+        d = v.config['digits']
+        # "MAE 2.31 (2.10 to 2.55); predicting the median scores 4.80": the figures of the table, in its direction
+        name = {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}[metric]
+        assert v.headline[0].startswith(f"Most accurate ({name}, {'higher' if metric == 'r2' else 'lower'} is better): {best}, {name} "
+                                        f"{_num(b.value, d)} ({_num(b.lo, d)} to {_num(b.hi, d)}); predicting the {base_name} scores "
+                                        f"{_num(t.loc[(base_name, 'score'), 'value'], d)}")
+        beats = v.table[(v.table.measure == 'score') & (v.table.model != base_name)]
+        assert (beats.vs_baseline_hi < 0).all() if metric != 'r2' else (beats.vs_baseline_lo > 0).all()   # each beats the baseline its way
+        assert beats.beats_baseline.all()
+
+
+def test_regression_break_rate_is_leaving_tau_and_needs_tau():
+    noisy, bins, tol = _regression_frames(seed=1)
+    v = verdict(noisy, bins, metric='mae', tolerance=tol, lam=1.0, nu=0.3, n_boot=100)   # λ = 1: every prediction of a bin is the noisy one
+    hard = bins.loc[bins.bin == bins.bin.max(), 'instance']
+    for m, g in noisy[noisy.instance.isin(hard)].groupby('model'):
+        c, c2 = np.abs(g.y_pred - g.y_true) <= tol, np.abs(g.y_noisy - g.y_true) <= tol
+        assert v.value(m, 'break_hard') == pytest.approx((c & ~c2).sum() / c.sum() if c.sum() else np.nan, nan_ok=True)
+        assert v.value(m, 'flip_hard') == pytest.approx((np.abs(g.y_noisy - g.y_pred) > tol).mean())
+    assert {'concordance_hard', 'concordance_easy'} <= set(v.table.measure) and 'kappa_hard' not in set(v.table.measure)
+    with pytest.raises(ValueError, match='tolerance'):
+        verdict(noisy, bins, metric='mae', n_boot=20)
+    with pytest.raises(ValueError, match='is for classification'):
+        verdict(noisy, bins, metric='accuracy', n_boot=20)
+
+
+def test_regression_report_accuracy_and_verdict_read_on_mae():
+    from sklearn.datasets import make_friedman1
+    from sklearn.metrics import mean_absolute_error
+    from robustdiff.data import from_frame
+    from robustdiff.report import build_report
+    X, y = make_friedman1(200, noise=1.0, random_state=3)
+    ds = from_frame(pd.DataFrame(X, columns=[f'x{i}' for i in range(10)]).assign(y=y), 'y', task='regression')
+    rep = build_report(ds, models='quick', stages='data,accuracy,verdict', progress=False, n_jobs=1)
+    assert rep.stages['accuracy'].status == 'ok' and rep.stages['verdict'].status == 'ok'
+    acc = rep.table('accuracy')
+    assert acc.mae.is_monotonic_increasing and {'rmse', 'r2', 'within_tolerance'} <= set(acc.columns)   # lowest MAE first
+    oof = rep.extra['oof'] if 'oof' in getattr(rep, 'extra', {}) else None
+    if oof is not None:
+        g = oof[oof.model == acc.model.iloc[0]]
+        assert acc.mae.iloc[0] == pytest.approx(mean_absolute_error(g.y_true, g.y_pred))
+    h = rep.tables['headline'].sentence.iloc[0]
+    assert h.startswith(f"Most accurate (MAE, lower is better): {acc.model.iloc[0]}, MAE ") and 'predicting the median scores' in h
+    assert 'majority' not in ' '.join(rep.tables['verdict_models'].sentence)

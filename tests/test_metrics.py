@@ -1,8 +1,10 @@
-"robustdiff.metrics: replicates equal the weighted score and scikit-learn's metrics; target profile; baseline; break rate."
+"robustdiff.metrics: replicates equal the weighted score and scikit-learn's metrics (classes and numbers); target profile; baseline; break rate."
 import numpy as np, pandas as pd, pytest
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, roc_auc_score
-from robustdiff.metrics import target_profile, choose_metric, metric_score, metric_replicates, baseline_score, baseline_replicates, break_rate
-from robustdiff._scores import METRICS
+from sklearn.metrics import mean_absolute_error, root_mean_squared_error, r2_score
+from robustdiff.metrics import (target_profile, choose_metric, metric_score, metric_replicates, metric_replicates_many, baseline_score,
+                                baseline_replicates, baseline_constant, break_rate)
+from robustdiff._scores import CLASSIFICATION_METRICS, REGRESSION_METRICS, LOWER_IS_BETTER, better, check_metric
 
 
 def _problem(K, n, seed):
@@ -24,7 +26,7 @@ def _sk(m, yt, yp, P, w):
 
 
 @pytest.mark.parametrize('K', [2, 3, 5])
-@pytest.mark.parametrize('metric', METRICS)
+@pytest.mark.parametrize('metric', CLASSIFICATION_METRICS)
 def test_replicates_equal_weighted_score_and_sklearn(K, metric):
     for seed in range(3):
         cl, yt, yp, P = _problem(K, 150, seed)
@@ -63,7 +65,7 @@ def test_baseline_is_the_constant_predictor():
     for K in (2, 4):
         cl, yt, _, _ = _problem(K, 200, 1)
         major = pd.Series(yt).value_counts().index[0]
-        for m in METRICS:
+        for m in CLASSIFICATION_METRICS:
             b = baseline_score(m, yt)
             assert b == pytest.approx(metric_score(m, yt, np.full(len(yt), major), np.full((len(yt), K), 1 / K), classes=cl))
             W = np.random.default_rng(0).poisson(1, (5, len(yt))) + 1.0
@@ -90,3 +92,54 @@ def test_bad_input():
         metric_score('roc_auc', ['a', 'b', 'c'], ['a', 'b', 'c'], np.ones((3, 2)) / 2, classes=['a', 'b', 'c'])
     with pytest.raises(ValueError, match='at least 2'):
         target_profile(['x'] * 5)
+
+
+_SK_REG = dict(mae=mean_absolute_error, rmse=root_mean_squared_error, r2=r2_score)
+
+
+@pytest.mark.parametrize('metric', REGRESSION_METRICS)
+def test_regression_replicates_equal_sklearn_weighted(metric):
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        yt = rng.lognormal(2, 0.7, 180)
+        yp = yt * rng.uniform(0.7, 1.3, 180) + rng.normal(0, 1, 180)
+        W = rng.multinomial(180, np.full(180, 1 / 180), size=25).astype(np.float32)
+        R = metric_replicates(metric, W, yt, yp, rows=7)                  # several chunks
+        np.testing.assert_allclose(R, [_SK_REG[metric](yt, yp, sample_weight=w) for w in W], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(R, [metric_score(metric, yt, yp, weights=w) for w in W], rtol=1e-12)
+        # several models and repeats at once: each repeat's errors pooled, as the metric of all the predictions together
+        yp2 = yp + rng.normal(0, 2, 180)
+        M = metric_replicates_many(metric, W[:3], yt, np.stack([np.c_[yp, yp2], np.c_[yt, yt]], 1))
+        if metric != 'rmse':
+            np.testing.assert_allclose(M[:, 0], [(_SK_REG[metric](yt, yp, sample_weight=w) + _SK_REG[metric](yt, yp2, sample_weight=w)) / 2
+                                                for w in W[:3]], rtol=1e-9)
+        np.testing.assert_allclose(M[:, 1], 1.0 if metric == 'r2' else 0.0, atol=1e-12)
+
+
+def test_regression_baseline_median_and_mean():
+    rng = np.random.default_rng(4)
+    y = rng.exponential(5, 301)
+    assert baseline_constant('mae', y) == np.median(y) and baseline_constant('rmse', y) == pytest.approx(y.mean())
+    assert baseline_score('mae', y) == pytest.approx(mean_absolute_error(y, np.full(301, np.median(y))))
+    assert baseline_score('rmse', y) == pytest.approx(root_mean_squared_error(y, np.full(301, y.mean())))
+    assert baseline_score('r2', y) == pytest.approx(0.0, abs=1e-12)
+    W = rng.poisson(1, (4, 301)).astype(float)
+    np.testing.assert_allclose(baseline_replicates('mae', W, y), [mean_absolute_error(y, np.full(301, np.median(y)), sample_weight=w) for w in W])
+    np.testing.assert_allclose(baseline_replicates('r2', W, y), [r2_score(y, np.full(301, y.mean()), sample_weight=w) for w in W], atol=1e-12)
+
+
+def test_direction_and_task_refusals():
+    assert LOWER_IS_BETTER == ('mae', 'rmse') and [better(m) for m in ('mae', 'rmse', 'r2', 'accuracy')] == ['lower', 'lower', 'higher', 'higher']
+    y = pd.Series(np.linspace(0.5, 9.5, 40))
+    assert choose_metric(y)[0] == 'mae' and 'numeric target' in choose_metric(y)[1]
+    with pytest.raises(ValueError, match="'accuracy' is for classification"):
+        choose_metric(y, metric='accuracy')
+    with pytest.raises(ValueError, match="'mae' is for regression"):
+        check_metric('mae', task='classification')
+    with pytest.raises(ValueError, match='numbers'):
+        metric_score('rmse', ['a', 'b'], [1.0, 2.0])
+    with pytest.raises(ValueError, match='classification'):
+        from robustdiff.metrics import expected_metric
+        expected_metric('mae', np.ones((2, 1)), ['a', 'a'], ['a'])
+    p = target_profile(y, tolerance=0.5)
+    assert p['tolerance'] == 0.5 and 'within τ = 0.5' in p['sentence'] and 'median 5' in p['sentence']
