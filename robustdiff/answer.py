@@ -228,7 +228,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     if reg:      # numbers: the baseline's name and words, τ, the direction, and as many decimals as three significant digits of the baseline
         from robustdiff.metrics import baseline_name
         cfg.update(task='regression', better=bt, baseline=bname, baseline_words=baseline_name(metric), tolerance=tolerance,
-                   digits=_digits(base[0] if metric != 'r2' else 1.0), iv_digits=_digits(base[0] if metric != 'r2' else 1.0),
+                   digits=_digits(base[0] if metric != 'r2' else 0.5), iv_digits=_digits(base[0] if metric != 'r2' else 0.5),
                    majority_class=None, baseline_value=float(major))
     per_bin = pd.DataFrame()
 
