@@ -228,8 +228,10 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
     if reg:      # numbers: the baseline's name and words, τ, the direction, and as many decimals as three significant digits of the baseline
         from robustdiff.metrics import baseline_name
         cfg.update(task='regression', better=bt, baseline=bname, baseline_words=baseline_name(metric), tolerance=tolerance,
-                   digits=_digits(base[0] if metric != 'r2' else 1.0), iv_digits=_digits(base[0] if metric != 'r2' else 1.0),
-                   majority_class=None, baseline_value=float(major))
+                   digits=_digits(base[0] if metric != 'r2' else 0.5), iv_digits=_digits(base[0] if metric != 'r2' else 0.5),
+                   majority_class=None, baseline_value=float(major),
+                   robust_rule=FRONT_RULE.replace('the majority-class baseline', f"{baseline_name(metric)} of the target").replace(
+                       'the share of its correct predictions the noise turns wrong', 'the share of its predictions within τ that the noise takes out of τ'))
     per_bin = pd.DataFrame()
 
     def compared(measure, R, basis, score, S, sbasis):
