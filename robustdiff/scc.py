@@ -14,9 +14,9 @@ from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, 
 from ._validation import check_choice, check_int
 
 # %% auto #0
-__all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'difficulty_bins', 'noisy_predictions', 'clean_predictions', 'scc_curves',
-           'SCCResult', 'robustness_by_difficulty', 'scc_chart', 'difficulty_distribution_chart',
-           'class_distribution_chart', 'instance_difficulty_chart']
+__all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins', 'noisy_predictions',
+           'clean_predictions', 'scc_curves', 'SCCResult', 'robustness_by_difficulty', 'scc_chart',
+           'difficulty_distribution_chart', 'class_distribution_chart', 'instance_difficulty_chart']
 
 # %% ../nbs/21_scc.ipynb #3e643921
 def _check_on_constant(on_constant):
@@ -70,6 +70,51 @@ def cohen_kappa(a,               # first labelling
                )->float:
     "Cohen's κ between two labellings ([FB24] eqs. 2–4)."
     return float(kappa_by_group(a, b, None, on_constant=on_constant).kappa.iloc[0])
+
+# %% ../nbs/21_scc.ipynb #0c865252
+def concordance_by_group(a,                  # first vector of numbers (e.g. clean predictions)
+                         b,                  # second vector (e.g. perturbed predictions), same length
+                         groups=None,        # group of each pair; None = one group
+                         *, tolerance:float,    # τ: a pair agrees when |a − b| ≤ τ
+                         on_constant=1.0,    # ρ_c when both vectors of a group are one and the same constant: a number, nan or 'raise'
+                        )->pd.DataFrame:     # one row per group: group, n, agree (share within τ), ccc (Lin's ρ_c)
+    "The share of pairs within τ of each other and Lin's concordance correlation ρ_c (Lin 1989) within each group, vectorised over groups."
+    _check_on_constant(on_constant)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"tolerance must be a non-negative number, got {tolerance!r}")
+    x, y = (np.asarray(v) for v in (a, b))
+    if x.shape != y.shape or x.ndim != 1: raise ValueError(f"a and b must be 1-D of one length, got shapes {x.shape} and {y.shape}")
+    if x.dtype.kind not in 'iuf' or y.dtype.kind not in 'iuf': raise TypeError("concordance needs numbers (regression predictions), not labels")
+    x, y = x.astype(float), y.astype(float)
+    if len(x) == 0: raise ValueError("cannot compute concordance of empty vectors")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()): raise ValueError("predictions contain NaN or infinite values")
+    if groups is None: g, keys = np.zeros(len(x), np.int64), pd.Index([0])
+    else:
+        if len(groups) != len(x): raise ValueError(f"groups has {len(groups)} entries for {len(x)} values")
+        g, keys = pd.factorize(np.asarray(groups), sort=True)
+        if (g < 0).any(): raise ValueError("groups contain missing values")
+    G = len(keys)
+    N = np.bincount(g, minlength=G).astype(float)
+    agree = np.bincount(g, weights=(np.abs(x - y) <= tolerance).astype(float), minlength=G) / N
+    mx, my = np.bincount(g, x, G) / N, np.bincount(g, y, G) / N
+    dx, dy = x - mx[g], y - my[g]                                  # deviations from the group means first
+    sxy, sxx, syy = (np.bincount(g, u * v, G) / N for u, v in ((dx, dy), (dx, dx), (dy, dy)))
+    den = sxx + syy + (mx - my) ** 2
+    constant = den == 0
+    if constant.any() and on_constant == 'raise':
+        raise ValueError(f"ρ_c undefined (both vectors one and the same constant) in group {keys[np.flatnonzero(constant)[0]]!r}")
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ccc = np.where(constant, np.nan if on_constant == 'raise' else float(on_constant), 2 * sxy / den)
+    out = pd.DataFrame({'n': N.astype(np.int64), 'agree': agree, 'ccc': ccc})
+    out.insert(0, 'group', keys)
+    return out
+
+def lin_ccc(a,                   # first vector of numbers
+            b,                   # second vector, same length
+            *, on_constant=1.0,     # ρ_c when both are one and the same constant (see above)
+           )->float:
+    "Lin's concordance correlation coefficient ρ_c of two vectors of numbers (Lin 1989, eq. 2; moments over 1/n)."
+    return float(concordance_by_group(a, b, None, tolerance=0.0, on_constant=on_constant).ccc.iloc[0])
 
 # %% ../nbs/21_scc.ipynb #16a10878
 def difficulty_bins(difficulty,            # per-instance difficulty: Series (index = instance) or IRT items table
@@ -129,7 +174,7 @@ def _noisy_fold(ctx, perturbations, draws:int=1)->pd.DataFrame:
                          f"(the test fold and its perturbed copies), expected ({(len(noisy) + 1) * m},)")
     y_pred = pred[:m]
     frames = [pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
-                            'correct': (y_pred == y_true).astype('int8'),
+                            'correct': ds.right(y_true, y_pred),
                             'perturbation': type(p).__name__, 'level': float(getattr(p, 'level', np.nan)),
                             'y_noisy': pred[(i + 1)*m:(i + 2)*m], 'priority': priority[d], **({'draw': np.int16(d)} if draws > 1 else {})})
               for i, (p, d) in enumerate((p, d) for p in perturbations for d in range(draws))]
@@ -168,20 +213,44 @@ def clean_predictions(preds:pd.DataFrame, # output of `noisy_predictions`
 # %% ../nbs/21_scc.ipynb #ae630231
 _GROUP = ['model', 'perturbation', 'level']
 
+def _regression_measures(clean, mixed, truth, gid, G:int, tolerance:float, on_constant)->pd.DataFrame:
+    "Per group of `gid`: n, agree and ccc (clean vs mixed), acc (mixed within τ of the truth), break_rate, mae, rmse, r2 of the mixed predictions."
+    k = concordance_by_group(clean, mixed, gid, tolerance=tolerance, on_constant=on_constant)
+    kg, N = k.group.to_numpy(), k.n.to_numpy().astype(float)
+    sums = lambda w: np.bincount(gid, weights=w, minlength=G)[kg]
+    err = mixed - truth
+    right0, right1 = np.abs(clean - truth) <= tolerance, np.abs(err) <= tolerance
+    was = sums(right0.astype(float))
+    ybar = np.bincount(gid, truth, G) / np.maximum(np.bincount(gid, minlength=G), 1)
+    sse, sst = sums(err ** 2), sums((truth - ybar[gid]) ** 2)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        k['acc'] = sums(right1.astype(float)) / N
+        k['break_rate'] = np.where(was > 0, sums((right0 & ~right1).astype(float)) / np.where(was > 0, was, 1), np.nan)
+        k['mae'], k['rmse'] = sums(np.abs(err)) / N, np.sqrt(sse / N)
+        k['r2'] = np.where(sst > 0, 1 - sse / np.where(sst > 0, sst, 1), np.nan)
+    return k
+
 def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
                bins:pd.DataFrame,     # output of `difficulty_bins` (instance, bin, bin_difficulty)
                *, lambdas=LAMBDAS,       # proportions λ of perturbed instances per bin
                rounding:str='ceil',   # ⌈λ·n⌉ ('ceil') or ⌊λ·n⌋ ('floor', the reference code) rows per bin and fold
-               on_constant=1.0,       # κ when a bin's clean and mixed predictions are one and the same class
+               on_constant=1.0,       # κ (ρ_c) when a bin's clean and mixed predictions are one and the same class (constant)
                per_fold:bool=False,   # return per-fold rows instead of fold-pooled curves
-              )->pd.DataFrame:        # model, perturbation, level, lam, bin, difficulty, n, agree, kappa, acc (+ kappa_sd, acc_sd)
-    "The κ and accuracy system characteristic curves: one row per model × perturbation × λ × bin."
+               tolerance:float|None=None, # regression: τ (`Dataset.tolerance`), right when |y − ŷ| ≤ τ; None: classes
+              )->pd.DataFrame:        # model, perturbation, level, lam, bin, difficulty, n, agree, kappa, acc (+ kappa_sd, acc_sd); regression: agree, ccc, acc, break_rate, mae, rmse, r2 (+ sds)
+    "The κ and accuracy system characteristic curves (regression: within-τ agreement, Lin's ρ_c, break rate and errors): one row per model × perturbation × λ × bin."
     lam = check_lambdas(lambdas)
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(preds, pd.DataFrame) or not need <= set(preds.columns):
         raise ValueError(f"preds must be the output of noisy_predictions (columns {sorted(need)})")
     if not isinstance(bins, pd.DataFrame) or not {'instance', 'bin', 'bin_difficulty'} <= set(bins.columns):
         raise ValueError("bins must be the output of difficulty_bins (columns instance, bin, bin_difficulty)")
+    reg = tolerance is not None
+    if reg:
+        if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance <= 0:
+            raise ValueError(f"tolerance must be a positive number (a prediction is right when |y − ŷ| ≤ tolerance), got {tolerance!r}")
+        bad = [c for c in ('y_true', 'y_pred', 'y_noisy') if preds[c].dtype.kind not in 'iuf']
+        if bad: raise ValueError(f"tolerance is given (regression) but column(s) {bad} of preds hold labels, not numbers")
     p = preds.copy()
     for c in _GROUP[1:]:
         if c not in p.columns: p[c] = 'none' if c == 'perturbation' else np.nan
@@ -189,31 +258,36 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     if p.empty: raise ValueError("no predicted instance has a bin")
     per_bin = p.drop_duplicates('instance').groupby('bin').size()
     if (per_bin < 2).any():
-        warnings.warn(f"difficulty bin(s) {per_bin.index[per_bin < 2].tolist()} hold a single instance: κ there can only be "
-                      "0 or 1 (use fewer bins)")
+        warnings.warn(f"difficulty bin(s) {per_bin.index[per_bin < 2].tolist()} hold a single instance: "
+                      f"{'ρ_c and the share within τ' if reg else 'κ'} there can only be 0 or 1 (use fewer bins)")
     draw = ['draw'] if 'draw' in p.columns else []          # several noise draws: each mixed on its own, then averaged like repeats
     fold_keys = _GROUP + ['repeat'] + draw + ['fold', 'bin']
     gf = p.groupby(fold_keys, sort=False, dropna=False).ngroup().to_numpy()
     rank, size = group_ranks(gf, p.priority.to_numpy())
-    (yt, yc, yn), _ = _codes(p.y_true.to_numpy(), p.y_pred.to_numpy(), p.y_noisy.to_numpy())
+    if reg: yt, yc, yn = (p[c].to_numpy(float) for c in ('y_true', 'y_pred', 'y_noisy'))
+    else: (yt, yc, yn), _ = _codes(p.y_true.to_numpy(), p.y_pred.to_numpy(), p.y_noisy.to_numpy())
     L, n = len(lam), len(p)
     mixed = np.concatenate([np.where(rank < perturb_counts(size, l, rounding=rounding), yn, yc) for l in lam])
     clean, truth = np.tile(yc, L), np.tile(yt, L)
     lam_idx = np.repeat(np.arange(L), n)
+    measures = ['agree', 'ccc', 'acc', 'break_rate', 'mae', 'rmse', 'r2'] if reg else ['agree', 'kappa', 'acc']
 
     def _table(keys):
         g = p.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
         G = g.max() + 1
         gid = lam_idx*G + np.tile(g, L)
-        k = kappa_by_group(clean, mixed, gid, on_constant=on_constant)
-        acc = np.bincount(gid, weights=(mixed == truth), minlength=L*G)[k.group.to_numpy()] / k.n.to_numpy()
+        if reg: k = _regression_measures(clean, mixed, truth, gid, L*G, tolerance, on_constant)
+        else:
+            k = kappa_by_group(clean, mixed, gid, on_constant=on_constant)
+            k['acc'] = np.bincount(gid, weights=(mixed == truth), minlength=L*G)[k.group.to_numpy()] / k.n.to_numpy()
         first = p.groupby(keys, sort=False, dropna=False).head(1)   # key values in ngroup order
         first = first.assign(_g=g[first.index.to_numpy()]).set_index('_g').sort_index()
         kg = k.group.to_numpy()
         out = first.loc[kg % G, keys + ['bin_difficulty']].reset_index(drop=True)
         out.insert(len(keys) - 1, 'lam', lam[kg // G])
         out = out.rename(columns={'bin_difficulty': 'difficulty'})
-        out['n'], out['agree'], out['kappa'], out['acc'] = k.n.to_numpy(), k.agree.to_numpy(), k.kappa.to_numpy(), acc
+        out['n'] = k.n.to_numpy()
+        for m in measures: out[m] = k[m].to_numpy()
         return out
 
     folds = _table(fold_keys)
@@ -221,8 +295,9 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     pooled = _table(_GROUP + ['repeat'] + draw + ['bin'])
     keys = _GROUP + ['lam', 'bin']
     curves = pooled.groupby(keys, sort=False, dropna=False).agg(
-        difficulty=('difficulty', 'first'), n=('n', 'mean'), agree=('agree', 'mean'), kappa=('kappa', 'mean'), acc=('acc', 'mean'))
-    spread = folds.groupby(keys, sort=False, dropna=False).agg(kappa_sd=('kappa', 'std'), acc_sd=('acc', 'std'))
+        difficulty=('difficulty', 'first'), n=('n', 'mean'), **{m: (m, 'mean') for m in measures})
+    sds = ['ccc', 'acc', 'break_rate'] if reg else ['kappa', 'acc']
+    spread = folds.groupby(keys, sort=False, dropna=False).agg(**{f'{m}_sd': (m, 'std') for m in sds})
     curves = curves.join(spread).reset_index()
     return curves.sort_values(keys, ignore_index=True)
 
@@ -315,7 +390,7 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
         irt, items, rel, names, rp = _population_items(ds, respondents, models, preds, irt_model, reliability, n_splits,
                                                        n_repeats, random_state, n_jobs, backend, progress, cache_dir)
     bins = difficulty_bins(items, n_bins=n_bins, method=bin_method, extremes=extremes, random_state=random_state)
-    curves = scc_curves(preds, bins, lambdas=lambdas, on_constant=on_constant)
+    curves = scc_curves(preds, bins, lambdas=lambdas, on_constant=on_constant, tolerance=ds.tolerance)   # regression: τ
     curves.insert(0, 'dataset', ds.name)
     return SCCResult(ds.name, preds, items, bins, curves, irt, names, rel, rp)
 
@@ -347,7 +422,8 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
         x = 'bin' if per.duplicated([k for k in (facet, 'difficulty') if k]).any() else 'difficulty'
     if xtitle is None: xtitle = 'difficulty (bin mean)' if x == 'difficulty' else 'difficulty bin (easiest first)'
     d = curves.copy()
-    ytitle = ytitle or {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions'}.get(y, y)
+    ytitle = ytitle or {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions', 'ccc': "Lin's ρ_c (clean vs noisy)",
+                       'break_rate': 'right turned wrong', 'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}.get(y, y)
     col = (alt.Color('lam:O', title='λ', scale=alt.Scale(scheme='viridis', reverse=True)) if color == 'lam'
            else alt.Color(f'{color}:N', title=color))
     xenc = alt.X('difficulty:Q', title=xtitle) if x == 'difficulty' else alt.X('bin:O', title=xtitle, axis=alt.Axis(labelAngle=0))
@@ -356,7 +432,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
         y=alt.Y(f'{y}:Q', title=ytitle, scale=alt.Scale(zero=False)),
         tooltip=[c for c in ('dataset', 'model', 'lam', 'bin', 'difficulty', y, 'n') if c in d.columns])
     layers = [line]
-    sd = {'kappa': 'kappa_sd', 'acc': 'acc_sd'}.get(y)
+    sd = {'kappa': 'kappa_sd', 'acc': 'acc_sd', 'ccc': 'ccc_sd', 'break_rate': 'break_rate_sd'}.get(y)
     if intervals and {f'{y}_lo', f'{y}_hi'} <= set(d.columns):     # after the line: layer 0 stays the curve
         layers.append(base.mark_area(opacity=.15).encode(y=f'{y}_lo:Q', y2=f'{y}_hi:Q'))
     if band and sd in d.columns:
