@@ -12,11 +12,13 @@ from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
 from ._frames import check_lambdas
 from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
 from ._validation import check_choice, check_int
+from ._resample import weighted_means
 
 # %% auto #0
-__all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins', 'noisy_predictions',
-           'clean_predictions', 'scc_curves', 'SCCResult', 'robustness_by_difficulty', 'scc_chart',
-           'difficulty_distribution_chart', 'class_distribution_chart', 'instance_difficulty_chart']
+__all__ = ['LAMBDAS', 'REGRESSION_METRICS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins',
+           'noisy_predictions', 'clean_predictions', 'scc_curves', 'regression_noise_replicates', 'SCCResult',
+           'robustness_by_difficulty', 'scc_chart', 'difficulty_distribution_chart', 'class_distribution_chart',
+           'instance_difficulty_chart']
 
 # %% ../nbs/21_scc.ipynb #3e643921
 def _check_on_constant(on_constant):
@@ -300,6 +302,108 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     spread = folds.groupby(keys, sort=False, dropna=False).agg(**{f'{m}_sd': (m, 'std') for m in sds})
     curves = curves.join(spread).reset_index()
     return curves.sort_values(keys, ignore_index=True)
+
+# %% ../nbs/21_scc.ipynb #95b6b7e8
+REGRESSION_METRICS = ('mae', 'rmse', 'r2')   # the metrics of a regression target (lower is better for the first two)
+
+def _cell_means(cell:np.ndarray, v:np.ndarray, size:int)->np.ndarray:
+    "Mean of `v` per cell (instance × model), over repeats."
+    return np.bincount(cell, v, size) / np.maximum(np.bincount(cell, minlength=size), 1)
+
+def _reg_bin_replicates(Wk:np.ndarray, V:dict, metric:str, M:int)->dict:
+    "Replicates (rows of Wk × M models) of every regression measure from the per-instance means `V` of one bin."
+    names = list(V)
+    S = weighted_means(Wk, np.hstack([V[k] for k in names]))
+    E = {k: S[:, i * M:(i + 1) * M] for i, k in enumerate(names)}
+    with np.errstate(invalid='ignore', divide='ignore'):
+        a0, a1 = E['right_clean'], E['right_noisy']
+        out = dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=E['moved'],
+                   break_rate=np.where(a0 > 0, E['broke'] / np.where(a0 > 0, a0, 1), np.nan))
+        var_y = E['y2'] - E['y'] ** 2
+        for when, ae, se in (('clean', 'ae_clean', 'se_clean'), ('noisy', 'ae_noisy', 'se_noisy')):
+            out[f'score_{when}'] = (E[ae] if metric == 'mae' else np.sqrt(E[se]) if metric == 'rmse' else
+                                    np.where(var_y > 0, 1 - E[se] / np.where(var_y > 0, var_y, 1), np.nan))
+        out['score_change'] = out['score_noisy'] - out['score_clean']
+        sxy, sxx, syy = E['xy'] - E['x'] * E['z'], E['x2'] - E['x'] ** 2, E['z2'] - E['z'] ** 2
+        den = sxx + syy + (E['x'] - E['z']) ** 2
+        out['ccc'] = np.where(den > 1e-12 * (E['x2'] + E['z2']), 2 * sxy / np.where(den > 0, den, 1), 1.0)
+    return out
+
+def regression_noise_replicates(noisy:pd.DataFrame,   # `noisy_predictions` output of a regressor (floats), one noise level; several draws if it has a `draw` column
+                                bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
+                                *, lams,              # the proportions λ of each bin's instances perturbed
+                                tolerance:float,      # τ: right when |y − ŷ| ≤ τ (`Dataset.tolerance`)
+                                W:np.ndarray|None=None, # shared bootstrap weights over `bins.instance` (None: drawn here)
+                                n_boot:int|None=None, # resamples when W is None (None: `robustdiff.intervals.N_BOOT`)
+                                random_state=0,       # seed of the resampling
+                                metric:str='mae',     # 'mae', 'rmse' or 'r2': the score_* replicates
+                                U:np.ndarray|None=None, # bootstrap weights of the noise draws (None: `robustdiff.intervals.draw_weights`)
+                               )->list:               # per λ: (models, replicates (row 0 = estimate) per (measure, bin), per-bin facts)
+    "The regression reading of `robustdiff.intervals.feature_noise_replicates`: per λ and bin, the share within τ clean and noisy, the metric, the break rate, the share moved more than τ from the clean prediction (`flip_rate`) and Lin's ρ_c (`ccc`); the noise draws resampled with U."
+    from robustdiff.intervals import draw_weights, bootstrap_weights, N_BOOT
+    from robustdiff._resample import ones_first, bin_strata, draw_ids
+    lams = [float(l) for l in check_lambdas(lams)]
+    check_choice(metric, 'metric', REGRESSION_METRICS)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance <= 0:
+        raise ValueError(f"tolerance must be a positive number, got {tolerance!r}")
+    need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
+    if not isinstance(noisy, pd.DataFrame) or not need <= set(noisy.columns):
+        raise ValueError(f"noisy must be the output of noisy_predictions (columns {sorted(need)})")
+    if 'level' in noisy.columns and noisy.level.nunique(dropna=False) > 1:
+        raise ValueError(f"noisy holds several noise levels {sorted(noisy.level.unique())}: pass the rows of one")
+    bad = [c for c in ('y_true', 'y_pred', 'y_noisy') if noisy[c].dtype.kind not in 'iuf']
+    if bad: raise ValueError(f"column(s) {bad} hold labels, not numbers: regression_noise_replicates is for regressors")
+    b = bin_strata(bins)
+    p = noisy.merge(bins[['instance', 'bin']], on='instance', how='inner', validate='many_to_one')
+    if p.empty: raise ValueError("no predicted instance has a difficulty bin")
+    inst = b.index[b.index.isin(p.instance.unique())].to_numpy()
+    if W is None: Wa = ones_first(bootstrap_weights(b.loc[inst].to_numpy(), n_boot=N_BOOT if n_boot is None else n_boot, random_state=random_state))
+    else:
+        if W.shape[1] != len(b): raise ValueError(f"W has {W.shape[1]} columns for {len(b)} instances in bins")
+        Wa = ones_first(W[:, b.index.get_indexer(inst)])
+    models = list(dict.fromkeys(p.model)); M, n = len(models), len(inst)
+    draws = draw_ids(p)
+    keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
+    rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
+    yt, yc, yn = (p[c].to_numpy(float) for c in ('y_true', 'y_pred', 'y_noisy'))
+    cell = pd.Index(inst).get_indexer(p.instance.to_numpy()) * M + pd.Index(models).get_indexer(p.model.to_numpy())
+    dr = p.draw.to_numpy() if 'draw' in p.columns else np.zeros(len(p), np.int64)
+    binv = b.loc[inst].to_numpy()
+    diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins.columns else None
+    centre = float(np.median(yt))                              # centred moments: no cancellation on large targets
+    mean = lambda v, on: _cell_means(cell[on], v[on], n * M).reshape(n, M)
+    per = []                                                   # per draw: one list over λ of {(measure, bin): R × M}
+    for d in draws:
+        on = dr == d
+        y = mean(yt - centre, on)
+        base = dict(right_clean=mean((np.abs(yc - yt) <= tolerance).astype(float), on), ae_clean=mean(np.abs(yc - yt), on),
+                    se_clean=mean((yc - yt) ** 2, on), y=y, y2=y ** 2, x=mean(yc - centre, on))
+        base['x2'] = mean((yc - centre) ** 2, on)
+        out = []
+        for lam in lams:
+            ym = np.where(rank < perturb_counts(size, lam), yn, yc)
+            V = dict(base, right_noisy=mean((np.abs(ym - yt) <= tolerance).astype(float), on),
+                     broke=mean(((np.abs(yc - yt) <= tolerance) & (np.abs(ym - yt) > tolerance)).astype(float), on),
+                     moved=mean((np.abs(ym - yc) > tolerance).astype(float), on), ae_noisy=mean(np.abs(ym - yt), on),
+                     se_noisy=mean((ym - yt) ** 2, on), z=mean(ym - centre, on), z2=mean((ym - centre) ** 2, on),
+                     xy=mean((yc - centre) * (ym - centre), on))
+            reps = {}
+            for k in np.sort(np.unique(binv)):
+                sel = binv == k
+                for name, R in _reg_bin_replicates(Wa[:, sel], {key: v[sel] for key, v in V.items()}, metric, M).items():
+                    reps[(name, int(k))] = R
+            out.append(reps)
+        per.append(out)
+    facts = {int(k): dict(n=int((binv == k).sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan,
+                          dominant_share=np.zeros(M)) for k in np.sort(np.unique(binv))}
+    if len(draws) == 1: return [(models, per[0][i], facts) for i in range(len(lams))]
+    U = draw_weights(len(draws), n_boot=len(Wa) - 1, random_state=random_state) if U is None else U
+    if U.shape != (len(Wa), len(draws)): raise ValueError(f"draw weights U must have shape {(len(Wa), len(draws))}, got {U.shape}")
+    def combine(Rs):                                          # each resample's draws averaged with its draw weights
+        A = np.stack(Rs); w = U.T[:, :, None] * np.isfinite(A)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
+    return [(models, {key: combine([pd_[i][key] for pd_ in per]) for key in per[0][i]}, facts) for i in range(len(lams))]
 
 # %% ../nbs/21_scc.ipynb #4ddc7f20
 @dataclass
