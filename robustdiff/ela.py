@@ -148,24 +148,26 @@ def _noise_levels(noise)->list:
 
 # %% ../nbs/30_ela.ipynb #9909ceb6
 def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
-    "Clean vs noisy-training correctness of one model on one test fold, for every noise level."
+    "Clean vs noisy-training correctness of one model on one test fold, for every noise level (a regressor: noise on the training target, right within τ, and its predictions)."
     ds, tr, te = ctx.dataset, ctx.train, ctx.test
     X_tr, X_te = ds.X.iloc[tr], ds.X.iloc[te]
     y_tr, y_te = ds.y.iloc[tr].to_numpy(), ds.y.iloc[te].to_numpy()
     clock, n_lv, m = time.perf_counter, len(levels), len(te)
     t0 = clock(); pred_clean = ctx.estimator.predict(X_te); t1 = clock()
-    correct_clean = (np.asarray(pred_clean) == y_te).astype('int8'); t2 = clock()
+    correct_clean = ds.right(y_te, pred_clean); t2 = clock()
     t_predict_clean, t_score_clean = t1 - t0, t2 - t1
-    noisy, n_changed, t_fit, t_predict, t_noise, t_score = [], [], [], [], [], []
+    noisy, n_changed, t_fit, t_predict, t_noise, t_score, values = [], [], [], [], [], [], []
     for rate in levels:
         t0 = clock()
-        y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(level_key(rate)), kind=kind) if rate > 0 else y_tr
+        if rate == 0: y_noisy = y_tr
+        elif ds.regression: y_noisy = target_noise(y_tr, rate, random_state=ctx.rng(level_key(rate)))   # noise on the training target
+        else: y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(level_key(rate)), kind=kind)
         t1 = clock()
         est = clone(ctx.estimator).fit(X_tr, y_noisy)
         t2 = clock()
         pred = est.predict(X_te)
         t3 = clock()
-        noisy.append((np.asarray(pred) == y_te).astype('int8')); n_changed.append(int(np.count_nonzero(y_noisy != y_tr)))
+        noisy.append(ds.right(y_te, pred)); n_changed.append(int(np.count_nonzero(y_noisy != y_tr))); values.append(np.asarray(pred, float) if ds.regression else None)
         t4 = clock()
         t_noise.append(t1 - t0); t_fit.append(t2 - t1); t_predict.append(t3 - t2 + t_predict_clean / n_lv)
         t_score.append(t4 - t3 + t_score_clean / n_lv)
@@ -175,6 +177,7 @@ def _ela_fold(ctx:FoldContext, levels:tuple, kind:str)->pd.DataFrame:
                         'correct_clean': np.tile(correct_clean, n_lv), 'correct_noisy': np.concatenate(noisy),
                         'n_changed': per_level(n_changed), 't_fit': per_level(t_fit), 't_predict': per_level(t_predict),
                         't_noise': per_level(t_noise), 't_score': per_level(t_score)})
+    if ds.regression: out['y_pred_clean'], out['y_pred_noisy'] = np.tile(np.asarray(pred_clean, float), n_lv), np.concatenate(values)
     out['t_score'] += (clock() - t0) / n_lv         # building this table is part of the scoring step
     return out
 
@@ -190,13 +193,13 @@ def ela_predictions(dataset,                   # a Dataset or `load_dataset` nam
                     progress:bool=True,        # progress bar
                     kind:str='uniform',        # class-noise scheme (see `class_noise`)
                     backend:str|None=None,     # joblib backend
-                   )->pd.DataFrame:            # one row per model × repeat × noise × test instance
-    "Out-of-fold correctness of every model trained on clean and on class-noisy training folds."
+                   )->pd.DataFrame:            # one row per model × repeat × noise × test instance (a regressor: and y_pred_clean, y_pred_noisy)
+    "Out-of-fold correctness of every model trained on clean and on class-noisy training folds (a regressor: target noise, right within τ)."
     if kind not in _NOISE_KINDS: raise ValueError(f"unknown noise kind {kind!r}; use one of {_NOISE_KINDS}")
     levels = tuple(_noise_levels(noise))
     ds = load_dataset(dataset)
     n_train = ds.n_instances - int(np.ceil(ds.n_instances / n_splits)) if isinstance(n_splits, int) and n_splits > 1 else ds.n_instances
-    if ds.n_classes < 2: raise ValueError(f"{ds.name}: class noise needs at least two classes")
+    if not ds.regression and ds.n_classes < 2: raise ValueError(f"{ds.name}: class noise needs at least two classes")
     small = [r for r in levels if 0 < r and round(r * n_train) == 0]
     if small: raise ValueError(f"{ds.name}: noise rate {small[0]} changes no label of a ~{n_train}-row training fold")
     from functools import partial
@@ -213,8 +216,9 @@ def _check_preds(preds:pd.DataFrame):
 
 def ela_table(preds:pd.DataFrame,  # output of `ela_predictions` (optionally with a `dataset` column)
               *, by:tuple=(),          # extra grouping columns (e.g. ('bin',))
-             )->pd.DataFrame:       # dataset?, model, noise, acc_clean, acc_noisy, rla, ela and their fold sds
-    "Mean clean and noisy accuracy per model and noise level, with RLA and ELA (eqs. 2–3)."
+              errors:bool=False,    # a regressor: add mae_clean, mae_noisy and mae_rise = (MAE_x − MAE_0)/MAE_0 (needs y_true, y_pred_clean, y_pred_noisy)
+             )->pd.DataFrame:       # dataset?, model, noise, acc_clean, acc_noisy, rla, ela and their fold sds (+ mae_clean, mae_noisy, mae_rise)
+    "Mean clean and noisy accuracy (a regressor: share within τ) per model and noise level, with RLA and ELA (eqs. 2–3)."
     _check_preds(preds)
     keys = (['dataset'] if 'dataset' in preds.columns else []) + ['model', 'noise'] + list(by)
     per_fold = (preds.groupby(keys + ['repeat', 'fold'], sort=False, observed=True)[['correct_clean', 'correct_noisy']]
@@ -228,7 +232,17 @@ def ela_table(preds:pd.DataFrame,  # output of `ela_predictions` (optionally wit
     tab['rla'] = np.where(pos, (tab.acc_clean - tab.acc_noisy) / tab.acc_clean.where(pos, 1), np.nan)
     tab['ela'] = np.where(pos, (1 - tab.acc_noisy) / tab.acc_clean.where(pos, 1), np.nan)
     sd = g[['acc_clean', 'acc_noisy', 'rla', 'ela']].std().add_suffix('_sd')
-    return tab.join(sd).assign(n_folds=g.size()).reset_index()
+    tab = tab.join(sd).assign(n_folds=g.size())
+    if errors:
+        miss = {'y_true', 'y_pred_clean', 'y_pred_noisy'} - set(preds.columns)
+        if miss: raise ValueError(f"errors=True needs the regressor's predictions: columns {sorted(miss)} are missing")
+        y = preds.y_true.to_numpy(float)
+        e = pd.DataFrame({k: preds[k].to_numpy() for k in keys + ['repeat', 'fold']} |
+                         {'mae_clean': np.abs(preds.y_pred_clean.to_numpy(float) - y), 'mae_noisy': np.abs(preds.y_pred_noisy.to_numpy(float) - y)})
+        m = e.groupby(keys + ['repeat', 'fold'], sort=False, observed=True)[['mae_clean', 'mae_noisy']].mean().groupby(keys, sort=False, observed=True).mean()
+        tab = tab.join(m)
+        tab['mae_rise'] = np.where(tab.mae_clean > 0, (tab.mae_noisy - tab.mae_clean) / tab.mae_clean.where(tab.mae_clean > 0, 1), np.nan)
+    return tab.reset_index()
 
 # %% ../nbs/30_ela.ipynb #fe0cd73d
 def ela_experiment(datasets,                 # a Dataset / `load_dataset` name, or a list of them
@@ -249,7 +263,7 @@ def ela_experiment(datasets,                 # a Dataset / `load_dataset` name, 
     names = [d.name for d in loaded]
     if len(set(names)) != len(names): raise ValueError(f"dataset names must be distinct, got {names}")
     tabs = [ela_table(ela_predictions(d, models, noise=levels, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress)
-                      .assign(dataset=d.name)) for d in loaded]
+                      .assign(dataset=d.name), errors=d.regression) for d in loaded]
     return pd.concat(tabs, ignore_index=True)
 
 # %% ../nbs/30_ela.ipynb #e1d0cb31

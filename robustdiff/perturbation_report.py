@@ -9,6 +9,7 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
+from ._regnoise import WORDS, score_from_means, combine_draws
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -46,16 +47,6 @@ def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None
     return subsets
 
 # %% ../nbs/90g_perturbation_report.ipynb #09447da8
-_REG_WORDS = {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}   # how the tables name a regression metric
-
-def _reg_score(metric:str, ae, se, y, y2):
-    "MAE, RMSE or R² from the means of |e|, e², y and y² (arrays of one shape)."
-    if metric == 'mae': return ae
-    if metric == 'rmse': return np.sqrt(se)
-    var = y2 - y ** 2
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(var > 1e-12 * np.maximum(y2, 1e-300), 1 - se / np.where(var > 0, var, 1), np.nan)
-
 def _reg_columns(pp:pd.DataFrame)->dict:
     "Per row: |e|, e², y and y² (y centred at its median: no cancellation on large targets)."
     y = pp.y_true.to_numpy(float); e = pp.y_pred.to_numpy(float) - y
@@ -79,9 +70,9 @@ def _reg_intervals(pp:pd.DataFrame, subsets:list, Wa:np.ndarray, inst:np.ndarray
         den = np.bincount(idx, minlength=n * K).reshape(n, K).astype(np.float64)
         S = weighted_means(Wa, np.hstack(sums + [den]))
         E = [S[:, i * K:(i + 1) * K] / S[:, 4 * K:] for i in range(4)]
-        R = _reg_score(metric, *E).reshape(len(S), M, L)
+        R = score_from_means(metric, *E).reshape(len(S), M, L)
         lo, hi = percentile_interval(R[1:])
-        rows += [dict(model=m, level=lv, subset=label, metric=_REG_WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
+        rows += [dict(model=m, level=lv, subset=label, metric=WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
                  for li, lv in enumerate(levels) for j, m in enumerate(models)]
     return pd.DataFrame(rows)
 
@@ -90,7 +81,7 @@ def _reg_table(q:pd.DataFrame, keys:list, metric:str)->pd.DataFrame:
     c = _reg_columns(q)
     g = pd.DataFrame({k: q[k].to_numpy() for k in keys} | c).groupby(keys, sort=False)
     m = g[['ae', 'se', 'y', 'y2']].mean()
-    m['value'] = _reg_score(metric, m.ae.to_numpy(), m.se.to_numpy(), m.y.to_numpy(), m.y2.to_numpy())
+    m['value'] = score_from_means(metric, m.ae.to_numpy(), m.se.to_numpy(), m.y.to_numpy(), m.y2.to_numpy())
     return m[['value']].reset_index()
 
 # %% ../nbs/90g_perturbation_report.ipynb #5b81c908
@@ -104,7 +95,7 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
     from robustdiff.intervals import percentile_interval
     from robustdiff._resample import ones_first, weighted_means, metric_matrix, as_str_array
     Wa, inst, rows = ones_first(W), np.asarray(instances), []
-    if metric in _REG_WORDS: return _reg_intervals(pp, subsets, Wa, inst, metric)   # a regressor: MAE, RMSE or R²
+    if metric in WORDS: return _reg_intervals(pp, subsets, Wa, inst, metric)   # a regressor: MAE, RMSE or R²
     if metric != 'accuracy':
         models, classes = list(dict.fromkeys(pp.model)), sorted(set(as_str_array(pp.y_true)))
         for label, mask in subsets:
@@ -159,11 +150,11 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
     from robustdiff._resample import as_str_array
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    reg = metric in _REG_WORDS
+    reg = metric in WORDS
     classes = None if reg else sorted(set(as_str_array(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
-        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=_REG_WORDS[metric], subset=label))   # the worst rows too, as PiML
+        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=WORDS[metric], subset=label))   # the worst rows too, as PiML
         elif metric == 'accuracy':
             t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
             frames.append(t.assign(metric='ACC', subset=label))
@@ -191,7 +182,7 @@ def _reg_perturbation_replicates(pp:pd.DataFrame, bins:pd.DataFrame, *, worst_sh
     def score(df, on):             # replicates × models of the metric on the instances `inst[on]`
         y = df.y_true.to_numpy(float); e = df.y_pred.to_numpy(float) - y
         d = df.assign(_ae=np.abs(e), _se=e ** 2, _y=y - centre, _y2=(y - centre) ** 2)
-        return _reg_score(metric, *(weighted_means(Wa[:, on], per_instance_means(d, c, models, inst)[on]) for c in ('_ae', '_se', '_y', '_y2')))
+        return score_from_means(metric, *(weighted_means(Wa[:, on], per_instance_means(d, c, models, inst)[on]) for c in ('_ae', '_se', '_y', '_y2')))
     p0 = pp[pp.level == lv0].drop_duplicates(keys)
     first = p0[keys + ['y_pred']].rename(columns={'y_pred': 'y_clean'})
     p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
@@ -215,11 +206,7 @@ def _reg_perturbation_replicates(pp:pd.DataFrame, bins:pd.DataFrame, *, worst_sh
                         score_perturbed_hardest=m1_top))
     if len(per) == 1: return models, per[0], float(lv1)
     U = draw_weights(len(per), n_boot=len(Wa) - 1, random_state=random_state)
-    def combine(Rs):
-        A = np.stack(Rs); w = U.T[:, :, None] * np.isfinite(A)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
-    return models, {k: combine([p[k] for p in per]) for k in per[0]}, float(lv1)
+    return models, {k: combine_draws(U, [p[k] for p in per]) for k in per[0]}, float(lv1)
 
 # %% ../nbs/90g_perturbation_report.ipynb #3b013382
 def report_stage(ctx, st):
@@ -233,7 +220,7 @@ def report_stage(ctx, st):
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
     metric, reg = c['metric'], ctx.ds.regression
-    name = _REG_WORDS[metric] if metric in _REG_WORDS else metric_name(metric)
+    name = WORDS[metric] if metric in WORDS else metric_name(metric)
     subsets = _perturbation_subsets(pp, c['worst_share'], hard, regression=reg)     # the worst and hardest rows: once for the table and the intervals
     tab = _perturbation_table(pp, c['worst_share'], hard, metric, subsets)
     st.tables['perturbation'] = tab

@@ -13,12 +13,12 @@ from ._frames import check_lambdas
 from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
 from ._validation import check_choice, check_int
 from ._resample import weighted_means
+from ._regnoise import METRICS as _REG_METRICS, score_from_means, combine_draws
 
 # %% auto #0
-__all__ = ['LAMBDAS', 'REGRESSION_METRICS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins',
-           'noisy_predictions', 'clean_predictions', 'scc_curves', 'regression_noise_replicates', 'SCCResult',
-           'robustness_by_difficulty', 'scc_chart', 'difficulty_distribution_chart', 'class_distribution_chart',
-           'instance_difficulty_chart']
+__all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins', 'noisy_predictions',
+           'clean_predictions', 'scc_curves', 'regression_noise_replicates', 'SCCResult', 'robustness_by_difficulty',
+           'scc_chart', 'difficulty_distribution_chart', 'class_distribution_chart', 'instance_difficulty_chart']
 
 # %% ../nbs/21_scc.ipynb #3e643921
 def _check_on_constant(on_constant):
@@ -304,8 +304,6 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     return curves.sort_values(keys, ignore_index=True)
 
 # %% ../nbs/21_scc.ipynb #95b6b7e8
-REGRESSION_METRICS = ('mae', 'rmse', 'r2')   # the metrics of a regression target (lower is better for the first two)
-
 def _cell_means(cell:np.ndarray, v:np.ndarray, size:int)->np.ndarray:
     "Mean of `v` per cell (instance × model), over repeats."
     return np.bincount(cell, v, size) / np.maximum(np.bincount(cell, minlength=size), 1)
@@ -319,10 +317,7 @@ def _reg_bin_replicates(Wk:np.ndarray, V:dict, metric:str, M:int)->dict:
         a0, a1 = E['right_clean'], E['right_noisy']
         out = dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=E['moved'],
                    break_rate=np.where(a0 > 0, E['broke'] / np.where(a0 > 0, a0, 1), np.nan))
-        var_y = E['y2'] - E['y'] ** 2
-        for when, ae, se in (('clean', 'ae_clean', 'se_clean'), ('noisy', 'ae_noisy', 'se_noisy')):
-            out[f'score_{when}'] = (E[ae] if metric == 'mae' else np.sqrt(E[se]) if metric == 'rmse' else
-                                    np.where(var_y > 0, 1 - E[se] / np.where(var_y > 0, var_y, 1), np.nan))
+        for when in ('clean', 'noisy'): out[f'score_{when}'] = score_from_means(metric, E[f'ae_{when}'], E[f'se_{when}'], E['y'], E['y2'])
         out['score_change'] = out['score_noisy'] - out['score_clean']
         sxy, sxx, syy = E['xy'] - E['x'] * E['z'], E['x2'] - E['x'] ** 2, E['z2'] - E['z'] ** 2
         den = sxx + syy + (E['x'] - E['z']) ** 2
@@ -343,7 +338,7 @@ def regression_noise_replicates(noisy:pd.DataFrame,   # `noisy_predictions` outp
     from robustdiff.intervals import draw_weights, bootstrap_weights, N_BOOT
     from robustdiff._resample import ones_first, bin_strata, draw_ids
     lams = [float(l) for l in check_lambdas(lams)]
-    check_choice(metric, 'metric', REGRESSION_METRICS)
+    check_choice(metric, 'metric', _REG_METRICS)
     if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance <= 0:
         raise ValueError(f"tolerance must be a positive number, got {tolerance!r}")
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
@@ -399,11 +394,7 @@ def regression_noise_replicates(noisy:pd.DataFrame,   # `noisy_predictions` outp
     if len(draws) == 1: return [(models, per[0][i], facts) for i in range(len(lams))]
     U = draw_weights(len(draws), n_boot=len(Wa) - 1, random_state=random_state) if U is None else U
     if U.shape != (len(Wa), len(draws)): raise ValueError(f"draw weights U must have shape {(len(Wa), len(draws))}, got {U.shape}")
-    def combine(Rs):                                          # each resample's draws averaged with its draw weights
-        A = np.stack(Rs); w = U.T[:, :, None] * np.isfinite(A)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
-    return [(models, {key: combine([pd_[i][key] for pd_ in per]) for key in per[0][i]}, facts) for i in range(len(lams))]
+    return [(models, {key: combine_draws(U, [pd_[i][key] for pd_ in per]) for key in per[0][i]}, facts) for i in range(len(lams))]
 
 # %% ../nbs/21_scc.ipynb #4ddc7f20
 @dataclass

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .scc import difficulty_bins, scc_curves, scc_chart, regression_noise_replicates, REGRESSION_METRICS
+from .scc import difficulty_bins, scc_curves, scc_chart, regression_noise_replicates
+from ._regnoise import WORDS
 from .taxonomy import kappa_losses
 from .metrics import metric_name
 
@@ -68,7 +69,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
 # %% ../nbs/90e_scc_report.ipynb #e879b73e
 def _metric_words(metric:str)->str:
     "The chosen metric in prose (a regression metric by its abbreviation)."
-    return {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}[metric] if metric in REGRESSION_METRICS else metric_name(metric)
+    return WORDS[metric] if metric in WORDS else metric_name(metric)
 
 def _verdict_reps(reps:tuple)->tuple:
     "The replicates the verdict reads: for a regressor its κ slot carries Lin's ρ_c (the agreement of clean and noisy predictions)."
