@@ -69,7 +69,8 @@ def _reg_intervals(pp:pd.DataFrame, subsets:list, Wa:np.ndarray, inst:np.ndarray
         sums = [np.bincount(idx, v[on], n * K).reshape(n, K) for v in cols.values()]
         den = np.bincount(idx, minlength=n * K).reshape(n, K).astype(np.float64)
         S = weighted_means(Wa, np.hstack(sums + [den]))
-        E = [S[:, i * K:(i + 1) * K] / S[:, 4 * K:] for i in range(4)]
+        with np.errstate(invalid='ignore', divide='ignore'):      # a resample without any of the subset's rows: NaN
+            E = [S[:, i * K:(i + 1) * K] / S[:, 4 * K:] for i in range(4)]
         R = score_from_means(metric, *E).reshape(len(S), M, L)
         lo, hi = percentile_interval(R[1:])
         rows += [dict(model=m, level=lv, subset=label, metric=WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])

@@ -364,3 +364,53 @@ def test_method_as_perturbation_objects(bc):
     both = robustness_test(rf, Xte, yte, X_train=Xtr, method=[RawNoise(features=feats[:1]), QuantileNoise(features=feats[1:])],
                            perturb_size=0.5, levels=2, n_repeats=2)
     assert len(both) == 4
+
+# --- the report's perturbation stage on a regressor (#48)
+from sklearn.metrics import mean_absolute_error, r2_score
+from robustdiff.perturbation_report import _perturbation_subsets, _perturbation_table, _perturbation_intervals, _reg_perturbation_replicates
+
+def _reg_pp(tau=1.0):
+    "Two models, one fold of 10 instances, clean level 0 and level 1 with two copies; model 'b' moves every prediction by 1.5 at level 1."
+    rows = []
+    y = np.arange(10.)
+    for m, off in (('a', .5), ('b', .2)):
+        for lv in (0., 1.):
+            for rep in (0, 1):
+                pred = y + off + (1.5 * (rep + 1) / 2 if (m == 'b' and lv == 1) else 0) + (.01 * np.arange(10) if m == 'a' else 0)
+                rows.append(pd.DataFrame({'model': m, 'repeat': 0, 'fold': 0, 'instance': np.arange(10), 'level': lv, 'rep': np.int16(rep),
+                                          'y_true': y, 'y_pred': pred, 'correct': (np.abs(pred - y) <= tau).astype('int8'), 'p_true': np.nan}))
+    return pd.concat(rows, ignore_index=True)
+
+def test_regression_worst_rows_by_absolute_residual():
+    pp = _reg_pp()
+    (_, _), (_, worst) = _perturbation_subsets(pp, 0.3, regression=True)
+    a0 = pp[(pp.model == 'a') & (pp.level == 0) & (pp.rep == 0)]
+    assert a0.instance[worst[a0.index]].tolist() == [7, 8, 9]             # model a's residuals .5 + .01·i: the last three
+
+def test_regression_table_and_intervals_pool_the_errors():
+    pp = _reg_pp()
+    subsets = _perturbation_subsets(pp, 0.3, regression=True)
+    tab = _perturbation_table(pp, 0.3, None, 'mae', subsets)
+    assert set(tab.metric) == {'MAE'} and set(tab.subset) == {'all', 'worst 30%'}
+    g = pp[(pp.model == 'b') & (pp.level == 1) & (pp.rep == 1)]
+    assert tab[(tab.model == 'b') & (tab.level == 1) & (tab.repeat == 1) & (tab.subset == 'all')].value.iloc[0] == pytest.approx(
+        mean_absolute_error(g.y_true, g.y_pred))
+    inst = np.arange(10); W = np.random.default_rng(0).poisson(1., (30, 10)).astype(float)
+    iv = _perturbation_intervals(pp, subsets, W, inst, 'mae')
+    b1 = pp[(pp.model == 'b') & (pp.level == 1)]
+    assert iv[(iv.model == 'b') & (iv.level == 1) & (iv.subset == 'all')].value.iloc[0] == pytest.approx(mean_absolute_error(b1.y_true, b1.y_pred))
+    r2 = _perturbation_intervals(pp, subsets, W, inst, 'r2')
+    assert r2[(r2.model == 'b') & (r2.level == 1) & (r2.subset == 'all')].value.iloc[0] == pytest.approx(r2_score(b1.y_true, b1.y_pred))
+    assert ((iv.lo <= iv.value + 1e-12) & (iv.value <= iv.hi + 1e-12)).all()
+
+def test_regression_break_on_the_hardest_rows():
+    pp = _reg_pp()
+    bins = pd.DataFrame({'instance': np.arange(10), 'bin': np.repeat([0, 1], 5), 'difficulty': np.arange(10.)})
+    W = np.random.default_rng(1).poisson(1., (40, 10)).astype(float)
+    models, reps, lv = _reg_perturbation_replicates(pp, bins, worst_share=0.3, W=W, tolerance=1.0, metric='mae')
+    assert models == ['a', 'b'] and lv == 1.0
+    # a never moves: nothing breaks; b moves by .75 (copy 0: still within τ, .95 off) and by 1.5 (copy 1: out of τ) ⇒ half breaks
+    assert reps['break_perturbed'][0].tolist() == pytest.approx([0, .5])
+    assert reps['flip_perturbed'][0].tolist() == pytest.approx([0, .5])
+    assert reps['score_perturbed_hardest'][0, 1] == pytest.approx(np.mean([.95, 1.7]))
+    assert reps['drop_all'][0, 0] == pytest.approx(0) and reps['drop_all'][0, 1] == pytest.approx(.2 - np.mean([.95, 1.7]))
