@@ -9,7 +9,7 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
-from ._regnoise import WORDS, score_from_means
+from .scc import REGRESSION_WORDS, score_from_means
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -25,7 +25,7 @@ def _ela_chart(tab:pd.DataFrame,  # the stage's table: score_clean, score_noisy 
                *, regression:bool=False, # a regressor: right = within τ, noise on the training target
               )->alt.LayerChart:
     "Left: the share of correct predictions that training on noisy labels turns wrong (the verdict's decision), right: the score then (grey tick: clean labels); 90 % intervals."
-    name = WORDS[metric] if metric in WORDS else metric_name(metric)
+    name = REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
     if regression:
         left = dot_chart(tab, 'break_rate', f"predictions within τ taken out of τ at {noise:.0%} target noise (lower = stays right)",
                           'target noise: within τ turned out of τ')
@@ -97,7 +97,7 @@ def report_stage(ctx, st):
     st.tables['ela'] = tab.sort_values('break_rate', ignore_index=True, kind='stable')
     st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric, regression=reg)
     if reg:
-        name = WORDS.get(metric, metric)
+        name = REGRESSION_WORDS.get(metric, metric)
         st.notes.append(f"Left chart: the share of each model's predictions within τ = {ctx.ds.tolerance:.4g} of the truth that leave τ when "
                         f"{c['class_noise']:.0%} of the training rows carry another training row's target (columns `break_rate`, "
                         f"`break_rate_lo`, `break_rate_hi`), what the verdict judges robustness to target noise by; right: its {name} then "

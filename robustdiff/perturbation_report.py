@@ -9,7 +9,7 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
-from ._regnoise import WORDS, score_from_means, combine_draws
+from .scc import REGRESSION_WORDS, score_from_means, combine_draws
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -73,7 +73,7 @@ def _reg_intervals(pp:pd.DataFrame, subsets:list, Wa:np.ndarray, inst:np.ndarray
             E = [S[:, i * K:(i + 1) * K] / S[:, 4 * K:] for i in range(4)]
         R = score_from_means(metric, *E).reshape(len(S), M, L)
         lo, hi = percentile_interval(R[1:])
-        rows += [dict(model=m, level=lv, subset=label, metric=WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
+        rows += [dict(model=m, level=lv, subset=label, metric=REGRESSION_WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
                  for li, lv in enumerate(levels) for j, m in enumerate(models)]
     return pd.DataFrame(rows)
 
@@ -96,7 +96,7 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
     from robustdiff.intervals import percentile_interval
     from robustdiff._resample import ones_first, weighted_means, metric_matrix, as_str_array
     Wa, inst, rows = ones_first(W), np.asarray(instances), []
-    if metric in WORDS: return _reg_intervals(pp, subsets, Wa, inst, metric)   # a regressor: MAE, RMSE or R²
+    if metric in REGRESSION_WORDS: return _reg_intervals(pp, subsets, Wa, inst, metric)   # a regressor: MAE, RMSE or R²
     if metric != 'accuracy':
         models, classes = list(dict.fromkeys(pp.model)), sorted(set(as_str_array(pp.y_true)))
         for label, mask in subsets:
@@ -151,11 +151,11 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
     from robustdiff._resample import as_str_array
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    reg = metric in WORDS
+    reg = metric in REGRESSION_WORDS
     classes = None if reg else sorted(set(as_str_array(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
-        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=WORDS[metric], subset=label))   # the worst rows too, as PiML
+        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=REGRESSION_WORDS[metric], subset=label))   # the worst rows too, as PiML
         elif metric == 'accuracy':
             t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
             frames.append(t.assign(metric='ACC', subset=label))
@@ -221,7 +221,7 @@ def report_stage(ctx, st):
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
     metric, reg = c['metric'], ctx.ds.regression
-    name = WORDS[metric] if metric in WORDS else metric_name(metric)
+    name = REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
     subsets = _perturbation_subsets(pp, c['worst_share'], hard, regression=reg)     # the worst and hardest rows: once for the table and the intervals
     tab = _perturbation_table(pp, c['worst_share'], hard, metric, subsets)
     st.tables['perturbation'] = tab

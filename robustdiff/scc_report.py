@@ -6,8 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .scc import difficulty_bins, scc_curves, scc_chart, regression_noise_replicates
-from ._regnoise import WORDS
+from .scc import difficulty_bins, scc_curves, scc_chart, regression_noise_replicates, REGRESSION_WORDS
 from .taxonomy import kappa_losses
 from .metrics import metric_name
 
@@ -48,13 +47,17 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    tolerance:float|None=None, # regression: τ (the replicates of `regression_noise_replicates`); None: classes
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi (regression: ccc_lo, ccc_hi), acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
     "Bootstrap intervals of the κ (regression: ρ_c), accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
-    from robustdiff.intervals import feature_noise_replicates, noise_table, LEVEL, N_BOOT
+    from robustdiff.intervals import feature_noise_replicates, noise_table, draw_weights, LEVEL, N_BOOT
+    from robustdiff._resample import draw_ids
     agreement = 'kappa' if tolerance is None else 'ccc'
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
         if tolerance is None: per = feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT, random_state=random_state, metric=metric)
-        else: per = regression_noise_replicates(g, bins, lams=lams, tolerance=tolerance, W=W, n_boot=N_BOOT, random_state=random_state, metric=metric)
+        else:
+            D = len(draw_ids(g))
+            U = draw_weights(D, n_boot=len(W), random_state=random_state) if D > 1 else None   # the noise draws resampled too
+            per = regression_noise_replicates(g, bins, lams=lams, tolerance=tolerance, W=W, U=U, random_state=random_state, metric=metric)
         for lam, (models, reps, facts) in zip(lams, per):
             if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
             t = noise_table(models, reps, facts, lam=lam, level=LEVEL)
@@ -69,7 +72,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
 # %% ../nbs/90e_scc_report.ipynb #e879b73e
 def _metric_words(metric:str)->str:
     "The chosen metric in prose (a regression metric by its abbreviation)."
-    return WORDS[metric] if metric in WORDS else metric_name(metric)
+    return REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
 
 def _verdict_reps(reps:tuple)->tuple:
     "The replicates the verdict reads: for a regressor its κ slot carries Lin's ρ_c (the agreement of clean and noisy predictions)."

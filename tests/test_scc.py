@@ -382,7 +382,9 @@ def test_regression_noisy_predictions_and_replicates(reg_ds):
     pd.testing.assert_frame_equal(p, q)                                                  # same seed, same result
     bins = difficulty_bins(pd.Series(np.random.default_rng(2).normal(size=150)), n_bins=3)
     one = p[p.draw == 0].drop(columns='draw')
-    (models, reps, facts), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, n_boot=40)
+    from robustdiff.intervals import bootstrap_weights, draw_weights
+    W, U = bootstrap_weights(bins.bin.to_numpy(), n_boot=40, random_state=0), draw_weights(2, n_boot=40, random_state=0)
+    (models, reps, facts), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W)
     c = scc_curves(one, bins, lambdas=[.5], tolerance=reg_ds.tolerance)
     for j, m in enumerate(models):
         for k in facts:
@@ -390,9 +392,11 @@ def test_regression_noisy_predictions_and_replicates(reg_ds):
             for meas, col in (('break_rate', 'break_rate'), ('acc_noisy', 'acc'), ('score_noisy', 'mae'), ('ccc', 'ccc')):
                 assert reps[(meas, k)][0, j] == pytest.approx(row[col], abs=1e-9)
             assert reps[('flip_rate', k)][0, j] == pytest.approx(1 - row.agree, abs=1e-9)
-    (_, r2, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, n_boot=40)
-    (_, r3, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, n_boot=40)
+    (_, r2, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, U=U)
+    (_, r3, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, U=U)
     assert all(np.array_equal(r2[k], r3[k], equal_nan=True) for k in r2)                # draws resampled, deterministic
-    (_, rr, _), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, n_boot=40, metric='rmse')
+    (_, rr, _), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, metric='rmse')
     assert rr[('score_noisy', 0)][0] == pytest.approx(c[c.bin == 0].set_index('model').loc[models, 'rmse'].to_numpy(), abs=1e-9)
-    with pytest.raises(ValueError, match='metric'): regression_noise_replicates(one, bins, lams=[.5], tolerance=1., metric='accuracy')
+    with pytest.raises(ValueError, match='metric'): regression_noise_replicates(one, bins, lams=[.5], tolerance=1., W=W, metric='accuracy')
+    with pytest.raises(ValueError, match='draw_weights'): regression_noise_replicates(p, bins, lams=[.5], tolerance=1., W=W)
+    with pytest.raises(ValueError, match='column per instance'): regression_noise_replicates(one, bins, lams=[.5], tolerance=1., W=W[:, :5])
