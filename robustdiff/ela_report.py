@@ -9,7 +9,7 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
-from .scc import REGRESSION_WORDS, score_from_means
+
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -25,7 +25,7 @@ def _ela_chart(tab:pd.DataFrame,  # the stage's table: score_clean, score_noisy 
                *, regression:bool=False, # a regressor: right = within τ, noise on the training target
               )->alt.LayerChart:
     "Left: the share of correct predictions that training on noisy labels turns wrong (the verdict's decision), right: the score then (grey tick: clean labels); 90 % intervals."
-    name = REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
+    name = metric_name(metric)
     if regression:
         left = dot_chart(tab, 'break_rate', f"predictions within τ taken out of τ at {noise:.0%} target noise (lower = stays right)",
                           'target noise: within τ turned out of τ')
@@ -37,32 +37,6 @@ def _ela_chart(tab:pd.DataFrame,  # the stage's table: score_clean, score_noisy 
     right = dot_chart(tab, 'score_noisy', f"{name} trained on noisy labels (grey tick: clean labels)", f'label noise: {name}',
                        lower_better=False, tick='score_clean')
     return alt.hconcat(left, right)
-
-# %% ../nbs/90f_ela_report.ipynb #1cfb2d0b
-def _reg_scores(labels:pd.DataFrame, # `_Ctx.ela_labels()` of a regressor: y_true, y_pred_clean, y_pred_noisy
-                bins:pd.DataFrame,   # the strata of W's columns
-                W:np.ndarray,        # the verdict's resamples over `bins.instance`
-                metric:str,          # 'mae', 'rmse' or 'r2'
-               )->pd.DataFrame:      # model, noise, score_clean, score_noisy, score_noisy_lo, score_noisy_hi
-    "The regression metric of the clean and of the noisy-target fits, pooled over folds, with the interval of the noisy one."
-    from robustdiff.intervals import percentile_interval
-    from robustdiff._resample import ones_first, weighted_means, per_instance_means, bin_strata
-    b = bin_strata(bins)
-    rows = []
-    for rate, e in labels.groupby('noise', sort=True):
-        models = list(dict.fromkeys(e.model))
-        inst = b.index[b.index.isin(e.instance.unique())].to_numpy()
-        Wa = ones_first(W[:, b.index.get_indexer(inst)])
-        y = e.y_true.to_numpy(float); c = float(np.median(y))
-        d = e.assign(_y=y - c, _y2=(y - c) ** 2)
-        for when in ('clean', 'noisy'):
-            err = e[f'y_pred_{when}'].to_numpy(float) - y
-            d[f'_ae_{when}'], d[f'_se_{when}'] = np.abs(err), err ** 2
-        M = {k: weighted_means(Wa, per_instance_means(d, k, models, inst)) for k in ('_y', '_y2', '_ae_clean', '_se_clean', '_ae_noisy', '_se_noisy')}
-        s0, s1 = (score_from_means(metric, M[f'_ae_{w}'], M[f'_se_{w}'], M['_y'], M['_y2']) for w in ('clean', 'noisy'))
-        lo, hi = percentile_interval(s1[1:])
-        rows.append(pd.DataFrame({'model': models, 'noise': rate, 'score_clean': s0[0], 'score_noisy': s1[0], 'score_noisy_lo': lo, 'score_noisy_hi': hi}))
-    return pd.concat(rows, ignore_index=True)
 
 # %% ../nbs/90f_ela_report.ipynb #9df212b8
 def report_stage(ctx, st):
@@ -78,26 +52,21 @@ def report_stage(ctx, st):
     bins = ctx.all_bins() if bins is None else bins
     W = ctx.weights(bins.instance)                                          # the verdict's resamples
     iv = ela_intervals(preds, bins, W=W)                                    # RLA and ELA on accuracy (a regressor: the share within τ), as [SLH16] and the table
-    br = iv[iv.measure == 'break_rate'] if reg else None
     iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
     iv.columns = [f'{m}_{b}' for b, m in iv.columns]
     iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
     tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     metric = c['metric']
-    if reg:                                                                 # the break rate read within τ; the metric on the errors
-        br = br.set_index(['model', 'noise'])[['value', 'lo', 'hi']].set_axis(['break_rate', 'break_rate_lo', 'break_rate_hi'], axis=1)
-        sc = br.join(_reg_scores(ctx.ela_labels(), bins, W, metric).set_index(['model', 'noise']))
-    else:
-        sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels
-        sc = sc[sc.measure.isin(['score_clean', 'score_noisy', 'break_rate'])].pivot(index=['model', 'noise'], columns='measure',
-                                                                                    values=['value', 'lo', 'hi'])
-        sc.columns = [m if b == 'value' else f'{m}_{b}' for b, m in sc.columns]
+    sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels (a regressor: its errors)
+    sc = sc[sc.measure.isin(['score_clean', 'score_noisy', 'break_rate'])].pivot(index=['model', 'noise'], columns='measure',
+                                                                                values=['value', 'lo', 'hi'])
+    sc.columns = [m if b == 'value' else f'{m}_{b}' for b, m in sc.columns]
     tab = tab.merge(sc[['break_rate', 'break_rate_lo', 'break_rate_hi', 'score_clean', 'score_noisy', 'score_noisy_lo', 'score_noisy_hi']]
                     .reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     st.tables['ela'] = tab.sort_values('break_rate', ignore_index=True, kind='stable')
     st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric, regression=reg)
     if reg:
-        name = REGRESSION_WORDS.get(metric, metric)
+        name = metric_name(metric)
         st.notes.append(f"Left chart: the share of each model's predictions within τ = {ctx.ds.tolerance:.4g} of the truth that leave τ when "
                         f"{c['class_noise']:.0%} of the training rows carry another training row's target (columns `break_rate`, "
                         f"`break_rate_lo`, `break_rate_hi`), what the verdict judges robustness to target noise by; right: its {name} then "

@@ -9,7 +9,6 @@ import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
-from .scc import REGRESSION_WORDS, score_from_means, combine_draws
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -47,43 +46,18 @@ def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None
     return subsets
 
 # %% ../nbs/90g_perturbation_report.ipynb #09447da8
-def _reg_columns(pp:pd.DataFrame)->dict:
-    "Per row: |e|, e², y and y² (y centred at its median: no cancellation on large targets)."
-    y = pp.y_true.to_numpy(float); e = pp.y_pred.to_numpy(float) - y
-    y = y - np.median(y)
-    return dict(ae=np.abs(e), se=e ** 2, y=y, y2=y ** 2)
-
-def _reg_intervals(pp:pd.DataFrame, subsets:list, Wa:np.ndarray, inst:np.ndarray, metric:str)->pd.DataFrame:
-    "The regression metric pooled per model × level × subset, with its bootstrap interval: ratios of weighted sums of per-instance sums."
-    from robustdiff.intervals import percentile_interval
-    from robustdiff._resample import weighted_means
-    models = list(dict.fromkeys(pp.model))
-    M, n = len(models), len(inst)
-    cell = pd.Index(inst).get_indexer(pp.instance.to_numpy()) * M + pd.Index(models).get_indexer(pp.model.to_numpy())
-    levels, lv_code = np.unique(pp.level.to_numpy(), return_inverse=True)
-    L, cols, rows = len(levels), _reg_columns(pp), []
-    K = M * L
-    for label, mask in subsets:
-        on = (cell >= 0) if mask is None else (cell >= 0) & mask
-        idx = cell[on] * L + lv_code[on]
-        sums = [np.bincount(idx, v[on], n * K).reshape(n, K) for v in cols.values()]
-        den = np.bincount(idx, minlength=n * K).reshape(n, K).astype(np.float64)
-        S = weighted_means(Wa, np.hstack(sums + [den]))
-        with np.errstate(invalid='ignore', divide='ignore'):      # a resample without any of the subset's rows: NaN
-            E = [S[:, i * K:(i + 1) * K] / S[:, 4 * K:] for i in range(4)]
-        R = score_from_means(metric, *E).reshape(len(S), M, L)
-        lo, hi = percentile_interval(R[1:])
-        rows += [dict(model=m, level=lv, subset=label, metric=REGRESSION_WORDS[metric], value=R[0, j, li], lo=lo[j, li], hi=hi[j, li])
-                 for li, lv in enumerate(levels) for j, m in enumerate(models)]
-    return pd.DataFrame(rows)
+_NUMBER_METRICS = {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}   # the metrics of a regression target, as the tables name them
 
 def _reg_table(q:pd.DataFrame, keys:list, metric:str)->pd.DataFrame:
-    "The regression metric of each group of rows: keys + value."
-    c = _reg_columns(q)
-    g = pd.DataFrame({k: q[k].to_numpy() for k in keys} | c).groupby(keys, sort=False)
-    m = g[['ae', 'se', 'y', 'y2']].mean()
-    m['value'] = score_from_means(metric, m.ae.to_numpy(), m.se.to_numpy(), m.y.to_numpy(), m.y2.to_numpy())
-    return m[['value']].reset_index()
+    "MAE, RMSE or R² (against the group's own mean) of each group of rows, vectorised: keys + value."
+    y = q.y_true.to_numpy(float); e = q.y_pred.to_numpy(float) - y
+    g = pd.DataFrame({k: q[k].to_numpy() for k in keys} | {'ae': np.abs(e), 'se': e ** 2, 'y': y}).groupby(keys, sort=False)
+    if metric == 'mae': v = g.ae.mean()
+    elif metric == 'rmse': v = np.sqrt(g.se.mean())
+    else:
+        var = g.y.var(ddof=0)
+        v = (1 - g.se.mean() / var.where(var > 0)).rename('value')
+    return v.rename('value').reset_index()
 
 # %% ../nbs/90g_perturbation_report.ipynb #5b81c908
 def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
@@ -91,14 +65,14 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             W:np.ndarray,    # the verdict's resamples over `instances`
                             instances,       # the instances of W's columns
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
+                            *, regression:bool=False, # a numeric target (MAE, RMSE or R² of the predicted numbers)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
     from robustdiff.intervals import percentile_interval
     from robustdiff._resample import ones_first, weighted_means, metric_matrix, as_str_array
     Wa, inst, rows = ones_first(W), np.asarray(instances), []
-    if metric in REGRESSION_WORDS: return _reg_intervals(pp, subsets, Wa, inst, metric)   # a regressor: MAE, RMSE or R²
     if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(set(as_str_array(pp.y_true)))
+        models, classes = list(dict.fromkeys(pp.model)), None if regression else sorted(set(as_str_array(pp.y_true)))
         for label, mask in subsets:
             if label.startswith('worst'): continue
             q = pp if mask is None else pp[mask]
@@ -151,11 +125,11 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
     from robustdiff._resample import as_str_array
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    reg = metric in REGRESSION_WORDS
+    reg = metric in _NUMBER_METRICS
     classes = None if reg else sorted(set(as_str_array(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
-        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=REGRESSION_WORDS[metric], subset=label))   # the worst rows too, as PiML
+        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=_NUMBER_METRICS[metric], subset=label))   # the worst rows too, as PiML
         elif metric == 'accuracy':
             t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
             frames.append(t.assign(metric='ACC', subset=label))
@@ -164,50 +138,6 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
     tab = pd.concat(frames, ignore_index=True).drop(columns='repeat').rename(columns={'rep': 'repeat'})
     tab['repeat'] = tab.repeat.astype(np.int64)
     return tab[['model', 'fold', 'level', 'repeat', 'metric', 'value', 'subset']]
-
-# %% ../nbs/90g_perturbation_report.ipynb #494832dc
-def _reg_perturbation_replicates(pp:pd.DataFrame, bins:pd.DataFrame, *, worst_share:float, W:np.ndarray, tolerance:float,
-                                 metric:str, random_state:int=0)->tuple:
-    "The regression reading of `robustdiff.intervals.perturbation_replicates`: the metric under the largest level (all rows, the hardest share), its drop from clean, the break rate (within τ, then out) and the share moved more than τ, on the hardest share; the copies resampled as noise draws."
-    from robustdiff.intervals import hardest, draw_weights, N_BOOT, bootstrap_weights
-    from robustdiff._resample import ones_first, weighted_means, per_instance_means, bin_strata
-    lv0, lv1 = pp.level.min(), pp.level.max()
-    if lv0 == lv1: raise ValueError("perturbation predictions hold one level only: a drop needs the clean and a perturbed level")
-    models = list(dict.fromkeys(pp.model))
-    b = bin_strata(bins)
-    inst = b.index[b.index.isin(pp.instance.unique())].to_numpy()
-    Wa = ones_first(W[:, b.index.get_indexer(inst)]) if W is not None else ones_first(bootstrap_weights(b.loc[inst].to_numpy(), n_boot=N_BOOT, random_state=random_state))
-    top = hardest(bins, inst, worst_share=worst_share)
-    keys = ['model', 'instance'] + (['repeat'] if 'repeat' in pp.columns else [])
-    centre = float(np.median(pp.y_true.to_numpy(float)))
-    def score(df, on):             # replicates × models of the metric on the instances `inst[on]`
-        y = df.y_true.to_numpy(float); e = df.y_pred.to_numpy(float) - y
-        d = df.assign(_ae=np.abs(e), _se=e ** 2, _y=y - centre, _y2=(y - centre) ** 2)
-        return score_from_means(metric, *(weighted_means(Wa[:, on], per_instance_means(d, c, models, inst)[on]) for c in ('_ae', '_se', '_y', '_y2')))
-    p0 = pp[pp.level == lv0].drop_duplicates(keys)
-    first = p0[keys + ['y_pred']].rename(columns={'y_pred': 'y_clean'})
-    p1 = pp[pp.level == lv1].merge(first, on=keys, how='left', validate='many_to_one')
-    right = lambda pred, df: (np.abs(pred - df.y_true.to_numpy(float)) <= tolerance).astype(float)
-    c0 = right(p1.y_clean.to_numpy(float), p1)
-    p1['flip'] = (np.abs(p1.y_pred.to_numpy(float) - p1.y_clean.to_numpy(float)) > tolerance).astype(float)
-    p1['broke'] = c0 * (1 - right(p1.y_pred.to_numpy(float), p1))
-    p0 = p0.assign(_right=right(p0.y_pred.to_numpy(float), p0))
-    all_on = np.ones(len(inst), bool)
-    m0_all, m0_top = score(p0, all_on), score(p0, top)
-    c0_top = weighted_means(Wa[:, top], per_instance_means(p0, '_right', models, inst)[top])
-    copies = sorted(p1.rep.unique()) if 'rep' in p1.columns else [0]
-    per = []
-    for r in copies:
-        q = p1[p1.rep.to_numpy() == r] if 'rep' in p1.columns else p1
-        m1_all, m1_top = score(q, all_on), score(q, top)
-        fl, br = (weighted_means(Wa[:, top], per_instance_means(q, c, models, inst)[top]) for c in ('flip', 'broke'))
-        with np.errstate(invalid='ignore', divide='ignore'):
-            brk = np.where(c0_top > 0, br / np.where(c0_top > 0, c0_top, 1), np.nan)
-        per.append(dict(drop_all=m0_all - m1_all, drop_hardest=m0_top - m1_top, flip_perturbed=fl, break_perturbed=brk,
-                        score_perturbed_hardest=m1_top))
-    if len(per) == 1: return models, per[0], float(lv1)
-    U = draw_weights(len(per), n_boot=len(Wa) - 1, random_state=random_state)
-    return models, {k: combine_draws(U, [p[k] for p in per]) for k in per[0]}, float(lv1)
 
 # %% ../nbs/90g_perturbation_report.ipynb #3b013382
 def report_stage(ctx, st):
@@ -221,12 +151,12 @@ def report_stage(ctx, st):
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
     metric, reg = c['metric'], ctx.ds.regression
-    name = REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
+    name = metric_name(metric)
     subsets = _perturbation_subsets(pp, c['worst_share'], hard, regression=reg)     # the worst and hardest rows: once for the table and the intervals
     tab = _perturbation_table(pp, c['worst_share'], hard, metric, subsets)
     st.tables['perturbation'] = tab
     inst = np.sort(pp.instance.unique())
-    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric)
+    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric, regression=reg)
     del subsets
     st.tables['perturbation_intervals'] = iv
     which = "whole test fold, worst and hardest" if metric == 'accuracy' or reg else "whole test fold and hardest"
@@ -235,7 +165,8 @@ def report_stage(ctx, st):
     st.notes.append(f"Cross-validated: each model's fit on each of the {ctx.run.n_splits} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
                     f"tested once. 'worst' = the {c['worst_share']:.0%} of each test fold with the largest residual "
-                    + ("|y − ŷ| (re-selected per copy and model, as PiML for a regressor)" if reg else "(re-selected per copy, as PiML" +
+                    + ("|y − ŷ| (re-selected per copy and model, as PiML for a regressor; scored in the table, without an interval: its rows "
+                       "differ by model)" if reg else "(re-selected per copy, as PiML" +
                        (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {name}: left out)")) +
                     f"; 'hardest' = the {c['worst_share']:.0%} of each test fold with the highest IRT difficulty. "
                     f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {name} pooled over "
@@ -250,10 +181,8 @@ def report_stage(ctx, st):
     if bins is not None:        # the verdict's figure: correct predictions turned wrong on the hardest α at the largest level
         from robustdiff.intervals import perturbation_replicates, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
-        if reg: models, reps, lv = _reg_perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance),
-                                                                tolerance=ctx.ds.tolerance, metric=metric, random_state=ctx.run.random_state)
-        else: models, reps, lv = perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance), n_boot=N_BOOT,
-                                                        random_state=ctx.run.random_state, metric=metric)
+        models, reps, lv = perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance), n_boot=N_BOOT,
+                                                  random_state=ctx.run.random_state, metric=metric, **({'tolerance': ctx.ds.tolerance} if reg else {}))
         ctx.perturbation_reps = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):

@@ -12,12 +12,10 @@ from .perturb import Perturbation, FB24Noise, perturb_counts, group_ranks
 from ._frames import check_lambdas
 from ._folds import difficulty_series, FoldNoise, as_perturbations, fold_noise, stack_rows
 from ._validation import check_choice, check_int
-from ._resample import weighted_means
 
 # %% auto #0
-__all__ = ['LAMBDAS', 'REGRESSION_WORDS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins',
-           'noisy_predictions', 'clean_predictions', 'scc_curves', 'score_from_means', 'combine_draws',
-           'regression_noise_replicates', 'SCCResult', 'robustness_by_difficulty', 'scc_chart',
+__all__ = ['LAMBDAS', 'kappa_by_group', 'cohen_kappa', 'concordance_by_group', 'lin_ccc', 'difficulty_bins', 'noisy_predictions',
+           'clean_predictions', 'scc_curves', 'SCCResult', 'robustness_by_difficulty', 'scc_chart',
            'difficulty_distribution_chart', 'class_distribution_chart', 'instance_difficulty_chart']
 
 # %% ../nbs/21_scc.ipynb #3e643921
@@ -302,122 +300,6 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     spread = folds.groupby(keys, sort=False, dropna=False).agg(**{f'{m}_sd': (m, 'std') for m in sds})
     curves = curves.join(spread).reset_index()
     return curves.sort_values(keys, ignore_index=True)
-
-# %% ../nbs/21_scc.ipynb #2a2c7b9e
-REGRESSION_WORDS = {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}   # how tables and titles name a regression metric
-
-def score_from_means(metric:str, # 'mae', 'rmse' or 'r2'
-                     ae, se,     # weighted means of |e| and e² (arrays of one shape)
-                     y, y2,      # weighted means of y and y² (y centred)
-                    )->np.ndarray:
-    "MAE, RMSE or R² from the weighted means of |e|, e², y and y²."
-    if metric not in REGRESSION_WORDS: raise ValueError(f"metric must be one of {list(REGRESSION_WORDS)}, got {metric!r}")
-    if metric == 'mae': return np.asarray(ae, float)
-    if metric == 'rmse': return np.sqrt(se)
-    var = np.asarray(y2, float) - np.asarray(y, float) ** 2
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(var > 1e-12 * np.maximum(np.abs(y2), 1e-300), 1 - se / np.where(var > 0, var, 1), np.nan)
-
-# %% ../nbs/21_scc.ipynb #defa391a
-def combine_draws(U:np.ndarray,  # (R, D) bootstrap weights of the D draws, row 0 all ones
-                  Rs:list,       # D arrays (R × M): each draw's replicates
-                 )->np.ndarray:  # (R × M)
-    "Each resample's replicates averaged over the noise draws with its weights of the draws (NaN left out)."
-    A = np.stack([np.asarray(r, float) for r in Rs])
-    if U.shape != A.shape[:2][::-1]: raise ValueError(f"draw weights must have shape {A.shape[:2][::-1]}, got {U.shape}")
-    w = U.T[:, :, None] * np.isfinite(A)
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(w.sum(0) > 0, (w * np.nan_to_num(A)).sum(0) / w.sum(0), np.nan)
-
-# %% ../nbs/21_scc.ipynb #95b6b7e8
-def _cell_means(cell:np.ndarray, v:np.ndarray, size:int)->np.ndarray:
-    "Mean of `v` per cell (instance × model), over repeats."
-    return np.bincount(cell, v, size) / np.maximum(np.bincount(cell, minlength=size), 1)
-
-def _reg_bin_replicates(Wk:np.ndarray, V:dict, metric:str, M:int)->dict:
-    "Replicates (rows of Wk × M models) of every regression measure from the per-instance means `V` of one bin."
-    names = list(V)
-    S = weighted_means(Wk, np.hstack([V[k] for k in names]))
-    E = {k: S[:, i * M:(i + 1) * M] for i, k in enumerate(names)}
-    with np.errstate(invalid='ignore', divide='ignore'):
-        a0, a1 = E['right_clean'], E['right_noisy']
-        out = dict(acc_clean=a0, acc_noisy=a1, acc_change=a1 - a0, flip_rate=E['moved'],
-                   break_rate=np.where(a0 > 0, E['broke'] / np.where(a0 > 0, a0, 1), np.nan))
-        for when in ('clean', 'noisy'): out[f'score_{when}'] = score_from_means(metric, E[f'ae_{when}'], E[f'se_{when}'], E['y'], E['y2'])
-        out['score_change'] = out['score_noisy'] - out['score_clean']
-        sxy, sxx, syy = E['xy'] - E['x'] * E['z'], E['x2'] - E['x'] ** 2, E['z2'] - E['z'] ** 2
-        den = sxx + syy + (E['x'] - E['z']) ** 2
-        out['ccc'] = np.where(den > 1e-12 * (E['x2'] + E['z2']), 2 * sxy / np.where(den > 0, den, 1), 1.0)
-    return out
-
-def regression_noise_replicates(noisy:pd.DataFrame,   # `noisy_predictions` output of a regressor (floats), one noise level; several draws if it has a `draw` column
-                                bins:pd.DataFrame,    # `difficulty_bins` output: instance, bin (the strata)
-                                *, lams,              # the proportions λ of each bin's instances perturbed
-                                tolerance:float,      # τ: right when |y − ŷ| ≤ τ (`Dataset.tolerance`)
-                                W:np.ndarray,         # (B, instances of `bins`) bootstrap weights, e.g. `robustdiff.intervals.bootstrap_weights` or the verdict's
-                                random_state=0,       # seed of the resampling
-                                metric:str='mae',     # 'mae', 'rmse' or 'r2': the score_* replicates
-                                U:np.ndarray|None=None, # (B + 1, D) bootstrap weights of the D noise draws (`robustdiff.intervals.draw_weights`); needed when there are several
-                               )->list:               # per λ: (models, replicates (row 0 = estimate) per (measure, bin), per-bin facts)
-    "The regression reading of `robustdiff.intervals.feature_noise_replicates`: per λ and bin, the share within τ clean and noisy, the metric, the break rate, the share moved more than τ from the clean prediction (`flip_rate`) and Lin's ρ_c (`ccc`); the noise draws resampled with U."
-    from robustdiff._resample import ones_first, bin_strata, draw_ids
-    lams = [float(l) for l in check_lambdas(lams)]
-    check_choice(metric, 'metric', tuple(REGRESSION_WORDS))
-    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance <= 0:
-        raise ValueError(f"tolerance must be a positive number, got {tolerance!r}")
-    need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
-    if not isinstance(noisy, pd.DataFrame) or not need <= set(noisy.columns):
-        raise ValueError(f"noisy must be the output of noisy_predictions (columns {sorted(need)})")
-    if 'level' in noisy.columns and noisy.level.nunique(dropna=False) > 1:
-        raise ValueError(f"noisy holds several noise levels {sorted(noisy.level.unique())}: pass the rows of one")
-    bad = [c for c in ('y_true', 'y_pred', 'y_noisy') if noisy[c].dtype.kind not in 'iuf']
-    if bad: raise ValueError(f"column(s) {bad} hold labels, not numbers: regression_noise_replicates is for regressors")
-    b = bin_strata(bins)
-    p = noisy.merge(bins[['instance', 'bin']], on='instance', how='inner', validate='many_to_one')
-    if p.empty: raise ValueError("no predicted instance has a difficulty bin")
-    inst = b.index[b.index.isin(p.instance.unique())].to_numpy()
-    W = np.asarray(W)
-    if W.ndim != 2 or W.shape[1] != len(b): raise ValueError(f"W must have one column per instance of bins ({len(b)}), got shape {W.shape}")
-    Wa = ones_first(W[:, b.index.get_indexer(inst)])
-    models = list(dict.fromkeys(p.model)); M, n = len(models), len(inst)
-    draws = draw_ids(p)
-    keys = ['model', 'repeat', 'fold', 'bin'] + (['draw'] if 'draw' in p.columns else [])
-    rank, size = group_ranks(p.groupby(keys, sort=False).ngroup().to_numpy(), p.priority.to_numpy())
-    yt, yc, yn = (p[c].to_numpy(float) for c in ('y_true', 'y_pred', 'y_noisy'))
-    cell = pd.Index(inst).get_indexer(p.instance.to_numpy()) * M + pd.Index(models).get_indexer(p.model.to_numpy())
-    dr = p.draw.to_numpy() if 'draw' in p.columns else np.zeros(len(p), np.int64)
-    binv = b.loc[inst].to_numpy()
-    diff = bins.groupby('bin').difficulty.mean() if 'difficulty' in bins.columns else None
-    centre = float(np.median(yt))                              # centred moments: no cancellation on large targets
-    mean = lambda v, on: _cell_means(cell[on], v[on], n * M).reshape(n, M)
-    per = []                                                   # per draw: one list over λ of {(measure, bin): R × M}
-    for d in draws:
-        on = dr == d
-        y = mean(yt - centre, on)
-        base = dict(right_clean=mean((np.abs(yc - yt) <= tolerance).astype(float), on), ae_clean=mean(np.abs(yc - yt), on),
-                    se_clean=mean((yc - yt) ** 2, on), y=y, y2=y ** 2, x=mean(yc - centre, on))
-        base['x2'] = mean((yc - centre) ** 2, on)
-        out = []
-        for lam in lams:
-            ym = np.where(rank < perturb_counts(size, lam), yn, yc)
-            V = dict(base, right_noisy=mean((np.abs(ym - yt) <= tolerance).astype(float), on),
-                     broke=mean(((np.abs(yc - yt) <= tolerance) & (np.abs(ym - yt) > tolerance)).astype(float), on),
-                     moved=mean((np.abs(ym - yc) > tolerance).astype(float), on), ae_noisy=mean(np.abs(ym - yt), on),
-                     se_noisy=mean((ym - yt) ** 2, on), z=mean(ym - centre, on), z2=mean((ym - centre) ** 2, on),
-                     xy=mean((yc - centre) * (ym - centre), on))
-            reps = {}
-            for k in np.sort(np.unique(binv)):
-                sel = binv == k
-                for name, R in _reg_bin_replicates(Wa[:, sel], {key: v[sel] for key, v in V.items()}, metric, M).items():
-                    reps[(name, int(k))] = R
-            out.append(reps)
-        per.append(out)
-    facts = {int(k): dict(n=int((binv == k).sum()), difficulty=float(diff.loc[k]) if diff is not None else np.nan,
-                          dominant_share=np.zeros(M)) for k in np.sort(np.unique(binv))}
-    if len(draws) == 1: return [(models, per[0][i], facts) for i in range(len(lams))]
-    if U is None: raise ValueError(f"noisy holds {len(draws)} noise draws: pass their bootstrap weights U (robustdiff.intervals.draw_weights({len(draws)}, n_boot={len(Wa) - 1}))")
-    if U.shape != (len(Wa), len(draws)): raise ValueError(f"draw weights U must have shape {(len(Wa), len(draws))}, got {U.shape}")
-    return [(models, {key: combine_draws(U, [pd_[i][key] for pd_ in per]) for key in per[0][i]}, facts) for i in range(len(lams))]
 
 # %% ../nbs/21_scc.ipynb #4ddc7f20
 @dataclass

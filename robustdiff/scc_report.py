@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .scc import difficulty_bins, scc_curves, scc_chart, regression_noise_replicates, REGRESSION_WORDS
+from .scc import difficulty_bins, scc_curves, scc_chart
 from .taxonomy import kappa_losses
 from .metrics import metric_name
 
@@ -44,20 +44,16 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
                    random_state:int=0, # seed of the noise draws' resampling (the verdict's)
                    keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `feature_noise_replicates` (the verdict reuses them)
-                   tolerance:float|None=None, # regression: τ (the replicates of `regression_noise_replicates`); None: classes
+                   tolerance:float|None=None, # regression: τ (right when |y − ŷ| ≤ τ); None: classes
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi (regression: ccc_lo, ccc_hi), acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
     "Bootstrap intervals of the κ (regression: ρ_c), accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
-    from robustdiff.intervals import feature_noise_replicates, noise_table, draw_weights, LEVEL, N_BOOT
-    from robustdiff._resample import draw_ids
-    agreement = 'kappa' if tolerance is None else 'ccc'
+    from robustdiff.intervals import feature_noise_replicates, noise_table, LEVEL, N_BOOT
+    agreement = 'kappa' if tolerance is None else 'concordance'         # numbers: Lin's ρ_c in place of κ (the curves' `ccc`)
+    numbers = {} if tolerance is None else {'tolerance': tolerance}
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
-        if tolerance is None: per = feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT, random_state=random_state, metric=metric)
-        else:
-            D = len(draw_ids(g))
-            U = draw_weights(D, n_boot=len(W), random_state=random_state) if D > 1 else None   # the noise draws resampled too
-            per = regression_noise_replicates(g, bins, lams=lams, tolerance=tolerance, W=W, U=U, random_state=random_state, metric=metric)
+        per = feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT, random_state=random_state, metric=metric, **numbers)
         for lam, (models, reps, facts) in zip(lams, per):
             if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
             t = noise_table(models, reps, facts, lam=lam, level=LEVEL)
@@ -65,20 +61,11 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
             sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
             br = part('break_rate', 'break_rate', ('value', 'lo', 'hi')).rename(columns={'break_ratevalue': 'break_rate',
                                                                                       'break_ratelo': 'break_rate_lo', 'break_ratehi': 'break_rate_hi'})
-            frames.append(part(agreement, f'{agreement}_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
+            frames.append(part(agreement, 'ccc_' if tolerance else 'kappa_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
                           .assign(perturbation=pert, level=lv, lam=float(lam)))
     return pd.concat(frames, ignore_index=True)
 
 # %% ../nbs/90e_scc_report.ipynb #e879b73e
-def _metric_words(metric:str)->str:
-    "The chosen metric in prose (a regression metric by its abbreviation)."
-    return REGRESSION_WORDS[metric] if metric in REGRESSION_WORDS else metric_name(metric)
-
-def _verdict_reps(reps:tuple)->tuple:
-    "The replicates the verdict reads: for a regressor its κ slot carries Lin's ρ_c (the agreement of clean and noisy predictions)."
-    models, r, facts = reps
-    return (models, {**r, **{('kappa', k): v for (m, k), v in r.items() if m == 'ccc'}}, facts)
-
 def report_stage(ctx, st):
     "The report's `scc` stage: κ (regression: ρ_c and the share within τ), accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
     c = ctx.cfg
@@ -91,8 +78,7 @@ def report_stage(ctx, st):
     iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, ctx.run.random_state, keep=reps, tolerance=tol)
     groups, lam = {k[:2] for k in reps}, max(c['lambdas'])
     if len(groups) == 1:   # one noise: the verdict's figures at the largest λ are these replicates (same rows, bins, W and seed)
-        kept = reps[(*groups.pop(), float(lam))]
-        ctx.noise_reps = dict(lam=lam, reps=_verdict_reps(kept) if reg else kept)
+        ctx.noise_reps = dict(lam=lam, reps=reps[(*groups.pop(), float(lam))])
     del reps
     keys = ['perturbation', 'level', 'model', 'lam', 'bin']
     for t in (curves, iv): t['_lam'] = t.lam.round(10)
@@ -104,7 +90,7 @@ def report_stage(ctx, st):
     st.tables['scc'] = curves
     st.tables['kappa_losses'] = kappa_losses(curves, value='break_rate' if reg else 'kappa').drop(columns='dataset')
     one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
-    name = _metric_words(metric)
+    name = metric_name(metric)
     if reg:
         st.charts['scc'] = scc_chart(one, y='ccc', columns=6, title=f"{ctx.ds.name}: Lin's concordance ρ_c between clean and noisy predictions (ν = {c['nu']})")
         st.charts['scc_agree'] = scc_chart(one, y='agree', columns=6, ytitle='noisy within τ of clean',

@@ -367,7 +367,7 @@ def test_method_as_perturbation_objects(bc):
 
 # --- the report's perturbation stage on a regressor (#48)
 from sklearn.metrics import mean_absolute_error, r2_score
-from robustdiff.perturbation_report import _perturbation_subsets, _perturbation_table, _perturbation_intervals, _reg_perturbation_replicates
+from robustdiff.perturbation_report import _perturbation_subsets, _perturbation_table
 
 def _reg_pp(tau=1.0):
     "Two models, one fold of 10 instances, clean level 0 and level 1 with two copies; model 'b' moves every prediction by 1.5 at level 1."
@@ -387,30 +387,15 @@ def test_regression_worst_rows_by_absolute_residual():
     a0 = pp[(pp.model == 'a') & (pp.level == 0) & (pp.rep == 0)]
     assert a0.instance[worst[a0.index]].tolist() == [7, 8, 9]             # model a's residuals .5 + .01·i: the last three
 
-def test_regression_table_and_intervals_pool_the_errors():
+def test_regression_table_scores_each_fold_and_copy():
     pp = _reg_pp()
     subsets = _perturbation_subsets(pp, 0.3, regression=True)
     tab = _perturbation_table(pp, 0.3, None, 'mae', subsets)
-    assert set(tab.metric) == {'MAE'} and set(tab.subset) == {'all', 'worst 30%'}
+    assert set(tab.subset) == {'all', 'worst 30%'}                        # the worst rows too, as PiML scores them
     g = pp[(pp.model == 'b') & (pp.level == 1) & (pp.rep == 1)]
-    assert tab[(tab.model == 'b') & (tab.level == 1) & (tab.repeat == 1) & (tab.subset == 'all')].value.iloc[0] == pytest.approx(
-        mean_absolute_error(g.y_true, g.y_pred))
-    inst = np.arange(10); W = np.random.default_rng(0).poisson(1., (30, 10)).astype(float)
-    iv = _perturbation_intervals(pp, subsets, W, inst, 'mae')
-    b1 = pp[(pp.model == 'b') & (pp.level == 1)]
-    assert iv[(iv.model == 'b') & (iv.level == 1) & (iv.subset == 'all')].value.iloc[0] == pytest.approx(mean_absolute_error(b1.y_true, b1.y_pred))
-    r2 = _perturbation_intervals(pp, subsets, W, inst, 'r2')
-    assert r2[(r2.model == 'b') & (r2.level == 1) & (r2.subset == 'all')].value.iloc[0] == pytest.approx(r2_score(b1.y_true, b1.y_pred))
-    assert ((iv.lo <= iv.value + 1e-12) & (iv.value <= iv.hi + 1e-12)).all()
-
-def test_regression_break_on_the_hardest_rows():
-    pp = _reg_pp()
-    bins = pd.DataFrame({'instance': np.arange(10), 'bin': np.repeat([0, 1], 5), 'difficulty': np.arange(10.)})
-    W = np.random.default_rng(1).poisson(1., (40, 10)).astype(float)
-    models, reps, lv = _reg_perturbation_replicates(pp, bins, worst_share=0.3, W=W, tolerance=1.0, metric='mae')
-    assert models == ['a', 'b'] and lv == 1.0
-    # a never moves: nothing breaks; b moves by .75 (copy 0: still within τ, .95 off) and by 1.5 (copy 1: out of τ) ⇒ half breaks
-    assert reps['break_perturbed'][0].tolist() == pytest.approx([0, .5])
-    assert reps['flip_perturbed'][0].tolist() == pytest.approx([0, .5])
-    assert reps['score_perturbed_hardest'][0, 1] == pytest.approx(np.mean([.95, 1.7]))
-    assert reps['drop_all'][0, 0] == pytest.approx(0) and reps['drop_all'][0, 1] == pytest.approx(.2 - np.mean([.95, 1.7]))
+    pick = lambda t: t[(t.model == 'b') & (t.level == 1) & (t.repeat == 1) & (t.subset == 'all')].value.iloc[0]
+    assert pick(tab) == pytest.approx(mean_absolute_error(g.y_true, g.y_pred))
+    assert pick(_perturbation_table(pp, 0.3, None, 'r2', subsets)) == pytest.approx(r2_score(g.y_true, g.y_pred))
+    assert pick(_perturbation_table(pp, 0.3, None, 'rmse', subsets)) == pytest.approx(np.sqrt(np.mean((g.y_true - g.y_pred) ** 2)))
+    w = tab[tab.subset == 'worst 30%'].set_index(['model', 'level', 'repeat']).value
+    assert (w >= tab[tab.subset == 'all'].set_index(['model', 'level', 'repeat']).value.loc[w.index]).all()

@@ -306,7 +306,7 @@ def test_single_instance_bin_warns(moons_preds):
 from sklearn.linear_model import Ridge
 from sklearn.tree import DecisionTreeRegressor
 from robustdiff.data import from_frame
-from robustdiff.scc import lin_ccc, concordance_by_group, regression_noise_replicates
+from robustdiff.scc import lin_ccc, concordance_by_group
 
 def _ccc_by_hand(x, y):
     "Lin (1989) eq. 2 with the moments over 1/n, written out term by term."
@@ -374,29 +374,17 @@ def reg_ds():
 
 REGRESSORS = {'ridge': Ridge(), 'tree': DecisionTreeRegressor(max_depth=3, random_state=0)}
 
-def test_regression_noisy_predictions_and_replicates(reg_ds):
+def test_regression_noisy_predictions(reg_ds):
     p = noisy_predictions(reg_ds, REGRESSORS, perturbation=0.5, n_splits=3, progress=False, noise_draws=2)
     assert p.y_pred.dtype.kind == 'f' and p.y_noisy.dtype.kind == 'f'
     assert (p.correct == (np.abs(p.y_pred - p.y_true) <= reg_ds.tolerance)).all()        # right = within τ
     q = noisy_predictions(reg_ds, REGRESSORS, perturbation=0.5, n_splits=3, progress=False, noise_draws=2)
     pd.testing.assert_frame_equal(p, q)                                                  # same seed, same result
     bins = difficulty_bins(pd.Series(np.random.default_rng(2).normal(size=150)), n_bins=3)
-    one = p[p.draw == 0].drop(columns='draw')
-    from robustdiff.intervals import bootstrap_weights, draw_weights
-    W, U = bootstrap_weights(bins.bin.to_numpy(), n_boot=40, random_state=0), draw_weights(2, n_boot=40, random_state=0)
-    (models, reps, facts), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W)
-    c = scc_curves(one, bins, lambdas=[.5], tolerance=reg_ds.tolerance)
-    for j, m in enumerate(models):
-        for k in facts:
-            row = c[(c.model == m) & (c.bin == k)].iloc[0]
-            for meas, col in (('break_rate', 'break_rate'), ('acc_noisy', 'acc'), ('score_noisy', 'mae'), ('ccc', 'ccc')):
-                assert reps[(meas, k)][0, j] == pytest.approx(row[col], abs=1e-9)
-            assert reps[('flip_rate', k)][0, j] == pytest.approx(1 - row.agree, abs=1e-9)
-    (_, r2, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, U=U)
-    (_, r3, _), = regression_noise_replicates(p, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, U=U)
-    assert all(np.array_equal(r2[k], r3[k], equal_nan=True) for k in r2)                # draws resampled, deterministic
-    (_, rr, _), = regression_noise_replicates(one, bins, lams=[.5], tolerance=reg_ds.tolerance, W=W, metric='rmse')
-    assert rr[('score_noisy', 0)][0] == pytest.approx(c[c.bin == 0].set_index('model').loc[models, 'rmse'].to_numpy(), abs=1e-9)
-    with pytest.raises(ValueError, match='metric'): regression_noise_replicates(one, bins, lams=[.5], tolerance=1., W=W, metric='accuracy')
-    with pytest.raises(ValueError, match='draw_weights'): regression_noise_replicates(p, bins, lams=[.5], tolerance=1., W=W)
-    with pytest.raises(ValueError, match='column per instance'): regression_noise_replicates(one, bins, lams=[.5], tolerance=1., W=W[:, :5])
+    c = scc_curves(p, bins, lambdas=[0, .5], tolerance=reg_ds.tolerance)
+    c0 = c[c.lam == 0]
+    assert (c0.break_rate == 0).all() and (c0.agree == 1).all() and (c0.ccc == 1).all()   # nothing perturbed: nothing moves
+    one = p[p.draw == 0]
+    r = one.merge(bins[['instance', 'bin']], on='instance')
+    manual = r.groupby(['model', 'bin']).apply(lambda g: np.mean(np.abs(g.y_pred - g.y_true)), include_groups=False)
+    assert c0.set_index(['model', 'bin']).mae.loc[manual.index].to_numpy() == pytest.approx(manual.to_numpy())
