@@ -377,10 +377,13 @@ def robustness_by_difficulty(dataset,                # a Dataset or `load_datase
     check_choice(extremes, 'extremes', ('clip', 'drop')); check_choice(bin_method, 'bin_method', ('rank', 'quantile'))
     check_choice(irt_model, 'irt_model', ('1PL', '2PL'))
     check_int(reliability, 'reliability', low=0, why='random splits')
-    get_models(models, random_state=random_state)                                   # evaluated models: TypeError/ValueError before any fit
+    get_models(models, random_state=random_state, task=ds.task)                     # evaluated models: TypeError/ValueError before any fit
     if difficulty is not None:
         if respondents is not None: raise ValueError("pass either difficulty= or respondents=, not both: respondents define the difficulty")
         items = _aligned_difficulty(difficulty, ds)
+    elif ds.regression and not (isinstance(respondents, str) and respondents == 'models'):
+        raise ValueError(f"{ds.name}: a numeric target's difficulty needs respondents that predict numbers: pass respondents='models' "
+                         f"(the evaluated regressors) or difficulty= (a Series or IRT items table)")
     elif not (isinstance(respondents, str) and respondents == 'models'):
         from robustdiff.respondents import check_respondents
         check_respondents(respondents, random_state=random_state)                   # ≥ 2 classifiers, before any fit

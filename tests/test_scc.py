@@ -388,3 +388,11 @@ def test_regression_noisy_predictions(reg_ds):
     r = one.merge(bins[['instance', 'bin']], on='instance')
     manual = r.groupby(['model', 'bin']).apply(lambda g: np.mean(np.abs(g.y_pred - g.y_true)), include_groups=False)
     assert c0.set_index(['model', 'bin']).mae.loc[manual.index].to_numpy() == pytest.approx(manual.to_numpy())
+
+def test_robustness_by_difficulty_on_a_regressor(reg_ds):
+    r = robustness_by_difficulty(reg_ds, REGRESSORS, respondents='models', n_bins=3, n_splits=3, progress=False, reliability=0)
+    assert {'agree', 'ccc', 'break_rate', 'mae'} <= set(r.curves.columns) and 'kappa' not in r.curves.columns
+    c0 = r.curves[r.curves.lam == 0]
+    assert (c0.break_rate == 0).all() and r.curves.break_rate.between(0, 1).all()
+    with pytest.raises(ValueError, match="respondents='models'"):
+        robustness_by_difficulty(reg_ds, REGRESSORS, n_bins=3, progress=False)          # the ladder holds classifiers
