@@ -119,6 +119,9 @@ def report_stage(ctx, st):
                         f"draw{'s' if D > 1 else ''} of the noise; shaded bands: 90 % bootstrap intervals that resample the instances"
                         f"{' and the noise draws' if D > 1 else ''} (columns `ccc_lo`, `ccc_hi`, `acc_lo`, `acc_hi`, `score_lo`, `score_hi`, "
                         f"`break_rate_lo`, `break_rate_hi`; the verdict's resamples).")
+        empty = st.tables['kappa_losses'].loc[lambda t: t.delta_hard.isna(), 'model'].tolist()
+        if empty: st.notes.append(f"`kappa_losses`: no `delta_hard` for {', '.join(map(str, empty))}: none of their clean predictions on the "
+                                  f"hardest bin is within τ, so none can break there.")
         return
     st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
                     f"{metric_name(metric)} of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
