@@ -4,10 +4,12 @@
 
 # %% ../nbs/90f_ela_report.ipynb #99970e03
 from __future__ import annotations
+import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 from .metrics import metric_name
 from ._stages import dot_chart
+
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -20,9 +22,16 @@ PROVIDES = ('ela',)
 def _ela_chart(tab:pd.DataFrame,  # the stage's table: score_clean, score_noisy with score_noisy_lo/_hi (the chosen metric)
                noise:float,       # the class-noise rate (for the axis title)
                metric:str='accuracy', # the chosen metric (axis title)
+               *, regression:bool=False, # a regressor: right = within τ, noise on the training target
               )->alt.LayerChart:
     "Left: the share of correct predictions that training on noisy labels turns wrong (the verdict's decision), right: the score then (grey tick: clean labels); 90 % intervals."
     name = metric_name(metric)
+    if regression:
+        left = dot_chart(tab, 'break_rate', f"predictions within τ taken out of τ at {noise:.0%} target noise (lower = stays right)",
+                          'target noise: within τ turned out of τ')
+        right = dot_chart(tab, 'score_noisy', f"{name} trained on a noisy target (grey tick: clean target)", f'target noise: {name}',
+                           lower_better=metric in ('mae', 'rmse'), tick='score_clean')
+        return alt.hconcat(left, right)
     left = dot_chart(tab, 'break_rate', f"correct predictions turned wrong at {noise:.0%} label noise (lower = stays right)",
                       'label noise: correct predictions turned wrong')
     right = dot_chart(tab, 'score_noisy', f"{name} trained on noisy labels (grey tick: clean labels)", f'label noise: {name}',
@@ -31,30 +40,41 @@ def _ela_chart(tab:pd.DataFrame,  # the stage's table: score_clean, score_noisy 
 
 # %% ../nbs/90f_ela_report.ipynb #9df212b8
 def report_stage(ctx, st):
-    "The report's `ela` stage: RLA and ELA of [SLH16] under class noise, and the share of correct predictions that noisy training labels turn wrong, with the verdict's intervals."
+    "The report's `ela` stage: RLA and ELA of [SLH16] under class noise (a regressor: target noise, right within τ), and the share of correct predictions that noisy training labels turn wrong, with the verdict's intervals."
     from robustdiff.ela import ela_table
     from robustdiff.intervals import ela_intervals
-    c = ctx.cfg
+    c, reg = ctx.cfg, ctx.ds.regression
     preds = ctx.ela_predictions()
-    tab = ela_table(preds.assign(dataset=ctx.ds.name))    # as `ela_experiment` on this one dataset
+    source = ctx.ela_labels() if reg else preds                              # a regressor: its predictions too (the errors)
+    tab = ela_table(source.assign(dataset=ctx.ds.name), errors=reg)         # as `ela_experiment` on this one dataset
     tab = tab.drop(columns='dataset', errors='ignore').sort_values('ela', ignore_index=True)
     bins = ctx.table('scc', 'bins')
     bins = ctx.all_bins() if bins is None else bins
     W = ctx.weights(bins.instance)                                          # the verdict's resamples
-    iv = ela_intervals(preds, bins, W=W)                                    # RLA and ELA on accuracy, as [SLH16] and the table
+    iv = ela_intervals(preds, bins, W=W)                                    # RLA and ELA on accuracy (a regressor: the share within τ), as [SLH16] and the table
     iv = iv[iv.measure.isin(['rla', 'ela'])].pivot(index=['model', 'noise'], columns='measure', values=['lo', 'hi'])
     iv.columns = [f'{m}_{b}' for b, m in iv.columns]
     iv = iv[['rla_lo', 'rla_hi', 'ela_lo', 'ela_hi']]
     tab = tab.merge(iv.reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     metric = c['metric']
-    sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels
+    sc = ela_intervals(ctx.ela_labels(), bins, W=W, metric=metric)          # the chosen metric, clean and with noisy labels (a regressor: its errors)
     sc = sc[sc.measure.isin(['score_clean', 'score_noisy', 'break_rate'])].pivot(index=['model', 'noise'], columns='measure',
                                                                                 values=['value', 'lo', 'hi'])
     sc.columns = [m if b == 'value' else f'{m}_{b}' for b, m in sc.columns]
     tab = tab.merge(sc[['break_rate', 'break_rate_lo', 'break_rate_hi', 'score_clean', 'score_noisy', 'score_noisy_lo', 'score_noisy_hi']]
                     .reset_index(), on=['model', 'noise'], how='left', validate='one_to_one')
     st.tables['ela'] = tab.sort_values('break_rate', ignore_index=True, kind='stable')
-    st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric)
+    st.charts['ela'] = _ela_chart(tab, c['class_noise'], metric, regression=reg)
+    if reg:
+        name = metric_name(metric)
+        st.notes.append(f"Left chart: the share of each model's predictions within τ = {ctx.ds.tolerance:.4g} of the truth that leave τ when "
+                        f"{c['class_noise']:.0%} of the training rows carry another training row's target (columns `break_rate`, "
+                        f"`break_rate_lo`, `break_rate_hi`), what the verdict judges robustness to target noise by; right: its {name} then "
+                        f"(`score_noisy`; grey tick: `score_clean`). RLA and ELA ([SLH16] eqs. 2–3) are read on the share of predictions "
+                        f"within τ (`acc_clean`, `acc_noisy`), where they keep the paper's meaning; on the MAE the table gives the relative "
+                        f"rise `mae_rise` = (MAE with the noisy target − clean MAE)/clean MAE, since ELA has no reading on an error "
+                        f"without an upper bound. One draw of target noise per fold: the folds and instances are resampled.")
+        return
     st.notes.append(f"Left chart: the share of each model's correct predictions that turn wrong when {c['class_noise']:.0%} of the "
                     f"training labels are wrong (columns `break_rate`, `break_rate_lo`, `break_rate_hi`), what the verdict judges "
                     f"robustness to label noise by; right: its {metric_name(metric)} then (`score_noisy`; grey tick: `score_clean`). "

@@ -33,14 +33,31 @@ def _top_in_groups(group:np.ndarray, # group number of each row (rows of a group
     return mask
 
 # %% ../nbs/90g_perturbation_report.ipynb #914d788f
-def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None)->list:
-    "(label, row mask or None): the whole test fold, its worst α share (per copy) and its hardest α share by IRT difficulty."
+def _perturbation_subsets(pp:pd.DataFrame, alpha:float, hard:pd.Series|None=None, *, regression:bool=False)->list:
+    "(label, row mask or None): the whole test fold, its worst α share (per copy; regression: largest |y − ŷ|, PiML's own) and its hardest α share by IRT difficulty."
     group = pp.groupby(['model', 'repeat', 'fold', 'level', 'rep'], sort=False).ngroup().to_numpy()
-    correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
-    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, np.where(np.isnan(p_true), 1 - correct, 1 - p_true), alpha))]
+    if regression: residual = np.abs(pp.y_true.to_numpy(float) - pp.y_pred.to_numpy(float))
+    else:
+        correct, p_true = pp.correct.to_numpy(float), pp.p_true.to_numpy(float)
+        residual = np.where(np.isnan(p_true), 1 - correct, 1 - p_true)
+    subsets = [('all', None), (f"worst {100 * alpha:.4g}%", _top_in_groups(group, residual, alpha))]
     if hard is not None:
         subsets.append((f"hardest {100 * alpha:.4g}%", _top_in_groups(group, hard.reindex(pp.instance).to_numpy(float), alpha)))
     return subsets
+
+# %% ../nbs/90g_perturbation_report.ipynb #09447da8
+_NUMBER_METRICS = {'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}   # the metrics of a regression target, as the tables name them
+
+def _reg_table(q:pd.DataFrame, keys:list, metric:str)->pd.DataFrame:
+    "MAE, RMSE or R² (against the group's own mean) of each group of rows, vectorised: keys + value."
+    y = q.y_true.to_numpy(float); e = q.y_pred.to_numpy(float) - y
+    g = pd.DataFrame({k: q[k].to_numpy() for k in keys} | {'ae': np.abs(e), 'se': e ** 2, 'y': y}).groupby(keys, sort=False)
+    if metric == 'mae': v = g.ae.mean()
+    elif metric == 'rmse': v = np.sqrt(g.se.mean())
+    else:
+        var = g.y.var(ddof=0)
+        v = (1 - g.se.mean() / var.where(var > 0)).rename('value')
+    return v.rename('value').reset_index()
 
 # %% ../nbs/90g_perturbation_report.ipynb #5b81c908
 def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
@@ -48,13 +65,14 @@ def _perturbation_intervals(pp:pd.DataFrame, # `_Ctx.perturbation_predictions()`
                             W:np.ndarray,    # the verdict's resamples over `instances`
                             instances,       # the instances of W's columns
                             metric:str='accuracy', # the chosen metric (other than accuracy: not on the per-model 'worst' subsets)
+                            *, regression:bool=False, # a numeric target (MAE, RMSE or R² of the predicted numbers)
                            )->pd.DataFrame:  # model, level, subset, metric, value, lo, hi
     "Pooled accuracy (or the chosen metric) per model × level × subset (selected rows of every fold and copy) with its bootstrap interval."
     from robustdiff.intervals import percentile_interval
     from robustdiff._resample import ones_first, weighted_means, metric_matrix, as_str_array
     Wa, inst, rows = ones_first(W), np.asarray(instances), []
     if metric != 'accuracy':
-        models, classes = list(dict.fromkeys(pp.model)), sorted(set(as_str_array(pp.y_true)))
+        models, classes = list(dict.fromkeys(pp.model)), None if regression else sorted(set(as_str_array(pp.y_true)))
         for label, mask in subsets:
             if label.startswith('worst'): continue
             q = pp if mask is None else pp[mask]
@@ -107,10 +125,12 @@ def _perturbation_table(pp:pd.DataFrame,   # `_Ctx.perturbation_predictions()`
     from robustdiff._resample import as_str_array
     keys = ['model', 'repeat', 'fold', 'level', 'rep']
     frames = []
-    classes = sorted(set(as_str_array(pp.y_true)))
+    reg = metric in _NUMBER_METRICS
+    classes = None if reg else sorted(set(as_str_array(pp.y_true)))
     for label, mask in (_perturbation_subsets(pp, alpha, hard) if subsets is None else subsets):
         q = pp if mask is None else pp[mask]
-        if metric == 'accuracy':
+        if reg: frames.append(_reg_table(q, keys, metric).assign(metric=_NUMBER_METRICS[metric], subset=label))   # the worst rows too, as PiML
+        elif metric == 'accuracy':
             t = q.groupby(keys, sort=False).correct.mean().rename('value').reset_index()
             frames.append(t.assign(metric='ACC', subset=label))
         elif not label.startswith('worst'):      # 'worst' is chosen per model by its residuals: not one set of instances to score
@@ -130,23 +150,26 @@ def report_stage(ctx, st):
         b = items.set_index('instance').difficulty
         hard = b.fillna(pd.Series(np.where(items.status.to_numpy() == 'all_wrong', np.inf, -np.inf), index=b.index))
     pp = ctx.perturbation_predictions()
-    metric = c['metric']
-    subsets = _perturbation_subsets(pp, c['worst_share'], hard)     # the worst and hardest rows: once for the table and the intervals
+    metric, reg = c['metric'], ctx.ds.regression
+    name = metric_name(metric)
+    subsets = _perturbation_subsets(pp, c['worst_share'], hard, regression=reg)     # the worst and hardest rows: once for the table and the intervals
     tab = _perturbation_table(pp, c['worst_share'], hard, metric, subsets)
     st.tables['perturbation'] = tab
     inst = np.sort(pp.instance.unique())
-    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric)
+    iv = _perturbation_intervals(pp, subsets, ctx.weights(inst), inst, metric, regression=reg)
     del subsets
     st.tables['perturbation_intervals'] = iv
-    which = "whole test fold, worst and hardest" if metric == 'accuracy' else "whole test fold and hardest"
+    which = "whole test fold, worst and hardest" if metric == 'accuracy' or reg else "whole test fold and hardest"
     st.charts['perturbation'] = robustness_chart(tab, color='subset', facet='model', columns=6, width=150, height=110, intervals=iv,
-        title=f"{metric_name(metric)} under raw feature noise (sd = level × training sd): {which} {c['worst_share']:.0%}")
+        title=f"{name} under raw feature noise (sd = level × training sd): {which} {c['worst_share']:.0%}")
     st.notes.append(f"Cross-validated: each model's fit on each of the {ctx.run.n_splits} training folds (the fits of the accuracy "
                     f"stage) predicts {c['perturb_repeats']} perturbed copies of its test fold per level, so every instance is "
-                    f"tested once. 'worst' = the {c['worst_share']:.0%} of each test fold with the largest residual (re-selected per "
-                    f"copy, as PiML" + (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {metric_name(metric)}: left out)") +
+                    f"tested once. 'worst' = the {c['worst_share']:.0%} of each test fold with the largest residual "
+                    + ("|y − ŷ| (re-selected per copy and model, as PiML for a regressor; scored in the table, without an interval: its rows "
+                       "differ by model)" if reg else "(re-selected per copy, as PiML" +
+                       (")" if metric == 'accuracy' else f"; chosen per model, so not scored on {name}: left out)")) +
                     f"; 'hardest' = the {c['worst_share']:.0%} of each test fold with the highest IRT difficulty. "
-                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {metric_name(metric)} pooled over "
+                    f"PiML instead perturbs one test split of one fit (`robustness_test`). Black points and bars: the {name} pooled over "
                     f"folds and copies with its 90 % bootstrap interval (table `perturbation_intervals`, the verdict's resamples).")
     if ctx.ds.missing_counts.sum():
         given = list(c['as_given'])
@@ -159,7 +182,7 @@ def report_stage(ctx, st):
         from robustdiff.intervals import perturbation_replicates, percentile_interval, N_BOOT
         two = pp[pp.level.isin([pp.level.min(), pp.level.max()])]
         models, reps, lv = perturbation_replicates(two, bins, worst_share=c['worst_share'], W=ctx.weights(bins.instance), n_boot=N_BOOT,
-                                                  random_state=ctx.run.random_state, metric=metric)
+                                                  random_state=ctx.run.random_state, metric=metric, **({'tolerance': ctx.ds.tolerance} if reg else {}))
         ctx.perturbation_reps = (models, reps, lv)   # the verdict's perturbation figures are these replicates (same rows, bins, W and seed)
         rows = []
         for k in ('break_perturbed', 'score_perturbed_hardest'):
@@ -167,11 +190,12 @@ def report_stage(ctx, st):
             rows.append(pd.DataFrame({'model': models, k: reps[k][0], f'{k}_lo': lo, f'{k}_hi': hi}).set_index('model'))
         br = pd.concat(rows, axis=1).reset_index().assign(level=lv)
         st.tables['perturbation_break'] = br
+        right, wrong = (f"predictions within τ = {ctx.ds.tolerance:.4g}", "taken out of τ") if reg else ("correct predictions", "turned wrong")
         st.charts['perturbation_break'] = alt.hconcat(
-            dot_chart(br, 'break_perturbed', f"correct predictions turned wrong at level {lv:g}, hardest {c['worst_share']:.0%} (lower = stays right)",
-                       'perturbation: correct predictions turned wrong'),
-            dot_chart(br, 'score_perturbed_hardest', f"{metric_name(metric)} at level {lv:g}, hardest {c['worst_share']:.0%}",
-                       f'perturbation: {metric_name(metric)}', lower_better=False))
-        st.notes.append(f"Last chart (table `perturbation_break`): the share of each model's correct predictions on the hardest "
-                        f"{c['worst_share']:.0%} that perturbation of size {lv:g} turns wrong, and its {metric_name(metric)} there, with 90 % "
+            dot_chart(br, 'break_perturbed', f"{right} {wrong} at level {lv:g}, hardest {c['worst_share']:.0%} (lower = stays right)",
+                       f'perturbation: {right} {wrong}'),
+            dot_chart(br, 'score_perturbed_hardest', f"{name} at level {lv:g}, hardest {c['worst_share']:.0%}",
+                       f'perturbation: {name}', lower_better=metric in ('mae', 'rmse')))
+        st.notes.append(f"Last chart (table `perturbation_break`): the share of each model's {right} on the hardest "
+                        f"{c['worst_share']:.0%} that perturbation of size {lv:g} {'takes out of τ' if reg else 'turns wrong'}, and its {name} there, with 90 % "
                         f"intervals that resample the instances and the {c['perturb_repeats']} perturbed copies: the verdict's figures.")

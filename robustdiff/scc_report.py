@@ -21,17 +21,19 @@ PROVIDES = ('bins', 'scc', 'kappa_losses', 'scc_accuracy')
 def _acc_by_bin(curves:pd.DataFrame, # `scc_curves` rows of one dataset and perturbation
                 clean:pd.DataFrame,  # clean out-of-fold predictions (`clean_predictions`)
                 bins:pd.DataFrame,   # `difficulty_bins` output
-               )->pd.DataFrame:      # model, bin, difficulty, n, acc_clean, lam, acc_noisy, kappa_noisy, acc_change
-    "Per model × difficulty bin: clean accuracy, and accuracy and κ at the largest λ, side by side."
+               )->pd.DataFrame:      # model, bin, difficulty, n, acc_clean, lam, acc_noisy, kappa_noisy (regression: ccc_noisy, break_rate), acc_change
+    "Per model × difficulty bin: clean accuracy (regression: share within τ), and accuracy and κ (ρ_c) at the largest λ, side by side."
+    agreement = 'kappa' if 'kappa' in curves.columns else 'ccc'
+    extra = ['break_rate'] if agreement == 'ccc' else []
     p = clean.merge(bins[['instance', 'bin']], on='instance', how='inner')
     acc0 = (p.groupby(['model', 'repeat', 'bin'], sort=False).correct.mean()      # pooled over folds, as `scc_curves`
              .groupby(['model', 'bin']).mean().rename('acc_clean').reset_index())
     lam = curves.lam.max()
-    top = curves.loc[np.isclose(curves.lam, lam), ['model', 'bin', 'difficulty', 'n', 'lam', 'acc', 'kappa']]
+    top = curves.loc[np.isclose(curves.lam, lam), ['model', 'bin', 'difficulty', 'n', 'lam', 'acc', agreement] + extra]
     t = top.merge(acc0, on=['model', 'bin'], how='left', validate='one_to_one')
-    t = t.rename(columns={'acc': 'acc_noisy', 'kappa': 'kappa_noisy'})
+    t = t.rename(columns={'acc': 'acc_noisy', agreement: f'{agreement}_noisy'})
     t['acc_change'] = t.acc_noisy - t.acc_clean
-    cols = ['model', 'bin', 'difficulty', 'n', 'acc_clean', 'lam', 'acc_noisy', 'kappa_noisy', 'acc_change']
+    cols = ['model', 'bin', 'difficulty', 'n', 'acc_clean', 'lam', 'acc_noisy', f'{agreement}_noisy'] + extra + ['acc_change']
     return t[cols].sort_values(['model', 'bin'], ignore_index=True)
 
 # %% ../nbs/90e_scc_report.ipynb #8f0965a5
@@ -42,55 +44,85 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    metric:str='accuracy', # the chosen metric (columns score, score_lo, score_hi)
                    random_state:int=0, # seed of the noise draws' resampling (the verdict's)
                    keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `feature_noise_replicates` (the verdict reuses them)
-                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi, acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
-    "Bootstrap intervals of the κ, accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
+                   tolerance:float|None=None, # regression: τ (right when |y − ŷ| ≤ τ); None: classes
+                  )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi (regression: ccc_lo, ccc_hi), acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
+    "Bootstrap intervals of the κ (regression: ρ_c), accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
     from robustdiff.intervals import feature_noise_replicates, noise_table, LEVEL, N_BOOT
+    agreement = 'kappa' if tolerance is None else 'concordance'         # numbers: Lin's ρ_c in place of κ (the curves' `ccc`)
+    numbers = {} if tolerance is None else {'tolerance': tolerance}
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
         lams = [float(lam) for lam in lambdas]     # `feature_noise_intervals(g, bins, lam, W=W)` at each λ, the λ-free parts once
-        for lam, (models, reps, facts) in zip(lams, feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT,
-                                                                                      random_state=random_state, metric=metric)):
+        per = feature_noise_replicates(g, bins, lams=lams, W=W, n_boot=N_BOOT, random_state=random_state, metric=metric, **numbers)
+        for lam, (models, reps, facts) in zip(lams, per):
             if keep is not None: keep[(pert, lv, lam)] = (models, reps, facts)
             t = noise_table(models, reps, facts, lam=lam, level=LEVEL)
             part = lambda m, pre, cols=('lo', 'hi'): t[t.measure == m].set_index(['model', 'bin'])[list(cols)].add_prefix(pre)
             sc = part('score_noisy', 'score', ('value', 'lo', 'hi')).rename(columns={'scorevalue': 'score', 'scorelo': 'score_lo', 'scorehi': 'score_hi'})
             br = part('break_rate', 'break_rate', ('value', 'lo', 'hi')).rename(columns={'break_ratevalue': 'break_rate',
                                                                                       'break_ratelo': 'break_rate_lo', 'break_ratehi': 'break_rate_hi'})
-            frames.append(part('kappa', 'kappa_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
+            frames.append(part(agreement, 'ccc_' if tolerance else 'kappa_').join(part('acc_noisy', 'acc_')).join(sc).join(br).reset_index()
                           .assign(perturbation=pert, level=lv, lam=float(lam)))
     return pd.concat(frames, ignore_index=True)
 
 # %% ../nbs/90e_scc_report.ipynb #e879b73e
 def report_stage(ctx, st):
-    "The report's `scc` stage: κ, accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
+    "The report's `scc` stage: κ (regression: ρ_c and the share within τ), accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
     c = ctx.cfg
+    reg, tol = ctx.ds.regression, ctx.ds.tolerance
     items = ctx.table('difficulty', 'difficulty')
     bins = difficulty_bins(items, n_bins=c['n_bins'], method='rank', extremes='clip', random_state=ctx.run.random_state)
-    curves = scc_curves(ctx.noisy(), bins, lambdas=c['lambdas'])
+    curves = scc_curves(ctx.noisy(), bins, lambdas=c['lambdas'], tolerance=tol)
     metric = c['metric']
     reps = {}
-    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, ctx.run.random_state, keep=reps)
+    iv = _scc_intervals(ctx.noisy(), bins, c['lambdas'], ctx.weights(bins.instance), metric, ctx.run.random_state, keep=reps, tolerance=tol)
     groups, lam = {k[:2] for k in reps}, max(c['lambdas'])
     if len(groups) == 1:   # one noise: the verdict's figures at the largest λ are these replicates (same rows, bins, W and seed)
         ctx.noise_reps = dict(lam=lam, reps=reps[(*groups.pop(), float(lam))])
     del reps
     keys = ['perturbation', 'level', 'model', 'lam', 'bin']
     for t in (curves, iv): t['_lam'] = t.lam.round(10)
+    iv = iv.drop(columns=[k for k in iv.columns if k in curves.columns and k not in keys + ['_lam']])   # regression: the curves' own break rate
     curves = curves.merge(iv.drop(columns='lam'), on=[k if k != 'lam' else '_lam' for k in keys], how='left',
                           validate='one_to_one').drop(columns='_lam')
     curves.insert(0, 'dataset', ctx.ds.name)
     st.tables['bins'] = bins
     st.tables['scc'] = curves
-    st.tables['kappa_losses'] = kappa_losses(curves).drop(columns='dataset')
+    st.tables['kappa_losses'] = kappa_losses(curves, value='break_rate' if reg else 'kappa').drop(columns='dataset')
     one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
-    st.charts['scc'] = scc_chart(one, columns=6, title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
-    st.charts['scc_acc'] = scc_chart(one, y='score', columns=6, ytitle=metric_name(metric),
-                                     title=f"{ctx.ds.name}: {metric_name(metric)} of the same predictions against the truth (λ = 0: clean)")
-    st.charts['scc_break'] = scc_chart(one, y='break_rate', columns=6, ytitle='correct turned wrong',
-                                       title=f"{ctx.ds.name}: share of the clean-correct predictions that the noise turns wrong (what the verdict judges by, hardest bin)")
+    name = metric_name(metric)
+    if reg:
+        st.charts['scc'] = scc_chart(one, y='ccc', columns=6, title=f"{ctx.ds.name}: Lin's concordance ρ_c between clean and noisy predictions (ν = {c['nu']})")
+        st.charts['scc_agree'] = scc_chart(one, y='agree', columns=6, ytitle='noisy within τ of clean',
+                                           title=f"{ctx.ds.name}: share of noisy predictions within τ = {tol:.4g} of the clean ones")
+    else:
+        st.charts['scc'] = scc_chart(one, columns=6, title=f"{ctx.ds.name}: κ between clean and noisy predictions (ν = {c['nu']})")
+    st.charts['scc_acc'] = scc_chart(one, y='score', columns=6, ytitle=name,
+                                     title=f"{ctx.ds.name}: {name} of the same predictions against the truth (λ = 0: clean)")
+    if reg:
+        st.charts['scc_break'] = scc_chart(one, y='break_rate', columns=6, ytitle='within τ turned out of τ',
+                                           title=f"{ctx.ds.name}: share of the predictions within τ = {tol:.4g} of the truth that the noise takes out of τ (what the verdict judges by, hardest bin)")
+    else:
+        st.charts['scc_break'] = scc_chart(one, y='break_rate', columns=6, ytitle='correct turned wrong',
+                                           title=f"{ctx.ds.name}: share of the clean-correct predictions that the noise turns wrong (what the verdict judges by, hardest bin)")
     st.tables['scc_accuracy'] = _acc_by_bin(curves, ctx.clean(), bins)
     lam = max(c['lambdas'])
     D = int(ctx.noisy().draw.max() + 1) if 'draw' in ctx.noisy().columns else 1
+    if reg:
+        st.notes.append(f"A regressor's prediction is right when it lies within τ = {tol:.4g} of the truth (|y − ŷ| ≤ τ). It breaks "
+                        f"when it was within τ and the noise takes it out (`break_rate`: the share of the predictions within τ that break; "
+                        f"the κ losses in table `kappa_losses` are read on it, as a rise). In place of κ, the agreement of each model's "
+                        f"clean and noisy predictions is Lin's concordance ρ_c (chart `scc`, Lin 1989) and the share of noisy predictions "
+                        f"within τ of the clean ones (chart `scc_agree`, column `agree`); `acc`: the share within τ of the truth; "
+                        f"`mae`, `rmse`, `r2` of the mixed predictions (chart `scc_acc`: the {name}; table `scc_accuracy`: per bin the clean "
+                        f"share within τ, and the share, ρ_c and break rate at λ = {lam:g}). Every point averages {D} independent "
+                        f"draw{'s' if D > 1 else ''} of the noise; shaded bands: 90 % bootstrap intervals that resample the instances"
+                        f"{' and the noise draws' if D > 1 else ''} (columns `ccc_lo`, `ccc_hi`, `acc_lo`, `acc_hi`, `score_lo`, `score_hi`, "
+                        f"`break_rate_lo`, `break_rate_hi`; the verdict's resamples).")
+        empty = st.tables['kappa_losses'].loc[lambda t: t.delta_hard.isna(), 'model'].tolist()
+        if empty: st.notes.append(f"`kappa_losses`: no `delta_hard` for {', '.join(map(str, empty))}: none of their clean predictions on the "
+                                  f"hardest bin is within τ, so none can break there.")
+        return
     st.notes.append(f"κ compares each model's noisy predictions with its own clean ones, not with the truth: read it with the "
                     f"{metric_name(metric)} of the same predictions (second chart, `scc_acc`; table `scc_accuracy`: per bin the clean "
                     f"accuracy and the accuracy and κ at λ = {lam:g}). On a bin where a model predicts almost one class, "

@@ -11,8 +11,8 @@ from scipy.cluster.hierarchy import linkage as _linkage, fcluster, leaves_list
 from scipy.spatial.distance import pdist, squareform
 
 # %% auto #0
-__all__ = ['REFERENCE_LAMBDAS', 'profiles', 'model_distances', 'Taxonomy', 'cluster_models', 'cluster_quality', 'prototypes',
-           'kappa_losses', 'loss_summary', 'complexity_groups', 'dendrogram_chart', 'loss_scatter_chart',
+__all__ = ['REFERENCE_LAMBDAS', 'RISING', 'profiles', 'model_distances', 'Taxonomy', 'cluster_models', 'cluster_quality',
+           'prototypes', 'kappa_losses', 'loss_summary', 'complexity_groups', 'dendrogram_chart', 'loss_scatter_chart',
            'quality_table_chart']
 
 # %% ../nbs/22_taxonomy.ipynb #23643bfe
@@ -176,14 +176,18 @@ def prototypes(tax:Taxonomy, # a clustering from `cluster_models`
     return pd.DataFrame(rows)
 
 # %% ../nbs/22_taxonomy.ipynb #0be18456
+RISING = ('break_rate', 'mae', 'rmse')   # SCC measures that grow with noise: their loss is the rise
+
 def kappa_losses(curves:pd.DataFrame, # tidy κ curves: dataset, model, lam, bin, kappa
                  *, lam_min=None,        # λ_min (default: smallest λ)
                  lam_max=None,        # λ_max (default: largest λ)
                  easy_bin=None,       # B_easy (default: lowest bin)
                  hard_bin=None,       # B_hard (default: highest bin)
+                 value:str='kappa',   # the curve: 'kappa' (or 'agree', 'ccc', 'acc': lost = fall), or a measure that rises with noise ('break_rate', 'mae', 'rmse': lost = rise)
                 )->pd.DataFrame:      # per dataset × model: delta_easy, delta_hard (eqs. 8–9)
-    "κ lost between the smallest and the largest λ on the easiest and on the hardest bin, per dataset and model."
-    cube, ds, models, bins, lams = _kappa_cube(curves)
+    "κ (or another SCC measure) lost between the smallest and the largest λ on the easiest and on the hardest bin, per dataset and model."
+    cube, ds, models, bins, lams = _kappa_cube(curves, value)
+    if value in RISING: cube = -cube                         # a rise of the break rate (or the error) is the loss
     def _pos(vals, v, default, what):
         if v is None: return default
         hit = np.flatnonzero(np.isclose(vals, v))

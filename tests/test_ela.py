@@ -235,3 +235,56 @@ def test_rank_agreement():
     assert r['d1'] == pytest.approx(1) and r['d2'] == pytest.approx(-1) and np.isnan(r['all'])   # mean ranks all tie
     with pytest.raises(ValueError, match='one noise level'): rank_agreement(pd.concat([tab, tab.assign(noise=.2)]), loss)
     with pytest.raises(ValueError, match='no \\(dataset, model\\)'): rank_agreement(tab, loss.assign(dataset='x'))
+
+# --- regression (#48): noise on the training target, right within τ
+from sklearn.linear_model import Ridge
+from sklearn.tree import DecisionTreeRegressor
+from robustdiff.data import from_frame
+from robustdiff.ela import target_noise
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(20, 300), rate=st.floats(0.05, 0.9), seed=st.integers(0, 10**6))
+def test_target_noise_share_changed(n, rate, seed):
+    y = np.random.default_rng(seed).normal(size=n)                     # no ties: a replaced value always differs
+    z = target_noise(y, rate, random_state=seed)
+    assert int((z != y).sum()) == round(rate * n)
+    assert np.isin(z, y).all()                                          # every value one the target takes
+
+def test_target_noise_keeps_the_marginal():
+    y = np.random.default_rng(0).exponential(size=300)
+    Z = np.stack([target_noise(y, .3, random_state=s) for s in range(300)])
+    assert Z.mean() == pytest.approx(y.mean(), abs=0.02 * y.std())
+    assert np.quantile(Z, [.1, .5, .9]) == pytest.approx(np.quantile(y, [.1, .5, .9]), abs=0.05 * y.std())
+    assert Z.std() == pytest.approx(y.std(), rel=0.03)                  # not widened (Gaussian noise on y would be)
+    np.testing.assert_array_equal(target_noise(y, .3, random_state=5), target_noise(y, .3, random_state=5))
+
+@pytest.fixture(scope='module')
+def reg_preds():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(240, 3)), columns=['a', 'b', 'c'])
+    ds = from_frame(X.assign(y=3 * X.a - X.b + rng.normal(scale=.5, size=240)), 'y', name='reg', task='regression')
+    models = {'ridge': Ridge(), 'tree': DecisionTreeRegressor(max_depth=4, random_state=0)}
+    return ds, ela_predictions(ds, models, noise=[0, .2], n_splits=3, n_repeats=2, progress=False)
+
+def test_regression_predictions(reg_preds):
+    ds, p = reg_preds
+    assert {'y_pred_clean', 'y_pred_noisy'} <= set(p.columns)
+    np.testing.assert_array_equal(p.correct_clean, (np.abs(p.y_pred_clean - p.y_true) <= ds.tolerance).astype('int8'))
+    np.testing.assert_array_equal(p.correct_noisy, (np.abs(p.y_pred_noisy - p.y_true) <= ds.tolerance).astype('int8'))
+    assert p[p.noise == .2].n_changed.unique().tolist() == [32]         # 20 % of the 160 training rows
+    assert (p[p.noise == 0].y_pred_clean == p[p.noise == 0].y_pred_noisy).all()
+    # the same target noise for every model: the noisy fits of one fold see one noisy target
+    assert p.groupby(['repeat', 'fold', 'noise']).n_changed.nunique().max() == 1
+
+def test_regression_table(reg_preds):
+    ds, p = reg_preds
+    t = ela_table(p, errors=True)
+    manual = (p.assign(ae0=(p.y_pred_clean - p.y_true).abs(), ae1=(p.y_pred_noisy - p.y_true).abs())
+               .groupby(['model', 'noise', 'repeat', 'fold'])[['ae0', 'ae1']].mean().groupby(['model', 'noise']).mean())
+    t = t.set_index(['model', 'noise'])
+    np.testing.assert_allclose(t.mae_clean, manual.ae0.loc[t.index], atol=1e-12)
+    np.testing.assert_allclose(t.mae_rise, (manual.ae1 / manual.ae0 - 1).loc[t.index], atol=1e-12)
+    np.testing.assert_allclose(t.ela, t.rla + (1 - t.acc_clean) / t.acc_clean, atol=1e-12)   # eq. 4 on the share within τ
+    assert (t.xs(.2, level='noise').mae_rise > 0).all()
+    assert 'mae_clean' not in ela_table(p).columns                      # errors only when asked
+    with pytest.raises(ValueError, match='y_pred_clean'): ela_table(p.drop(columns='y_pred_clean'), errors=True)

@@ -364,3 +364,38 @@ def test_method_as_perturbation_objects(bc):
     both = robustness_test(rf, Xte, yte, X_train=Xtr, method=[RawNoise(features=feats[:1]), QuantileNoise(features=feats[1:])],
                            perturb_size=0.5, levels=2, n_repeats=2)
     assert len(both) == 4
+
+# --- the report's perturbation stage on a regressor (#48)
+from sklearn.metrics import mean_absolute_error, r2_score
+from robustdiff.perturbation_report import _perturbation_subsets, _perturbation_table
+
+def _reg_pp(tau=1.0):
+    "Two models, one fold of 10 instances, clean level 0 and level 1 with two copies; model 'b' moves every prediction by 1.5 at level 1."
+    rows = []
+    y = np.arange(10.)
+    for m, off in (('a', .5), ('b', .2)):
+        for lv in (0., 1.):
+            for rep in (0, 1):
+                pred = y + off + (1.5 * (rep + 1) / 2 if (m == 'b' and lv == 1) else 0) + (.01 * np.arange(10) if m == 'a' else 0)
+                rows.append(pd.DataFrame({'model': m, 'repeat': 0, 'fold': 0, 'instance': np.arange(10), 'level': lv, 'rep': np.int16(rep),
+                                          'y_true': y, 'y_pred': pred, 'correct': (np.abs(pred - y) <= tau).astype('int8'), 'p_true': np.nan}))
+    return pd.concat(rows, ignore_index=True)
+
+def test_regression_worst_rows_by_absolute_residual():
+    pp = _reg_pp()
+    (_, _), (_, worst) = _perturbation_subsets(pp, 0.3, regression=True)
+    a0 = pp[(pp.model == 'a') & (pp.level == 0) & (pp.rep == 0)]
+    assert a0.instance[worst[a0.index]].tolist() == [7, 8, 9]             # model a's residuals .5 + .01·i: the last three
+
+def test_regression_table_scores_each_fold_and_copy():
+    pp = _reg_pp()
+    subsets = _perturbation_subsets(pp, 0.3, regression=True)
+    tab = _perturbation_table(pp, 0.3, None, 'mae', subsets)
+    assert set(tab.subset) == {'all', 'worst 30%'}                        # the worst rows too, as PiML scores them
+    g = pp[(pp.model == 'b') & (pp.level == 1) & (pp.rep == 1)]
+    pick = lambda t: t[(t.model == 'b') & (t.level == 1) & (t.repeat == 1) & (t.subset == 'all')].value.iloc[0]
+    assert pick(tab) == pytest.approx(mean_absolute_error(g.y_true, g.y_pred))
+    assert pick(_perturbation_table(pp, 0.3, None, 'r2', subsets)) == pytest.approx(r2_score(g.y_true, g.y_pred))
+    assert pick(_perturbation_table(pp, 0.3, None, 'rmse', subsets)) == pytest.approx(np.sqrt(np.mean((g.y_true - g.y_pred) ** 2)))
+    w = tab[tab.subset == 'worst 30%'].set_index(['model', 'level', 'repeat']).value
+    assert (w >= tab[tab.subset == 'all'].set_index(['model', 'level', 'repeat']).value.loc[w.index]).all()

@@ -301,3 +301,98 @@ def test_single_instance_bin_warns(moons_preds):
     d = pd.Series(np.arange(5.0))
     with pytest.warns(UserWarning, match='single instance'):
         scc_curves(moons_preds[moons_preds.instance < 5], difficulty_bins(d, n_bins=5))
+
+# --- regression (#48): break, agreement within τ and Lin's ρ_c in place of κ
+from sklearn.linear_model import Ridge
+from sklearn.tree import DecisionTreeRegressor
+from robustdiff.data import from_frame
+from robustdiff.scc import lin_ccc, concordance_by_group
+
+def _ccc_by_hand(x, y):
+    "Lin (1989) eq. 2 with the moments over 1/n, written out term by term."
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    mx, my = x.sum() / len(x), y.sum() / len(y)
+    sxy = ((x - mx) * (y - my)).sum() / len(x)
+    sx2, sy2 = ((x - mx) ** 2).sum() / len(x), ((y - my) ** 2).sum() / len(y)
+    return 2 * sxy / (sx2 + sy2 + (mx - my) ** 2)
+
+def test_ccc_hand_worked():
+    # x = 1..4, y = x + 1: s_x² = s_y² = s_xy = 1.25, (x̄ − ȳ)² = 1 ⇒ ρ_c = 2.5 / 3.5
+    assert lin_ccc([1, 2, 3, 4], [2, 3, 4, 5]) == pytest.approx(5 / 7, abs=1e-12)
+    # y = 2x: x̄ = 2.5, ȳ = 5, s_x² = 1.25, s_y² = 5, s_xy = 2.5 ⇒ ρ_c = 5 / (6.25 + 6.25) = 0.4
+    assert lin_ccc([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(0.4, abs=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(2, 40)); x = rng.normal(size=n); y = x * rng.uniform(-1, 2) + rng.normal(scale=rng.uniform(0, 2), size=n)
+        assert lin_ccc(x, y) == pytest.approx(_ccc_by_hand(x, y), abs=1e-10)
+    assert lin_ccc([2., 2.], [2., 2.]) == 1.0 and np.isnan(lin_ccc([2., 2.], [2., 2.], on_constant=np.nan))
+    assert lin_ccc([2., 2.], [3., 3.]) == 0.0                       # two different constants: no concordance
+
+def test_concordance_grouped_equals_loop_and_is_stable():
+    rng = np.random.default_rng(1)
+    x = rng.normal(2e6, 30, 500); y = x + rng.normal(0, 10, 500); g = rng.integers(0, 6, 500)
+    t = concordance_by_group(x, y, g, tolerance=12.)
+    for k in range(6):
+        assert t.ccc.iloc[k] == pytest.approx(_ccc_by_hand(x[g == k] - 2e6, y[g == k] - 2e6), abs=1e-9)
+        assert t.agree.iloc[k] == pytest.approx(np.mean(np.abs(x[g == k] - y[g == k]) <= 12.))
+    with pytest.raises(TypeError, match='numbers'): concordance_by_group(list('ab'), list('ab'), tolerance=1.)
+    with pytest.raises(ValueError, match='tolerance'): concordance_by_group(x, y, tolerance=np.nan)
+    with pytest.raises(ValueError, match='NaN'): concordance_by_group([1., np.nan], [1., 2.], tolerance=1.)
+
+def _reg_preds(n=10, shift=2.):
+    return pd.DataFrame({'model': 'm', 'repeat': 0, 'fold': 0, 'instance': range(n), 'y_true': np.arange(n, dtype=float),
+                         'y_pred': np.arange(n) + .5, 'y_noisy': np.arange(n) + shift, 'priority': np.arange(n) / n})
+
+def test_break_and_agreement_hand_worked():
+    # τ = 1; clean predictions 0.5 off (all right), perturbed ones 2 off (all wrong, 1.5 from the clean ones)
+    bins = difficulty_bins(pd.Series(np.zeros(10)), n_bins=1)
+    c = scc_curves(_reg_preds(), bins, lambdas=[0, .2, .5, 1], tolerance=1.0).set_index('lam')
+    assert c.break_rate.tolist() == pytest.approx([0, .2, .5, 1])      # ⌈λ·10⌉ rows leave τ out of 10 within τ
+    assert c.agree.tolist() == pytest.approx([1, .8, .5, 0])
+    assert c.acc.tolist() == pytest.approx([1, .8, .5, 0])
+    assert c.mae.tolist() == pytest.approx([.5, .8, 1.25, 2])
+    assert c.rmse.loc[.2] == pytest.approx(np.sqrt((8 * .25 + 2 * 4) / 10))
+    mixed = np.r_[np.arange(2) + 2., np.arange(2, 10) + .5]
+    assert c.ccc.loc[.2] == pytest.approx(_ccc_by_hand(np.arange(10) + .5, mixed), abs=1e-12)
+    assert c.ccc.loc[0] == 1.0 and c.ccc.loc[1] == pytest.approx(_ccc_by_hand(np.arange(10) + .5, np.arange(10) + 2.))
+    # a noisy prediction that moves but stays within τ of the truth does not break, and agrees within τ
+    d = scc_curves(_reg_preds(shift=.9), bins, lambdas=[1], tolerance=1.0)
+    assert d.break_rate.iloc[0] == 0 and d.agree.iloc[0] == 1 and d.ccc.iloc[0] < 1
+
+def test_regression_curves_refuse_labels_and_bad_tolerance():
+    bins = difficulty_bins(pd.Series(np.zeros(10)), n_bins=1)
+    lab = _reg_preds().assign(y_true=list('ab') * 5)
+    with pytest.raises(ValueError, match='hold labels'): scc_curves(lab, bins, tolerance=1.0)
+    for bad in (0, -1, np.inf, True):
+        with pytest.raises(ValueError, match='tolerance'): scc_curves(_reg_preds(), bins, tolerance=bad)
+
+@pytest.fixture(scope='module')
+def reg_ds():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(150, 3)), columns=['a', 'b', 'c'])
+    return from_frame(X.assign(y=3 * X.a - X.b + rng.normal(scale=.5, size=150)), 'y', name='reg', task='regression')
+
+REGRESSORS = {'ridge': Ridge(), 'tree': DecisionTreeRegressor(max_depth=3, random_state=0)}
+
+def test_regression_noisy_predictions(reg_ds):
+    p = noisy_predictions(reg_ds, REGRESSORS, perturbation=0.5, n_splits=3, progress=False, noise_draws=2)
+    assert p.y_pred.dtype.kind == 'f' and p.y_noisy.dtype.kind == 'f'
+    assert (p.correct == (np.abs(p.y_pred - p.y_true) <= reg_ds.tolerance)).all()        # right = within τ
+    q = noisy_predictions(reg_ds, REGRESSORS, perturbation=0.5, n_splits=3, progress=False, noise_draws=2)
+    pd.testing.assert_frame_equal(p, q)                                                  # same seed, same result
+    bins = difficulty_bins(pd.Series(np.random.default_rng(2).normal(size=150)), n_bins=3)
+    c = scc_curves(p, bins, lambdas=[0, .5], tolerance=reg_ds.tolerance)
+    c0 = c[c.lam == 0]
+    assert (c0.break_rate == 0).all() and (c0.agree == 1).all() and (c0.ccc == 1).all()   # nothing perturbed: nothing moves
+    one = p[p.draw == 0]
+    r = one.merge(bins[['instance', 'bin']], on='instance')
+    manual = r.groupby(['model', 'bin']).apply(lambda g: np.mean(np.abs(g.y_pred - g.y_true)), include_groups=False)
+    assert c0.set_index(['model', 'bin']).mae.loc[manual.index].to_numpy() == pytest.approx(manual.to_numpy())
+
+def test_robustness_by_difficulty_on_a_regressor(reg_ds):
+    r = robustness_by_difficulty(reg_ds, REGRESSORS, respondents='models', n_bins=3, n_splits=3, progress=False, reliability=0)
+    assert {'agree', 'ccc', 'break_rate', 'mae'} <= set(r.curves.columns) and 'kappa' not in r.curves.columns
+    c0 = r.curves[r.curves.lam == 0]
+    assert (c0.break_rate == 0).all() and r.curves.break_rate.between(0, 1).all()
+    with pytest.raises(ValueError, match="respondents='models'"):
+        robustness_by_difficulty(reg_ds, REGRESSORS, n_bins=3, progress=False)          # the ladder holds classifiers

@@ -139,3 +139,13 @@ def test_reference_lambda_grid_drops_the_trivial_lambda0_step():
     np.testing.assert_allclose(profiles(c, kind='DAD', lambdas=[.1, .2]).shape, (7, 8))
     with pytest.raises(ValueError, match="'reference'"): profiles(c, kind='DAN', lambdas='paper')
     with pytest.raises(ValueError, match='no row'): profiles(c, kind='DAN', lambdas=[.7])
+
+def test_losses_on_a_rising_measure():
+    "Regression (#48): the break rate rises with noise; its losses are the rise, the same numbers as κ = 1 − break."
+    rng = np.random.default_rng(0)
+    rows = [('d', m, b, l, float(rng.uniform(0, 1))) for m in 'ab' for b in range(3) for l in (0, .25, .5)]
+    k = pd.DataFrame(rows, columns=['dataset', 'model', 'bin', 'lam', 'kappa'])
+    br = k.assign(break_rate=1 - k.kappa).drop(columns='kappa')
+    a, b = kappa_losses(k), kappa_losses(br, value='break_rate')
+    np.testing.assert_allclose(a[['delta_easy', 'delta_hard']], b[['delta_easy', 'delta_hard']], atol=1e-12)
+    with pytest.raises(ValueError, match='break_rate'): kappa_losses(k, value='break_rate')
