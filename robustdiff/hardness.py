@@ -19,8 +19,8 @@ from .data import Dataset
 from .datasets import load_dataset
 
 # %% auto #0
-__all__ = ['MEASURES', 'PRESETS', 'hardness_measures', 'dense_reference', 'hardness_correlations', 'correlation_chart',
-           'measures_chart', 'ih_difficulty_chart']
+__all__ = ['MEASURES', 'PRESETS', 'REG_MEASURES', 'hardness_measures', 'dense_reference', 'hardness_correlations',
+           'correlation_chart', 'measures_chart', 'ih_difficulty_chart']
 
 # %% ../nbs/40_hardness.ipynb #251de20c
 MEASURES = ('kDN', 'DCP', 'TD_P', 'TD_U', 'CL', 'CLD', 'F1', 'N1', 'N2', 'LSC', 'LSR', 'Usefulness', 'Harmfulness')
@@ -476,7 +476,7 @@ def _check_args(dataset, measures, preset, k, metric, n_jobs):
     return dataset, measures, int(k), metric
 
 def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` name)
-                      *, measures=None,        # a subset of `MEASURES` (default: all 13)
+                      *, measures=None,        # a subset of `MEASURES` (default: all 13; regression: of `REG_MEASURES`)
                       preset:str='paper',   # 'paper' ([PLM22]: k = 5, ...) or 'pyhard' (PyHard 2.2.4's choices)
                       k:int|None=None,      # neighbours for kDN (default: the preset's, 5 or 10)
                       metric:str|None=None, # 'gower' (L1 on range-scaled numeric + 0/1 nominal mismatch, averaged) or 'euclidean'
@@ -487,7 +487,11 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
                       random_state:int|None=0,  # seeds the decision trees and the CV of the pruning
                       block_rows:int|None=None, # rows per task of the distance passes (default: 64; N1's exact rows: ~4 million distances)
                      )->pd.DataFrame:       # one row per instance (index `instance`), one column per measure, all in [0, 1]
-    "The instance hardness measures of [PLM22] (eqs. 8–22), higher = harder, without any n × n matrix."
+    "The instance hardness measures of [PLM22] (eqs. 8–22), higher = harder, without any n × n matrix; for a regression Dataset, PyHard 2.2.4's 15 (`REG_MEASURES`)."
+    if isinstance(dataset, str): dataset = load_dataset(dataset)
+    if isinstance(dataset, Dataset) and dataset.regression:
+        return _regression_frame(dataset, measures, preset=preset, n_jobs=n_jobs, random_state=random_state, block_rows=block_rows,
+                                 given=dict(k=k, metric=metric, ccp_alpha=ccp_alpha, likelihood=likelihood, denominator=denominator))
     ds, measures, k, metric = _check_args(dataset, measures, preset, k, metric, n_jobs)
     cfg = dict(PRESETS[preset])
     for name, val in dict(ccp_alpha=ccp_alpha, likelihood=likelihood, denominator=denominator).items():
@@ -606,6 +610,245 @@ def dense_reference(dataset, *, measures=None, preset='paper', k=None, metric=No
     out["F1"] = F1 / (ds.n_features * (C - 1))
     res = pd.DataFrame({m: np.asarray(out[m], float) for m in measures})
     res.index.name = 'instance'
+    return res
+
+# %% ../nbs/40_hardness.ipynb #a06ed416
+REG_MEASURES = ('C4', 'L1', 'S1', 'S2', 'S3', 'FO', 'POT', 'HB', 'EDS', 'EZR', 'DS', 'TD_P', 'TD_U', 'D', 'CC')
+
+def _block_rows(n:int, block_rows=None)->int:
+    "Rows per block of the regression passes: about half a million distances (4 MB) unless given."
+    return max(1, min(n, 500_000 // max(n, 1))) if block_rows is None else int(block_rows)
+
+def _reg_design(ds:Dataset)->np.ndarray:
+    "PyHard's regression input: numeric columns as floats, then every nominal column one-hot (every level, levels sorted)."
+    return _design(ds).astype(float)
+
+def _standardise(X)->np.ndarray:
+    "Columns centred and divided by their population standard deviation (1 where it is 0), as `StandardScaler`."
+    from sklearn.preprocessing import StandardScaler
+    return StandardScaler().fit_transform(X)
+
+def _gower_block(X, rows, rng, out, tmp)->np.ndarray:
+    "Gower distances from X[rows] to every row, in PyHard's arithmetic: |Δ| / range, then / p, added column by column."
+    p = X.shape[1]
+    out[:] = 0.0
+    for f in range(p):
+        np.subtract(X[rows, f][:, None], X[None, :, f], out=tmp)
+        np.abs(tmp, out=tmp); tmp /= rng[f]; tmp /= p        # PyHard: fd * 1 / p, the same number
+        out += tmp
+    return out
+
+def _gower_passes(X, k:int, eps:float, block_rows=None)->tuple:
+    "Two blocked passes: each row's k nearest (by distance, then id; itself left out), its degree in the graph d ≥ eps, and Σ_j A_ij (deg_j − 1)."
+    n = len(X)
+    rng = np.maximum(np.ptp(X, 0), 1e-8)
+    rows = _block_rows(n, block_rows)
+    knn, deg, walks = np.empty((n, k), np.intp), np.zeros(n, np.int64), np.zeros(n)
+    buf, tmp = np.empty((rows, n)), np.empty((rows, n))
+    for s in range(0, n, rows):
+        r = np.arange(s, min(s + rows, n))
+        G = _gower_block(X, r, rng, buf[:len(r)], tmp[:len(r)])
+        deg[r] = (G >= eps).sum(1) - (eps <= 0)                 # itself (distance 0) only when eps ≤ 0
+        G[np.arange(len(r)), r] = np.inf
+        kth = np.partition(G, k - 1, axis=1)[:, k - 1]
+        for i in range(len(r)):                                 # the k nearest, ties by the lower id
+            cand = np.flatnonzero(G[i] <= kth[i])
+            knn[r[i]] = cand[np.lexsort((cand, G[i, cand]))[:k]]
+    for s in range(0, n, rows):                                 # every degree known: the second pass
+        r = np.arange(s, min(s + rows, n))
+        A = _gower_block(X, r, rng, buf[:len(r)], tmp[:len(r)]) >= eps
+        A[np.arange(len(r)), r] = False
+        walks[r] = A @ (deg - 1).astype(float)
+    return knn, deg, walks
+
+# %% ../nbs/40_hardness.ipynb #3364a4a4
+@_jit
+def _aheapsort(v, a, start, num):
+    "numpy's `aheapsort` on a[start:start + num] (its 1-based heap written 0-based)."
+    for l in range(num >> 1, 0, -1):
+        tmp = a[start + l - 1]; i, j = l, l << 1
+        while j <= num:
+            if j < num and v[a[start + j - 1]] < v[a[start + j]]: j += 1
+            if v[tmp] < v[a[start + j - 1]]:
+                a[start + i - 1] = a[start + j - 1]; i = j; j += j
+            else: break
+        a[start + i - 1] = tmp
+    for nn in range(num, 1, -1):
+        tmp = a[start + nn - 1]; a[start + nn - 1] = a[start]; m = nn - 1
+        i, j = 1, 2
+        while j <= m:
+            if j < m and v[a[start + j - 1]] < v[a[start + j]]: j += 1
+            if v[tmp] < v[a[start + j - 1]]:
+                a[start + i - 1] = a[start + j - 1]; i = j; j += j
+            else: break
+        a[start + i - 1] = tmp
+
+@_jit
+def _argsort_np123(v):
+    "numpy 1.23's default `argsort` of floats without NaN: introsort (median-of-3 quicksort, insertion sort up to 16 items, heapsort past depth 2·log2 n)."
+    n = len(v)
+    a = np.arange(n)
+    if n < 2: return a
+    stack, depths = np.empty(256, np.int64), np.empty(128, np.int64)
+    sp, dp, pl, pr = 0, 0, 0, n - 1
+    msb, m = 0, n
+    while m > 1:
+        m >>= 1; msb += 1
+    cdepth = 2 * msb
+    while True:
+        if cdepth < 0: _aheapsort(v, a, pl, pr - pl + 1)
+        else:
+            while pr - pl > 15:
+                pm = pl + ((pr - pl) >> 1)
+                if v[a[pm]] < v[a[pl]]: a[pm], a[pl] = a[pl], a[pm]
+                if v[a[pr]] < v[a[pm]]: a[pr], a[pm] = a[pm], a[pr]
+                if v[a[pm]] < v[a[pl]]: a[pm], a[pl] = a[pl], a[pm]
+                vp = v[a[pm]]
+                pi, pj = pl, pr - 1
+                a[pm], a[pj] = a[pj], a[pm]
+                while True:
+                    pi += 1
+                    while v[a[pi]] < vp: pi += 1
+                    pj -= 1
+                    while vp < v[a[pj]]: pj -= 1
+                    if pi >= pj: break
+                    a[pi], a[pj] = a[pj], a[pi]
+                a[pi], a[pr - 1] = a[pr - 1], a[pi]
+                if pi - pl < pr - pi:                           # the larger part waits on the stack
+                    stack[sp] = pi + 1; stack[sp + 1] = pr; pr = pi - 1
+                else:
+                    stack[sp] = pl; stack[sp + 1] = pi - 1; pl = pi + 1
+                sp += 2
+                cdepth -= 1
+                depths[dp] = cdepth; dp += 1
+            for pi in range(pl + 1, pr + 1):                    # insertion sort
+                vi = a[pi]; vp = v[vi]; pj = pi
+                while pj > pl and vp < v[a[pj - 1]]:
+                    a[pj] = a[pj - 1]; pj -= 1
+                a[pj] = vi
+        if sp == 0: break
+        sp -= 2; pl, pr = stack[sp], stack[sp + 1]
+        dp -= 1; cdepth = depths[dp]
+    return a
+
+# %% ../nbs/40_hardness.ipynb #9ac2ed76
+def _reg_tree_alpha(Xs, ys, random_state)->float:
+    "PyHard's ccp_alpha: `GridSearchCV(DecisionTreeRegressor, {'ccp_alpha': linspace(.001, .1, 100)}, cv=5)` by R², the first best; one full tree per fold, pruned."
+    from sklearn.model_selection import KFold
+    from sklearn.tree import DecisionTreeRegressor
+    cand = np.linspace(0.001, 0.1, num=100)
+    scores = np.zeros((len(cand), 5))
+    for f, (tr, te) in enumerate(KFold(5).split(Xs)):
+        full = DecisionTreeRegressor(random_state=random_state).fit(Xs[tr], ys[tr])
+        group = np.searchsorted(_path(full), cand, side='right') - 1
+        for g in np.unique(group):
+            first = int(np.flatnonzero(group == g)[0])
+            scores[group == g, f] = _prune(full, cand[first]).score(Xs[te], ys[te])
+    mean = np.average(scores, axis=1)
+    return float(cand[np.flatnonzero(mean == mean.max())[0]])
+
+def _squash(e)->np.ndarray:
+    "PyHard's squashing of squared errors into [0, 1): 1 − exp(−e / sd(e))."
+    return 1 - np.exp(-e / e.std())
+
+def _mst_lengths(Z, u, v)->np.ndarray:
+    "L1 lengths of the edges (u, v), added column by column."
+    d = np.zeros(len(u))
+    for f in range(Z.shape[1]): d += np.abs(Z[u, f] - Z[v, f])
+    return d
+
+def _regression_measures(ds:Dataset, measures, random_state=0, n_jobs=1, block_rows=None, eps:float=0.15)->tuple:
+    "PyHard 2.2.4's regression measures (`RegressionMeasures`) without any n × n matrix: (values by name, seconds by step)."
+    from scipy.stats import iqr
+    from sklearn.linear_model import LinearRegression
+    from sklearn.tree import DecisionTreeRegressor
+    X, y = _reg_design(ds), ds.y.to_numpy(float)
+    n, p = X.shape
+    Xs, ys = _standardise(X), (y - y.mean()) / y.std()
+    out, seconds, clock = {}, {}, time.perf_counter
+    if 'C4' in measures:                                     # the last column whose own line fits the row within 0.1
+        C4 = np.ones(n)
+        for f in range(p):
+            x = Xs[:, [f]]
+            C4[np.abs(ys - LinearRegression(fit_intercept=False).fit(x, ys).predict(x)) <= 0.1] = (f + 1) / (p + 1)
+        out['C4'] = C4
+    if 'L1' in measures:
+        out['L1'] = 1 - 1 / (1 + np.abs(ys - LinearRegression(fit_intercept=False).fit(Xs, ys).predict(Xs)))
+    if 'S2' in measures:                                     # rows in the order of y, distances to the rows beside
+        idx = _argsort_np123(y)
+        d = np.linalg.norm(np.diff(Xs[idx], axis=0), axis=1)
+        aux = np.zeros(n); aux[1:] += d; aux[:-1] += d; aux[1:-1] *= 0.5
+        S2 = np.empty(n); S2[idx] = aux
+        out['S2'] = 1 - 1 / (1 + S2)
+    if any(m in measures for m in ('S3', 'D', 'CC')):
+        t = clock(); knn, deg, walks = _gower_passes(X, 5, eps, block_rows); seconds['neighbours'] = clock() - t
+        out['S3'] = _squash((ys[knn].mean(1) - ys) ** 2)
+        out['D'] = deg / (n - 1)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out['CC'] = np.where(deg > 1, 1 - 2 * walks / (deg * (deg - 1.0)) / n, 1.0)
+    if 'S1' in measures:                                     # mean length of a row's edges in the minimum spanning tree
+        t = clock()
+        Z = (X - X.min(0)) / np.maximum(np.ptp(X, 0), 1e-8)
+        st = _neighbour_stats(Z, np.zeros(n, np.intp), 1, 'gower', float(p), None, n_jobs)
+        u, v = _mst_boruvka(Z, 'gower', float(p), st['nbr'], st['nbr_d'], n_jobs, _block_rows(n, block_rows))
+        w = _mst_lengths(Z, u, v) / p
+        out['S1'] = (np.bincount(u, w, minlength=n) + np.bincount(v, w, minlength=n)) / (
+            np.bincount(u, minlength=n) + np.bincount(v, minlength=n))
+        seconds['mst'] = clock() - t
+    if 'FO' in measures:                                     # raw units: no rounding at a fence
+        q1, q3, r = np.quantile(X, 0.25, axis=0), np.quantile(X, 0.75, axis=0), iqr(X, axis=0)
+        out['FO'] = np.mean((X < q1 - 1.5 * r) | (X > q3 + 1.5 * r), axis=1)
+    if 'POT' in measures:
+        q1, q3, r = np.quantile(y, 0.25), np.quantile(y, 0.75), iqr(y)
+        out['POT'] = ((y < q1 - 1.5 * r) | (y > q3 + 1.5 * r)).astype(float)
+    if 'HB' in measures:
+        counts, edges = np.histogram(ys, bins='auto')
+        out['HB'] = 1 - counts[np.minimum(np.digitize(ys, bins=edges), len(counts)) - 1] / counts.sum()
+    if 'EDS' in measures:
+        stump = DecisionTreeRegressor(max_depth=1, random_state=random_state).fit(X, y)
+        out['EDS'] = _squash((y - stump.predict(X)) ** 2)
+    if 'EZR' in measures:
+        out['EZR'] = _squash((y - np.median(y)) ** 2)
+    if any(m in measures for m in ('DS', 'TD_P', 'TD_U')):
+        t = clock()
+        full = DecisionTreeRegressor(random_state=random_state).fit(Xs, ys)
+        leaf = full.apply(X)                                 # as PyHard: the tree fitted on standardised rows, applied to the raw ones
+        size = np.bincount(leaf)[leaf] - 1
+        out['DS'] = 1 - size / max(size.max(), 1)
+        trees = [('TD_U', full)]
+        if 'TD_P' in measures:
+            out['ccp_alpha'] = _reg_tree_alpha(Xs, ys, random_state)
+            trees.append(('TD_P', _prune(full, out['ccp_alpha'])))
+        for name, est in trees:
+            top = est.get_depth()
+            out[name] = _node_depth(est.tree_)[est.apply(Xs)] / top if top > 0 else np.zeros(n)
+        seconds['trees'] = clock() - t
+    return out, seconds
+
+# %% ../nbs/40_hardness.ipynb #34ecb984
+def _regression_frame(ds:Dataset, measures, *, preset, given:dict, n_jobs, random_state, block_rows)->pd.DataFrame:
+    "`hardness_measures` of a regression Dataset: the checks, then PyHard 2.2.4's measures as a frame."
+    if preset not in PRESETS: raise ValueError(f"unknown preset {preset!r}; choose one of {list(PRESETS)}")
+    extra = [k for k, v in given.items() if v is not None]
+    if extra: raise ValueError(f"{extra} are options of the classification measures; {ds.name!r} is a regression dataset, "
+                               f"whose measures follow PyHard 2.2.4 ({', '.join(REG_MEASURES)})")
+    if measures is None: measures = REG_MEASURES
+    if isinstance(measures, str): measures = (measures,)
+    unknown = [m for m in measures if m not in REG_MEASURES]
+    if unknown: raise ValueError(f"unknown regression measures {unknown}; known: {list(REG_MEASURES)}")
+    measures = tuple(m for m in REG_MEASURES if m in measures)
+    if not measures: raise ValueError("no measures requested")
+    if ds.n_instances < 10: raise ValueError(f"the regression measures need at least 10 rows (5 neighbours, 5 folds); {ds.name!r} has {ds.n_instances}")
+    if ds.y.nunique() < 2: raise ValueError(f"the target of {ds.name!r} takes one value only: no row is harder to predict than another")
+    gaps = ds.X.columns[ds.X.isna().any()].tolist()
+    if gaps: raise ValueError(f"{ds.name!r} has missing values in {gaps[:5]}: compute the measures on `ds.imputed()`")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    out, seconds = _regression_measures(ds, measures, random_state, n_jobs, block_rows)
+    res = pd.DataFrame({m: np.asarray(out[m], float) for m in measures})
+    res.index.name = 'instance'
+    res.attrs.update(preset='pyhard', task='regression', k=5, metric='gower', eps=0.15,
+                     ccp_alpha=out.get('ccp_alpha', np.nan), seconds=seconds)
     return res
 
 # %% ../nbs/40_hardness.ipynb #ab7df522

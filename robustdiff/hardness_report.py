@@ -32,9 +32,24 @@ def _models_hardness(oof:pd.DataFrame, # the context's `oof()`: clean out-of-fol
     ih = (1 - losses.groupby('instance').p_true.mean()).rename('IH')
     return InstanceHardness(ih=ih, losses=losses, threshold=thr, n_classes=n_classes)
 
+# %% ../nbs/90h_hardness_report.ipynb #cd363c73
+def _models_hardness_regression(oof:pd.DataFrame, ds)->InstanceHardness:
+    "IH of a regression report from the evaluated models' out-of-fold predictions: p = exp(−|y − ŷ| / mean |y| of the table), IH = 1 − mean p."
+    from robustdiff.ih import InstanceHardness
+    t, pred = oof.y_true.to_numpy(float), oof.y_pred.to_numpy(float)
+    err = np.abs(t - pred)
+    tidy = pd.DataFrame({'model': oof.model.to_numpy(), 'instance': oof.instance.to_numpy(), 'y_true': t, 'y_pred': pred,
+                         'right': ds.right(t, pred), 'p_true': np.exp(-err / np.abs(ds.y.to_numpy(float)).mean()), 'abs_error': err})
+    losses = tidy.groupby(['model', 'instance'], sort=False).mean().reset_index()    # repeats: averaged
+    losses['correct'] = (losses.pop('right') >= 0.5).astype('int8')
+    losses = losses.sort_values('instance', kind='stable', ignore_index=True)
+    losses['good'] = losses.correct.astype(bool)
+    ih = (1 - losses.groupby('instance').p_true.mean()).rename('IH')
+    return InstanceHardness(ih=ih, losses=losses, threshold=float(ds.tolerance), n_classes=0, regression=True)
+
 # %% ../nbs/90h_hardness_report.ipynb #a1d457b1
 def report_stage(ctx, st):
-    "The report's `hardness` stage: [PLM22]'s 13 hardness measures and instance hardness IH, side by side with the IRT difficulty."
+    "The report's `hardness` stage: [PLM22]'s 13 hardness measures (regression: PyHard's 15) and instance hardness IH, side by side with the IRT difficulty."
     from robustdiff.hardness import hardness_measures
     from robustdiff.ih import instance_hardness
     c, run = ctx.cfg, ctx.run
@@ -44,9 +59,15 @@ def report_stage(ctx, st):
     if isinstance(meas, Future): meas = ctx.measures = meas.result()   # started after the one schedule, beside the first stages
     if isinstance(meas, Exception): raise meas                # computed in the background, and failed there
     if meas is None: meas = hardness_measures(ds, n_jobs=run.n_jobs)
-    if c['ih_pool'] == 'models':
+    if c['ih_pool'] == 'models' and ctx.ds.regression:
+        ih = _models_hardness_regression(ctx.oof(), ctx.ds)
+        pool = f"the {ih.losses.model.nunique()} evaluated models (out-of-fold absolute errors read as exp(−|y − ŷ| / mean |y|), ih_pool='models')"
+    elif c['ih_pool'] == 'models':
         ih = _models_hardness(ctx.oof(), ctx.ds.n_classes)
         pool = f"the {ih.losses.model.nunique()} evaluated models (uncalibrated out-of-fold probabilities, ih_pool='models')"
+    elif ctx.ds.regression:
+        ih = instance_hardness(ds, models=c['hardness_models'], n_splits=run.n_splits, random_state=run.random_state)
+        pool = f"PyHard's pool of {ih.losses.model.nunique()} regressors (exp(−|y − ŷ| / mean |y| of the test fold))"
     else:
         ih = instance_hardness(ds, models=c['hardness_models'], n_splits=run.n_splits, random_state=run.random_state,
                                n_jobs=run.n_jobs, progress=run.progress, cache_dir=run.cache_dir)
@@ -71,5 +92,7 @@ def report_stage(ctx, st):
     st.tables['instance_hardness'] = tab
     st.charts['ih'] = histogram(tab, field='ih', maxbins=30, x_title='instance hardness IH', width=300, height=200,
                                 title='instance hardness (eq. 7)')
+    if ctx.ds.regression:
+        st.notes.append(f"The {meas.shape[1]} measures are PyHard 2.2.4's regression measures (Torquette et al. 2022); a prediction is right within τ = {ctx.ds.tolerance:.4g}.")
     st.notes.append(f"IH (eq. 7) from {pool}.")
     st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")

@@ -15,7 +15,7 @@ from ._validation import check_int, check_real
 
 # %% auto #0
 __all__ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness',
-           'instance_hardness']
+           'instance_hardness', 'pyhard_regressors']
 
 # %% ../nbs/40b_ih.ipynb #289a0e23
 RESAMPLING = ('none', 'over', 'under')
@@ -156,11 +156,14 @@ class InstanceHardness:
     n_classes:int           # C
     easy_threshold:float = 0.4  # IH ≤ this is "easy" ([PLM22] easiness footprint)
     resampled:str = 'none'  # how the pool's training folds were resampled: 'none', 'over' (SMOTE) or 'under'
+    regression:bool = False # a regression pool: losses hold y_pred and abs_error, p_true is exp(−|y − ŷ| / mean |y|), threshold is τ
 
-    def wide_losses(self, value:str='logloss')->pd.DataFrame:
-        "Instances × models table of `value` ('logloss', 'p_true', 'good' or 'correct')."
-        if value not in ('logloss', 'p_true', 'good', 'correct'):
-            raise ValueError(f"value must be 'logloss', 'p_true', 'good' or 'correct', got {value!r}")
+    def wide_losses(self, value:str|None=None)->pd.DataFrame:
+        "Instances × models table of `value`: 'logloss' (regression: 'abs_error', the default), 'p_true', 'good', 'correct' (or 'y_pred')."
+        value = ('abs_error' if self.regression else 'logloss') if value is None else value
+        known = ('abs_error', 'y_pred', 'p_true', 'good', 'correct') if self.regression else ('logloss', 'p_true', 'good', 'correct')
+        if value not in known:
+            raise ValueError(f"value must be one of {known}, got {value!r}")
         W = self.losses.pivot(index='instance', columns='model', values=value)
         return W[list(dict.fromkeys(self.losses.model))]
 
@@ -171,7 +174,7 @@ class InstanceHardness:
 
     def __repr__(self):
         return (f"InstanceHardness({len(self.ih)} instances × {self.losses.model.nunique()} models, "
-                f"mean IH={self.ih.mean():.3f}, good threshold={self.threshold:.4f})")
+                f"mean IH={self.ih.mean():.3f}, {'tolerance' if self.regression else 'good threshold'}={self.threshold:.4g})")
 
 def _calibrated(models:dict)->dict:
     "Platt-calibrate (sigmoid, 3-fold, ensemble=False) every model that is not calibrated already."
@@ -183,7 +186,7 @@ _IH_PRESETS = {'paper': 'none', 'pyhard': 'over'}   # how each preset treats the
 
 # %% ../nbs/40b_ih.ipynb #e9f2cb42
 def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset` name)
-                      models='pyhard7',       # a portfolio name, dict or list (see `get_models`); PyHard's seven by default
+                      models='pyhard7',       # a portfolio name, dict or list (see `get_models`); PyHard's seven by default (regression: its 14 regressors)
                       *, n_splits:int=5,         # cross-validation folds
                       calibrate:bool=True,    # Platt-calibrate the models that are not calibrated yet
                       random_state:int|None=0,# seeds the folds and the models
@@ -195,12 +198,19 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
                       ir_tol:float=1.5,       # resample only when the largest class exceeds ir_tol × the smallest (PyHard: 1.5)
                       resampling_stream:np.random.RandomState|None=None, # draw the resampling from this stream in PyHard's order (models by name, then folds), as PyHard's unseeded SMOTE() draws from numpy's global one; None: from each fold's seed
                      )->InstanceHardness:
-    "IH (eq. 7) and every model's out-of-fold probability of the true class and log-loss (eq. 23)."
+    "IH (eq. 7) and every model's out-of-fold probability of the true class and log-loss (eq. 23); for a regression Dataset, PyHard's regressor pool (exp of the normalised absolute error)."
     from robustdiff.portfolio import get_models
     from robustdiff.responses import cv_predictions
     if isinstance(dataset, str): dataset = load_dataset(dataset)
     if not isinstance(dataset, Dataset): raise TypeError(f"dataset must be a Dataset or a dataset name, got {type(dataset).__name__}")
     if not isinstance(calibrate, bool): raise TypeError(f"calibrate must be True or False, got {calibrate!r}")
+    if dataset.regression:                                  # PyHard's RegressorsPool: no probabilities, no classes to balance
+        given = [k for k, v in dict(resampling=resampling, resampling_stream=resampling_stream).items() if v is not None]
+        if given: raise ValueError(f"{given} resample classes; {dataset.name!r} is a regression dataset")
+        check_int(n_splits, 'n_splits', low=2)
+        if dataset.n_instances < n_splits: raise ValueError(f"{dataset.name!r} has {dataset.n_instances} rows, fewer than n_splits = {n_splits}")
+        if dataset.X.isna().any().any(): raise ValueError(f"{dataset.name!r} has missing values: compute IH on `dataset.imputed()`")
+        return _regression_hardness(dataset, _regression_pool(models, random_state), n_splits, random_state)
     if dataset.y.nunique() < 2: raise ValueError("only one class: instance hardness needs at least two")
     if preset not in _IH_PRESETS: raise ValueError(f"unknown preset {preset!r}; choose one of {list(_IH_PRESETS)}")
     resampling = _IH_PRESETS[preset] if resampling is None else resampling
@@ -243,3 +253,63 @@ def instance_hardness(dataset,                # a `Dataset` (or a `load_dataset`
     ih = 1 - losses.groupby('instance').p_true.mean()
     ih.name = 'IH'
     return InstanceHardness(ih=ih, losses=losses, threshold=thr, n_classes=C, resampled=resampling if resample else 'none')
+
+# %% ../nbs/40b_ih.ipynb #3113d024
+def pyhard_regressors(*, random_state:int|None=0)->dict:
+    "PyHard 2.2.4's 14 regressors (its `config.yaml` regression pool) with its fixed parameters, seeded where they take a seed."
+    import inspect, warnings
+    from sklearn.ensemble import AdaBoostRegressor, BaggingRegressor, ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.linear_model import ARDRegression, PassiveAggressiveRegressor, SGDRegressor
+    from sklearn.neural_network import MLPRegressor
+    from sklearn.svm import SVR, NuSVR, LinearSVR
+    from sklearn.tree import DecisionTreeRegressor
+    pool = {'ada_boost': (AdaBoostRegressor, {}), 'bagging': (BaggingRegressor, {}), 'bayesian_ard': (ARDRegression, {}),
+            'decision_tree': (DecisionTreeRegressor, {}), 'extra_tree': (ExtraTreesRegressor, {}),
+            'gradient_boosting': (GradientBoostingRegressor, {}), 'kernel_ridge': (KernelRidge, {}),
+            'mlp': (MLPRegressor, {'solver': 'lbfgs'}), 'passive_aggressive': (PassiveAggressiveRegressor, {}),
+            'random_forest': (RandomForestRegressor, {}), 'sgd': (SGDRegressor, {}), 'svr_epsilon': (SVR, {'kernel': 'linear'}),
+            'svr_linear': (LinearSVR, {}), 'svr_nu': (NuSVR, {'kernel': 'rbf'})}
+    out = {}
+    for name, (cls, kw) in pool.items():
+        if random_state is not None and 'random_state' in inspect.signature(cls).parameters: kw = {**kw, 'random_state': random_state}
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', FutureWarning)   # scikit-learn ≥ 1.8 deprecates PassiveAggressiveRegressor; PyHard's pool has it
+            out[name] = cls(**kw)
+    return out
+
+def _regression_pool(models, random_state)->dict:
+    "The regressors for IH: PyHard's 14 for the default spec, a dict as given, or a portfolio name."
+    if isinstance(models, str) and models in ('pyhard7', 'pyhard_regressors'): return pyhard_regressors(random_state=random_state)
+    if isinstance(models, dict): pool = dict(models)
+    else:
+        from robustdiff.portfolio import get_models
+        pool = get_models(models, random_state=random_state, task='regression')
+    bad = [name for name, est in pool.items() if not hasattr(est, 'predict') or hasattr(est, 'predict_proba')]
+    if bad: raise ValueError(f"IH of a regression dataset needs regressors; {bad} are not (use models='pyhard_regressors')")
+    return pool
+
+def _regression_hardness(ds:Dataset, models:dict, n_splits:int, random_state)->InstanceHardness:
+    "PyHard's `RegressorsPool`: each model on standardised training folds, p = exp(−|y − ŷ| / mean |y| of the test fold), IH = 1 − mean p."
+    import warnings
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold
+    from sklearn.preprocessing import StandardScaler
+    from robustdiff.hardness import _reg_design
+    X, y = _reg_design(ds), ds.y.to_numpy(float)
+    n, rows = len(y), []
+    folds = list(KFold(n_splits=n_splits, shuffle=True, random_state=random_state).split(X))
+    for name, est in models.items():
+        y_pred, p = np.empty(n), np.empty(n)
+        for tr, te in folds:
+            sc = StandardScaler().fit(X[tr])
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')              # the linear models' convergence warnings, silenced as PyHard does
+                y_pred[te] = clone(est).fit(sc.transform(X[tr]), y[tr]).predict(sc.transform(X[te]))
+            p[te] = np.exp(-np.abs(y[te] - y_pred[te]) / np.abs(y[te]).mean())
+        rows.append(pd.DataFrame({'model': name, 'instance': np.arange(n), 'y_true': y, 'y_pred': y_pred,
+                                  'correct': ds.right(y, y_pred), 'p_true': p, 'abs_error': np.abs(y - y_pred)}))
+    losses = pd.concat(rows, ignore_index=True).sort_values('instance', kind='stable', ignore_index=True)
+    losses['good'] = losses.correct.astype(bool)
+    ih = (1 - losses.groupby('instance').p_true.mean()).rename('IH')
+    return InstanceHardness(ih=ih, losses=losses, threshold=float(ds.tolerance), n_classes=0, regression=True)

@@ -300,10 +300,11 @@ def _parts_from_predictions(preds:pd.DataFrame, n_classes:int)->dict:
 def _hardness_parts(h, n_classes:int)->dict:
     "IH, per-model log-losses (instances × models), right/wrong responses and the good threshold from a hardness result."
     if isinstance(h, pd.DataFrame) and 'model' in h.columns: return _parts_from_predictions(h, n_classes)
-    if isinstance(h, InstanceHardness):
-        losses = h.wide_losses('logloss')
+    if isinstance(h, InstanceHardness):           # regression: losses are absolute errors, good = within the tolerance (ds.right)
+        losses = h.wide_losses('abs_error' if h.regression else 'logloss')
+        good = h.wide_losses('good').astype(bool)
         return {'ih': h.ih.reindex(losses.index), 'losses': losses, 'threshold': h.threshold,
-                'correct': h.wide_losses('good').astype(bool)}
+                'correct': good, 'good': good if h.regression else None}
     raise TypeError(f"hardness must be an InstanceHardness (from `instance_hardness`) or tidy out-of-fold predictions, got {type(h).__name__}")
 
 # %% ../nbs/41_isa.ipynb #097974df
@@ -413,7 +414,7 @@ def instance_space(dataset:Dataset|str,     # the data (or a `load_dataset` name
     measures = measures.set_axis(losses.index, axis=0)
     ih = pd.Series(np.asarray(parts['ih'], dtype=float), index=losses.index, name='IH')
     thr = float(parts['threshold'])
-    good = losses < thr
+    good = losses < thr if parts.get('good') is None else parts['good'].set_axis(losses.index, axis=0)
     best = losses.le(losses.min(1), axis=0)
     bad = (~good).sum(1) > losses.shape[1] / 2
     if not bad.any(): raise ValueError("every instance is good for most models: no bad instances, so no hard centroid for the rotation (eq. 26)")
