@@ -1,7 +1,7 @@
 """Regression instance hardness against PyHard 2.2.4 (issue #48): the 15 measures and the regressor pool's IH.
 
-The fixtures in tests/data/pyhard_reg were written by PyHard itself (make_reference.py there): `NAME_measures.csv` and
-`NAME_pool.csv` in PyHard's own environment (numpy 1.23.5, scikit-learn 1.5.2, PYHARD_SEED=0); `NAME_*_stack.csv`
+The fixtures in tests/data/pyhard_reg were written by PyHard itself (make_reference.py there): `NAME_measures.csv.gz` and
+`NAME_pool.csv.gz` in PyHard's own environment (numpy 1.23.5, scikit-learn 1.5.2, PYHARD_SEED=0); `NAME_*_stack.csv.gz`
 by PyHard 2.2.4's own `measures.py` / `regression.py` source executed on robustdiff's environment. PyHard is not
 needed here.
 """
@@ -54,7 +54,7 @@ def test_design_is_pyhards_input():
 @pytest.mark.parametrize('name', list(TABLES))
 def test_measures_equal_pyhard(ours, name):
     "All 15 on diabetes; on carseats all but the two that read a tree scikit-learn 1.5.2 grows otherwise (next test)."
-    ref = pd.read_csv(REF / f'{name}_measures.csv')
+    ref = pd.read_csv(REF / f'{name}_measures.csv.gz')
     test_cols = list(REG_MEASURES)
     assert list(ours[name].columns) == test_cols
     off = _off(ours[name], ref)
@@ -66,10 +66,10 @@ def test_measures_equal_pyhard(ours, name):
 def test_measures_equal_pyhards_code_on_this_stack(ours, name):
     """PyHard's own measures.py run on the installed numpy / scikit-learn gives our numbers for every measure but S2,
     where it walks tied targets in numpy 2's order; ours keeps PyHard 2.2.4's (numpy 1.23's) order, checked above."""
-    stack = pd.read_csv(REF / f'{name}_measures_stack.csv')
+    stack = pd.read_csv(REF / f'{name}_measures_stack.csv.gz')
     assert _off(ours[name], stack) == ['S2']
     if name == 'carseats':      # the tree measures that differ from PyHard's pinned run are the installed tree's
-        pinned = pd.read_csv(REF / 'carseats_measures.csv')
+        pinned = pd.read_csv(REF / 'carseats_measures.csv.gz')
         assert _off(stack, pinned) == ['S2'] + TREES
 
 
@@ -131,7 +131,7 @@ FOUR = ('bayesian_ard', 'extra_tree', 'kernel_ridge', 'svr_nu')   # equal to PyH
 @pytest.mark.parametrize('name', list(TABLES))
 def test_ih_equals_pyhards_pool(name):
     ds = TABLES[name]()
-    ref = pd.read_csv(REF / f'{name}_pool.csv')
+    ref = pd.read_csv(REF / f'{name}_pool.csv.gz')
     ih = instance_hardness(ds, models={k: v for k, v in pyhard_regressors().items() if k in FOUR})
     W = ih.wide_losses('p_true')
     for m in FOUR: np.testing.assert_allclose(W[m].to_numpy(), ref[m].to_numpy(), rtol=0, atol=1e-9)
@@ -143,7 +143,7 @@ def test_ih_equals_pyhards_pool(name):
 def test_ih_other_regressors_are_pyhards_code_on_this_stack():
     "The regressors scikit-learn 1.5.2 fits otherwise on carseats give what PyHard's regression.py gives on the installed one."
     ds, names = _carseats(), ('ada_boost', 'decision_tree', 'gradient_boosting', 'mlp')
-    pinned, stack = pd.read_csv(REF / 'carseats_pool.csv'), pd.read_csv(REF / 'carseats_pool_stack.csv')
+    pinned, stack = pd.read_csv(REF / 'carseats_pool.csv.gz'), pd.read_csv(REF / 'carseats_pool_stack.csv.gz')
     W = instance_hardness(ds, models={k: v for k, v in pyhard_regressors().items() if k in names}).wide_losses('p_true')
     for m in names:
         np.testing.assert_allclose(W[m].to_numpy(), stack[m].to_numpy(), rtol=0, atol=1e-9)

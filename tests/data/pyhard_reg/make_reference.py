@@ -13,16 +13,16 @@ robustdiff's `hardness_measures` builds for a regression `Dataset`. The target i
 A second run, `python make_reference.py --stack /work/pyhard-venv/lib/python3.11/site-packages/pyhard/measures.py`
 under robustdiff's own environment (numpy 2, scikit-learn 1.9), executes PyHard 2.2.4's `measures.py` source there
 (its package imports stubbed: `get_seed` reads PYHARD_SEED, `Measures.calculate_all` loops over `_measures_dict`) and
-writes NAME_measures_stack.csv: PyHard's formulas on robustdiff's library versions,
-and NAME_pool_stack.csv likewise from its `regression.py` (`hyperopt` stubbed: no tuning; its logged fold RMSE skipped), so a difference between the two
-references is a difference of numpy / scikit-learn, not of the formulas.
+writes NAME_measures_stack.csv.gz, PyHard's formulas on robustdiff's library versions, and NAME_pool_stack.csv.gz
+likewise from its `regression.py` (`hyperopt` stubbed: no tuning; its logged fold RMSE skipped): a difference between
+the two references is a difference of numpy / scikit-learn, not of the formulas.
 
 Also `argsort_np123.npz`: arrays with ties and numpy 1.23.5's default `np.argsort` of each (the order PyHard's S2
 walks the rows in).
 
 Outputs per table NAME:
-  NAME_measures.csv  the 15 measures of `RegressionMeasures.calculate_all()` (columns without PyHard's 'feature_' prefix)
-  NAME_pool.csv      per regressor, the out-of-fold exp(-|y - ŷ| / mean|y_test|) of `RegressorsPool.run_all`
+  NAME_measures.csv.gz  the 15 measures of `RegressionMeasures.calculate_all()` (columns without PyHard's 'feature_' prefix)
+  NAME_pool.csv.gz      per regressor, the out-of-fold exp(-|y - ŷ| / mean|y_test|) of `RegressorsPool.run_all`
                      (5 folds, 1 repeat, metric 'normalized_absolute_error'), and IH = `estimate_ih()`
   NAME_meta.json     versions, the pruned tree's ccp_alpha, the pool
 """
@@ -83,13 +83,13 @@ def stack(path):
     reg.mean_squared_error = lambda y_true, y_pred, squared: 0.0   # logged only; `squared=` is gone from scikit-learn 1.6
     for name, make in (('carseats', carseats), ('diabetes', diabetes)):
         meas = mod.RegressionMeasures(make()).calculate_all()
-        meas.to_csv(HERE / f'{name}_measures_stack.csv', index=False, float_format='%.17g')
+        meas.to_csv(HERE / f'{name}_measures_stack.csv.gz', index=False, float_format='%.17g')
         pool = reg.RegressorsPool(make())
         pool.predicted_proba = pd.DataFrame()
         pool.run_all(metric='normalized_absolute_error', n_folds=5, n_iter=1, algo_list=POOL)
         proba = pool.predicted_proba.copy()
         proba['IH'] = 1 - proba.mean(axis=1)
-        proba.to_csv(HERE / f'{name}_pool_stack.csv', index=False, float_format='%.17g')
+        proba.to_csv(HERE / f'{name}_pool_stack.csv.gz', index=False, float_format='%.17g')
         print(name, 'stack', meas.shape, 'numpy', np.__version__, 'sklearn', sklearn.__version__)
 
 
@@ -112,13 +112,13 @@ def main(names):
         m = RegressionMeasures(data)
         meas = m.calculate_all()
         meas.columns = [c.removeprefix('feature_') for c in meas.columns]
-        meas.to_csv(HERE / f'{name}_measures.csv', index=False, float_format='%.17g')
+        meas.to_csv(HERE / f'{name}_measures.csv.gz', index=False, float_format='%.17g')
         np.random.seed(0)
         pool = RegressorsPool(data)
         pool.run_all(metric='normalized_absolute_error', n_folds=5, n_iter=1, algo_list=POOL)
         proba = pool.predicted_proba.copy()
         proba['IH'] = pool.estimate_ih()
-        proba.to_csv(HERE / f'{name}_pool.csv', index=False, float_format='%.17g')
+        proba.to_csv(HERE / f'{name}_pool.csv.gz', index=False, float_format='%.17g')
         meta = dict(pyhard=pyhard.__version__, sklearn=sklearn.__version__, numpy=np.__version__, pandas=pd.__version__,
                     seed=os.environ['PYHARD_SEED'], ccp_alpha=float(m.dtr_pruned.ccp_alpha), pool=POOL,
                     columns=list(data.columns), n=len(data))
