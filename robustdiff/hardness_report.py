@@ -95,4 +95,9 @@ def report_stage(ctx, st):
     if ctx.ds.regression:
         st.notes.append(f"The {meas.shape[1]} measures are PyHard 2.2.4's regression measures (Torquette et al. 2022); a prediction is right within τ = {ctx.ds.tolerance:.4g}.")
     st.notes.append(f"IH (eq. 7) from {pool}.")
-    st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
+    if ctx.ds.regression:               # IH's 0.4 was set for class probabilities; τ is the regression reading of right
+        good = ih.wide_losses('good')
+        st.notes.append(f"{((~good).sum(1) > good.shape[1] / 2).mean():.1%} of the rows are predicted outside τ by most models; "
+                        f"{(tab.ih > 0.4).mean():.1%} have IH > 0.4 ([PLM22]'s easiness threshold, set for class probabilities: "
+                        f"exp(−|y − ŷ| / mean |y|) also depends on how far the target lies from 0).")
+    else: st.notes.append(f"{(tab.ih > 0.4).mean():.1%} of the instances are hard by [PLM22]'s easiness threshold (IH > 0.4).")
