@@ -152,3 +152,55 @@ def _auroc(score, positive)->float:
     if n1 == 0 or n0 == 0: return np.nan
     r = rankdata(s)
     return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+# %% ../nbs/60a_risk_core.ipynb #dadb0c9a
+_ERR_CELLS = 5     # prediction cells per predicted-difficulty bin in the absolute-error model
+_ERR_ROWS = 40     # rows a cell should hold on average (fewer prediction cells when there are fewer rows)
+_ERR_SHRINK = 20   # a cell's mean |y − ŷ| is shrunk toward its bin's mean with this many rows' weight
+
+def _err_cell(cells:dict, bins, y_pred)->np.ndarray:
+    "Cell of each row in an absolute-error model: its predicted-difficulty bin × its prediction cell."
+    e = np.asarray(cells['pred_edges'], float)
+    return np.asarray(bins, np.int64) * (len(e) + 1) + np.searchsorted(e, np.asarray(y_pred, float), side='right')
+
+def _fit_error_cells(bins, y_pred, abs_err, n_bins:int, n_pred:int=_ERR_CELLS)->dict:
+    "A model of |y − ŷ| from labelled rows: per cell of predicted-difficulty bin × prediction fifth, its rows, its mean |y − ŷ| shrunk toward the bin's, and the variance of |y − ŷ| around that mean."
+    b, p, e = np.asarray(bins, np.int64), np.asarray(y_pred, float), np.abs(np.asarray(abs_err, float))
+    if not (len(b) == len(p) == len(e)) or not len(e): raise ValueError(f"{len(b)} bins, {len(p)} predictions and {len(e)} errors: one each per row, at least one row")
+    n_pred = int(np.clip(len(p) // (n_bins * _ERR_ROWS), 1, n_pred))
+    edges = np.unique(np.quantile(p, np.linspace(0, 1, n_pred + 1)[1:-1]))
+    cells = dict(pred_edges=edges)
+    cell, J = _err_cell(cells, b, p), len(edges) + 1
+    K = n_bins * J
+    nb = np.bincount(b, minlength=n_bins)
+    mb = np.where(nb > 0, np.bincount(b, e, n_bins) / np.maximum(nb, 1), e.mean())
+    n = np.bincount(cell, minlength=K)
+    mean = (np.bincount(cell, e, K) + _ERR_SHRINK * np.repeat(mb, J)) / (n + _ERR_SHRINK)
+    var_all = float(e.var()) if len(e) > 1 else 0.0
+    ss = np.bincount(cell, (e - mean[cell]) ** 2, K)
+    var = np.where(n > 1, ss / np.maximum(n - 1, 1), var_all)
+    floor = max(float(np.quantile(e, 0.05)), 1e-9 * max(float(e.mean()), 1e-300))   # a scale is never 0
+    return dict(pred_edges=edges, n=n, mean=np.maximum(mean, floor), var=var, p_range=np.array([p.min(), p.max()]))
+
+def _expected_error(cells:dict, bins, y_pred)->np.ndarray:
+    "Expected |y − ŷ| of each row from an absolute-error model (`_fit_error_cells`)."
+    return np.asarray(cells['mean'], float)[_err_cell(cells, bins, y_pred)]
+
+# %% ../nbs/60a_risk_core.ipynb #7e844b74
+def _interval_calibration(y_true, y_pred, bins, fold, *, n_bins:int, alpha:float=0.1, random_state:int=0, deployed:int=0)->dict:
+    "A regressor's intervals and error models from its out-of-fold rows: residuals, each row's cross-fitted error scale, the error models for new rows and for batches, and plain or normalised Mondrian intervals (`interval_choice`)."
+    from robustdiff.conformal import interval_choice
+    yt, yp, b, f = (np.asarray(v) for v in (y_true, y_pred, bins, fold))
+    yt, yp = yt.astype(float), yp.astype(float)
+    r = yt - yp
+    sigma = np.empty(len(r))
+    cells = {}
+    for k in np.unique(f):
+        fit = f != k
+        cells[k] = _fit_error_cells(b[fit], yp[fit], r[fit], n_bins) if fit.any() else _fit_error_cells(b, yp, r, n_bins)
+        sigma[f == k] = _expected_error(cells[k], b[f == k], yp[f == k])
+    out = f != deployed
+    if not out.any(): out = np.ones(len(r), bool)
+    ch = interval_choice(r[out], b[out], sigma[out], alpha=alpha, random_state=random_state)
+    return dict(resid=r, pred=yp, sigma=sigma, sigma_cells=cells.get(deployed, cells[next(iter(cells))]),
+                err_cells=_fit_error_cells(b, yp, r, n_bins), method=ch.attrs['choice'], choice=ch)
