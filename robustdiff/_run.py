@@ -53,9 +53,12 @@ def _pass_inputs(ctx:FoldContext, perturbations:list, size:float, levels:int, re
             copies.append(_stacked(parts, Xte, lvl, [[ctx.rng(2, i, r, k) for k in range(len(parts))] for r in range(repeats)]))
     return copies, priority
 
-def _predict_blocks(est, blocks:list)->tuple:
-    "Labels and probabilities (None without `predict_proba`) of blocks of rows: one call when their dtypes stack."
+def _predict_blocks(est, blocks:list, regression:bool=False)->tuple:
+    "Labels and probabilities (None without `predict_proba`) of blocks of rows: one call when their dtypes stack (`regression`: numbers, `predict_values`, and None)."
     X = _stack_rows(blocks)
+    if regression:
+        from robustdiff.responses import predict_values
+        return (predict_values(est, X) if X is not None else np.concatenate([predict_values(est, b) for b in blocks])), None
     if X is not None: return predict_labels_proba(est, X)
     out = [predict_labels_proba(est, b) for b in blocks]
     P = None if any(o[1] is None for o in out) else np.concatenate([o[1] for o in out])
@@ -69,13 +72,14 @@ def _p_true(P, classes, y)->np.ndarray:
 
 def _noisy_refit(ctx:FoldContext, unfitted, rate:float, kind:str='uniform')->tuple:
     "`unfitted` (the pipeline, cloned) fitted on the training labels with `rate` of them flipped (seeds of `ela_predictions`): test labels, flips, probability of the true class (NaN without predict_proba)."
-    from robustdiff.ela import class_noise
+    from robustdiff.ela import class_noise, target_noise
     from robustdiff._folds import level_key as _level_key
     ds = ctx.dataset
     y_tr = ds.y.iloc[ctx.train].to_numpy()
-    y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(_level_key(rate)), kind=kind)
+    if ds.regression: y_noisy = target_noise(y_tr, rate, random_state=ctx.rng(_level_key(rate)))   # noise on the training target
+    else: y_noisy = class_noise(y_tr, rate, random_state=ctx.rng(_level_key(rate)), kind=kind)
     est = unfitted.fit(ds.X.iloc[ctx.train], y_noisy)
-    labels, P = predict_labels_proba(est, ds.X.iloc[ctx.test])   # the model's own decisions, as `predict`
+    labels, P = _predict_blocks(est, [ds.X.iloc[ctx.test]], ds.regression)   # the model's own decisions, as `predict`
     return np.asarray(labels), int(np.count_nonzero(y_noisy != y_tr)), _p_true(P, getattr(est, 'classes_', None), ds.y.iloc[ctx.test].to_numpy())
 
 def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:float, levels:int, repeats:int, draws:int=1,
@@ -86,7 +90,7 @@ def _one_pass_fold(ctx:FoldContext, perturbations:list, class_noise:float, size:
     key = list(perturbations) + [('piml raw', size, levels, repeats)] + ([('draws', draws)] if draws > 1 else [])
     copies, priority = _PASS_INPUTS.get(ctx, key, lambda: _pass_inputs(ctx, perturbations, size, levels, repeats, draws))
     y_te = ds.y.iloc[te].to_numpy()
-    labels, P = _predict_blocks(est, [ds.X.iloc[te]] + copies)
+    labels, P = _predict_blocks(est, [ds.X.iloc[te]] + copies, ds.regression)
     n_blocks = 1 + n_scc + (levels - 1) * repeats
     part = np.r_[0, np.ones(n_scc, int), np.full((levels - 1) * repeats, 2)]
     k = np.r_[0, np.arange(n_scc), np.repeat(np.arange(1, levels), repeats)]
@@ -234,7 +238,7 @@ class _Ctx:
                     part = self._part(1, k * D + d)
                     frames.append(pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(),
                         'fold': clean.fold.to_numpy(), 'instance': inst, 'y_true': y_true, 'y_pred': y_pred,
-                        'correct': (y_pred == y_true).astype('int8'), 'perturbation': type(p).__name__,
+                        'correct': self.ds.right(y_true, y_pred), 'perturbation': type(p).__name__,
                         'level': float(getattr(p, 'level', np.nan)), 'y_noisy': part.y_pred.to_numpy(),
                         'priority': (clean if d == 0 else part).extra.to_numpy(), **({'draw': np.int16(d)} if D > 1 else {}),
                         **({'p_true': clean.p_true.to_numpy(), 'p_noisy': part.p_true.to_numpy()} if auc else {}),
@@ -259,7 +263,7 @@ class _Ctx:
         inst = clean.instance.to_numpy()
         self._oof = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
                              'instance': inst, 'y_true': y[inst], 'y_pred': clean.y_pred.to_numpy(),
-                             'correct': (clean.y_pred.to_numpy() == y[inst]).astype('int8'), 'p_true': clean.p_true.to_numpy(),
+                             'correct': self.ds.right(y[inst], clean.y_pred.to_numpy()), 'p_true': clean.p_true.to_numpy(),
                              'p_max': clean.p_max.to_numpy()})
         return self._oof
 
@@ -271,8 +275,8 @@ class _Ctx:
             inst = clean.instance.to_numpy()
             out = pd.DataFrame({'model': clean.model.to_numpy(), 'repeat': clean.repeat.to_numpy(), 'fold': clean.fold.to_numpy(),
                                 'noise': float(self.cfg['class_noise']), 'instance': inst, 'y_true': y[inst],
-                                'correct_clean': (clean.y_pred.to_numpy() == y[inst]).astype('int8'),
-                                'correct_noisy': (e.y_pred.to_numpy() == y[inst]).astype('int8'),
+                                'correct_clean': self.ds.right(y[inst], clean.y_pred.to_numpy()),
+                                'correct_noisy': self.ds.right(y[inst], e.y_pred.to_numpy()),
                                 'n_changed': e.extra.to_numpy().astype(np.int64)})
             for t in ('t_fit', 't_predict', 't_noise', 't_score'): out[t] = np.nan
             self._ela = out
@@ -296,7 +300,7 @@ class _Ctx:
             self._pp = pd.DataFrame({
                 'model': r.model.to_numpy()[pos], 'repeat': r.repeat.to_numpy()[pos], 'fold': r.fold.to_numpy()[pos],
                 'instance': inst, 'level': levels[k], 'rep': rep, 'y_true': y[inst], 'y_pred': y_pred,
-                'correct': (y_pred == y[inst]).astype('int8'), 'p_true': r.p_true.to_numpy()[pos]})
+                'correct': self.ds.right(y[inst], y_pred), 'p_true': r.p_true.to_numpy()[pos]})
         return self._pp
 
     def weights(self, instances)->np.ndarray:
@@ -874,7 +878,8 @@ def _sample_rows(ds:Dataset, max_rows:int|None, seed:int)->Dataset:
         raise ValueError(f"max_rows must be None or an int ≥ 50, got {max_rows!r}")
     if ds.n_instances <= max_rows: return ds
     from sklearn.model_selection import train_test_split
-    keep, _ = train_test_split(np.arange(ds.n_instances), train_size=int(max_rows), stratify=ds.y, random_state=seed)
+    from robustdiff.responses import fold_strata
+    keep, _ = train_test_split(np.arange(ds.n_instances), train_size=int(max_rows), stratify=fold_strata(ds, 5), random_state=seed)
     sub = ds.subset(np.sort(keep))
     object.__setattr__(sub, 'notes', tuple(ds.notes) + (   # a Dataset's notes are a tuple (`imputed` adds to them)
         f"The report ran on a stratified sample of {int(max_rows)} of the table's {ds.n_instances} rows (max_rows, seed {seed}): "

@@ -17,9 +17,9 @@ from .responses import map_folds, FoldContext
 from ._folds import level_key
 
 # %% auto #0
-__all__ = ['rla', 'ela', 'bra', 'class_noise', 'ela_predictions', 'ela_table', 'ela_experiment', 'winners', 'best_counts',
-           'measure_surface_chart', 'ela_noise_chart', 'best_chart', 'ela_by_difficulty', 'difficulty_chart',
-           'rank_agreement', 'rank_scatter_chart']
+__all__ = ['rla', 'ela', 'bra', 'class_noise', 'target_noise', 'ela_predictions', 'ela_table', 'ela_experiment', 'winners',
+           'best_counts', 'measure_surface_chart', 'ela_noise_chart', 'best_chart', 'ela_by_difficulty',
+           'difficulty_chart', 'rank_agreement', 'rank_scatter_chart']
 
 # %% ../nbs/30_ela.ipynb #ce93888b
 def _as_values(x, what:str, lo:float=0.0, hi:float=1.0)->tuple:
@@ -112,6 +112,27 @@ def class_noise(y,                  # class labels (array-like or Series), at le
     out = values.copy()
     out[rows] = classes[new_codes[rows]]
     if isinstance(y, pd.Series): return pd.Series(out, index=y.index, name=y.name).astype(y.dtype)
+    return out
+
+# %% ../nbs/30_ela.ipynb #tgtnz0cd
+def target_noise(y,                  # a numeric target (array-like or Series)
+                 rate:float,         # share of values to replace, in [0, 1)
+                 *, random_state=None,  # int, SeedSequence, Generator or None
+                ):                   # a copy of `y` with exactly round(rate · n) values replaced
+    "Replace exactly round(rate · n) values of a numeric target by the value of another row drawn at random (the regression analogue of [SLH16]'s uniform class noise)."
+    rate = _check_rate(rate)
+    values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    if values.ndim != 1: raise ValueError(f"y must be 1-D, got shape {values.shape}")
+    n = len(values)
+    n_change = round(rate * n)
+    if rate > 0 and n_change == 0:
+        raise ValueError(f"rate {rate} of {n} values changes none (round({rate} · {n}) = 0): use more rows or a larger rate")
+    rng = np.random.default_rng(random_state)
+    rows = rng.choice(n, size=n_change, replace=False)
+    donors = (rows + rng.integers(1, n, size=n_change)) % n      # another row, uniformly
+    out = values.astype(float).copy()
+    out[rows] = values[donors]
+    if isinstance(y, pd.Series): return pd.Series(out, index=y.index, name=y.name)
     return out
 
 # %% ../nbs/30_ela.ipynb #d789ca76

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib, numbers
 from typing import Callable, Mapping
 import numpy as np, pandas as pd
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
@@ -26,16 +26,21 @@ from .ripper import RipperClassifier
 from ._models import PREP_MARK, PlainColumns, wants_prep, PlattSVMLabels
 
 # %% auto #0
-__all__ = ['PORTFOLIOS', 'make_pipeline', 'needs_prep', 'model_pipeline', 'load_model', 'register_portfolio', 'get_models']
+__all__ = ['PORTFOLIOS', 'REGRESSION_PORTFOLIOS', 'make_pipeline', 'needs_prep', 'model_pipeline', 'load_model',
+           'register_portfolio', 'get_models', 'regression_portfolio']
 
 # %% ../nbs/01_portfolio.ipynb #151622de
-def _check_classifier(name, est):
-    "TypeError naming `name` unless `est` is an unfitted-able scikit-learn classifier instance."
+def _check_classifier(name, est, task:str|None=None):
+    "TypeError naming `name` unless `est` is an unfitted-able scikit-learn classifier (task 'classification') or regressor ('regression') instance; either for `task=None`."
     if isinstance(est, type): raise TypeError(f"model {name!r} is a class ({est.__name__}); pass an instance, e.g. {est.__name__}()")
     if not all(hasattr(est, a) for a in ('fit', 'get_params')):
         raise TypeError(f"model {name!r} ({type(est).__name__}) is not a scikit-learn estimator (it needs fit, predict and get_params)")
-    if not hasattr(est, 'predict') or not is_classifier(est):
-        raise TypeError(f"model {name!r} ({type(est).__name__}) is not a classifier")
+    kind = 'classifier' if is_classifier(est) else 'regressor' if is_regressor(est) else None
+    if not hasattr(est, 'predict') or kind is None:
+        raise TypeError(f"model {name!r} ({type(est).__name__}) is not a classifier{' or regressor' if task != 'classification' else ''}")
+    want = {'classification': 'classifier', 'regression': 'regressor'}.get(task)
+    if want and kind != want:
+        raise TypeError(f"model {name!r} ({type(est).__name__}) is a {kind}, but the target is a {task} target: pass a {want}")
 
 # %% ../nbs/01_portfolio.ipynb #68967cb2
 def _has_gaps(dataset)->bool:
@@ -212,8 +217,11 @@ def _entries(spec)->list:
 
 def get_models(spec='quick',            # a portfolio name, a dict {name: estimator}, a list of (name, estimator) pairs and portfolio names, or one estimator
                *, random_state:int|None=0, # seed: on every estimator of a named portfolio; on yours where `random_state` is None
-              ) -> dict:                # a new dict {name: unfitted, cloned, seeded classifier}
+               task:str|None='classification', # 'classification': classifiers only; 'regression': regressors only, a classification portfolio's name read as its regression counterpart (`REGRESSION_PORTFOLIOS`); None: either
+              ) -> dict:                # a new dict {name: unfitted, cloned, seeded model}
     "The models of a portfolio: validated, cloned and seeded (bundled ones marked `needs_prep`)."
+    if task not in ('classification', 'regression', None): raise ValueError(f"task must be 'classification', 'regression' or None, got {task!r}")
+    if task == 'regression': spec = regression_portfolio(spec)
     entries = _entries(spec)
     if not entries: raise ValueError("the portfolio is empty")
     if random_state is not None and (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)):
@@ -222,7 +230,7 @@ def get_models(spec='quick',            # a portfolio name, a dict {name: estima
     for name, est, bundled in entries:
         if not isinstance(name, str) or not name: raise TypeError(f"model names must be non-empty str, got {name!r}")
         if name in models: raise ValueError(f"duplicate model name {name!r} in the portfolio")
-        _check_classifier(name, est)
+        _check_classifier(name, est, task)
         m = _seed(clone(est), random_state, only_unset=not bundled)
         if bundled or wants_prep(est): setattr(m, PREP_MARK, True)
         models[name] = m
@@ -279,3 +287,52 @@ def _quick():
     return {'logreg': LogisticRegression(max_iter=1000), 'cart': DecisionTreeClassifier(),
             'knn3': KNeighborsClassifier(3), 'nb': GaussianNBFloor()}
 register_portfolio('quick', _quick, overwrite=True)
+
+# %% ../nbs/01_portfolio.ipynb #reg0cd01
+def _scaled(est):
+    "`est` learning a standardised target (predictions mapped back): for models whose fit depends on the target's scale."
+    from sklearn.compose import TransformedTargetRegressor
+    return TransformedTargetRegressor(regressor=est, transformer=StandardScaler())
+
+def _regressors():
+    from sklearn.cross_decomposition import PLSRegression
+    from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, WhiteKernel, ConstantKernel
+    from sklearn.linear_model import LinearRegression, Ridge, Lasso
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.neural_network import MLPRegressor
+    from sklearn.svm import SVR
+    from sklearn.tree import DecisionTreeRegressor
+    return {
+        'linear': LinearRegression(),
+        'ridge': _scaled(Ridge(alpha=1.0)),
+        'lasso': _scaled(Lasso(alpha=0.01, max_iter=5000)),
+        'pls': _scaled(PLSRegression(3, scale=False)),
+        'knn': KNeighborsRegressor(5),
+        'cart': DecisionTreeRegressor(min_samples_leaf=5),
+        'rf': RandomForestRegressor(n_estimators=200, max_features=1 / 3, min_samples_leaf=2),
+        'extra_trees': ExtraTreesRegressor(n_estimators=200, min_samples_leaf=2),
+        'gbm': GradientBoostingRegressor(n_estimators=100, max_depth=3, subsample=0.5, learning_rate=0.1),
+        'svr': _scaled(SVR(kernel='rbf', C=1.0, epsilon=0.1, gamma='scale')),
+        'mlp': _scaled(MLPRegressor(hidden_layer_sizes=(10,), solver='lbfgs', alpha=0.1, max_iter=1000)),
+        'gp': GaussianProcessRegressor(ConstantKernel() * RBF(1.0) + WhiteKernel(), normalize_y=True),
+    }
+register_portfolio('regressors', _regressors, overwrite=True)
+
+def _quick_regressors():
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.linear_model import Ridge
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.tree import DecisionTreeRegressor
+    return {'ridge': _scaled(Ridge(alpha=1.0)), 'cart': DecisionTreeRegressor(min_samples_leaf=5),
+            'knn': KNeighborsRegressor(5), 'hgb': HistGradientBoostingRegressor(max_iter=100)}
+register_portfolio('quick_regressors', _quick_regressors, overwrite=True)
+
+REGRESSION_PORTFOLIOS = {'fabra18': 'regressors', 'quick': 'quick_regressors'}   # a classification portfolio's name → its regression counterpart
+
+def regression_portfolio(spec):
+    "`spec` for a regression target: a classification portfolio's name (also inside a list) read as its counterpart (`REGRESSION_PORTFOLIOS`); anything else unchanged."
+    if isinstance(spec, str): return REGRESSION_PORTFOLIOS.get(spec, spec)
+    if isinstance(spec, list): return [regression_portfolio(s) if isinstance(s, str) else s for s in spec]
+    return spec

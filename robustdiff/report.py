@@ -176,6 +176,12 @@ def _run_stages(ctx:_Ctx, log):
     ctx.stages = {n: ctx.stages[n] for n in known}   # in registry order
     ctx.noise_reps = ctx.perturbation_reps = None    # the replicates kept for the verdict only
 
+# %% ../nbs/90_report.ipynb #tskkws01
+def _task_kws(ds, tolerance:bool=True)->dict:
+    "The keywords that tell the metric helpers a regression target (none for classes: their calls unchanged)."
+    if not ds.regression: return {}
+    return dict(task='regression', **({'tolerance': ds.tolerance} if tolerance else {}))
+
 # %% ../nbs/90_report.ipynb #426c0582
 def build_report(dataset,                  # a Dataset, a `load_dataset` name ('sklearn:breast_cancer', 'pmlb:letter', ...) or a CSV path
                  *,
@@ -202,7 +208,8 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                  force:bool=False,         # write into a folder that holds other files
                  progress:bool=True,       # progress bars and a line per stage
                  csv_kws:dict|None=None,   # extra arguments for reading a CSV file (sep, na_values, nominal, drop, missing, ...)
-                 task:str='auto',          # 'auto': refuse a target that looks continuous (`check_task`); 'classification': accept it
+                 task:str='auto',          # 'auto': classes or numbers, decided from the target and said before any fit (`check_task`); or 'classification' / 'regression'
+                 tolerance:float|None=None,# regression: a prediction is right when |y − ŷ| ≤ tolerance (None: `robustdiff.data.default_tolerance`)
                  metric:str='auto',        # what models are compared on: 'auto' (balanced accuracy for an imbalanced target, else accuracy) or one of `robustdiff.metrics.METRICS`
                  noise_draws:int=NOISE_DRAWS, # independent feature-noise draws per level (the intervals resample them too)
                  max_rows:int|None=None,   # run on a stratified sample of this many rows when the table is larger (see `_sample_rows`)
@@ -227,36 +234,42 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
                          f"of every model again; beyond a few draws the intervals barely change)")
     check_model_names(models)
     ds = load_input(dataset, target, csv_kws, task)
+    asked = task
+    task, why_task = check_task(ds.y, task=task, name=f'target {target!r}' if target else 'target')
+    if asked == 'auto' and ds.regression and task == 'classification':     # a regression Dataset of yours: kept
+        task, why_task = 'regression', "The target is read as numbers: the Dataset's task is regression."
+    if task != ds.task or (tolerance is not None and ds.regression): ds = ds.with_task(task, tolerance=tolerance)
+    elif tolerance is not None: raise ValueError(f"tolerance is for a regression target; this target is read as classes ({why_task})")
     ds = _sample_rows(ds, max_rows, random_state)               # a documented bound for big tables
-    check_task(ds.y, task=task, name=f'target {target!r}' if target else 'target')
-    profile = target_profile(ds.y, metric=metric)        # imbalance and ordered classes, said before any fit
-    metric, metric_reason = choose_metric(ds.y, metric=metric)
+    profile = target_profile(ds.y, metric=metric, **_task_kws(ds))   # imbalance and ordered classes (or the numbers' spread), said before any fit
+    metric, metric_reason = choose_metric(ds.y, metric=metric, **_task_kws(ds, tolerance=False))
     if metric == 'roc_auc' and profile['n_classes'] != 2:
         raise ValueError(f"metric 'roc_auc' needs a binary target here (the report keeps each prediction's probability of the true "
                          f"class only); this target has {profile['n_classes']} classes: use 'balanced_accuracy' or 'macro_f1'")
     check_run(ds, n_splits=n_splits if set(names) - {'data'} else None, n_jobs=n_jobs, cache_dir=cache_dir, nu=nu)   # folds vs class sizes, n_jobs, cache, overflows
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
-    evaluated = get_models(models, random_state=random_state)                 # TypeError / ValueError naming a bad model, before any fit
+    evaluated = get_models(models, random_state=random_state, task=ds.task)   # TypeError / ValueError naming a bad model, before any fit
     respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
     if 'difficulty' in names: respondent_models(respondents, random_state)
-    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7': get_models(hardness_models, random_state=random_state)
+    if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7' and not ds.regression: get_models(hardness_models, random_state=random_state)
     if out is not None:
         out = check_out_dir(out, force=force, protect=input_files(dataset))
         if cache_dir is None: cache_dir = out/'.cache'
     client = None
     if scheduler is not None:
         client = connect_scheduler(scheduler); backend = 'dask'
-    cfg = dict(models=models, respondents=respondents, nu=nu, lambdas=tuple(float(l) for l in lambdas), n_bins=n_bins,
+    cfg = dict(task=ds.task, tolerance=ds.tolerance, task_reason=why_task, models=models, respondents=respondents, nu=nu, lambdas=tuple(float(l) for l in lambdas), n_bins=n_bins,
                n_splits=n_splits, random_state=int(random_state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
                progress=progress, class_noise=class_noise, perturb_size=perturb_size, worst_share=worst_share,
                hardness_models=hardness_models, perturb_repeats=int(perturb_repeats), ih_pool=ih_pool, metric=metric,
                metric_reason=metric_reason, target_sentence=profile['sentence'], noise_draws=int(noise_draws),
                model_names=tuple(evaluated), as_given=tuple(k for k, e in evaluated.items() if not wants_prep(e)),
-               respondents_reason=why_respondents, class_order=class_order_note(profile, ds.classes),
+               respondents_reason=why_respondents, class_order='' if ds.regression else class_order_note(profile, ds.classes),
                dropped=[str(c) for c in as_list((csv_kws or {}).get('drop'))])
     run = Settings(n_jobs=n_jobs, random_state=int(random_state), backend=backend, progress=progress, cache_dir=cache_dir, n_splits=n_splits)
     ctx = _Ctx(ds, cfg, {}, names=names, run=run)
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (lambda m: None)
+    log(why_task)
     log(profile['sentence'])
     if why_respondents: log(why_respondents)
     ctx.log = log

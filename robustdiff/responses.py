@@ -26,15 +26,19 @@ from ._folds import one_thread, release_memory, fold_where, run_plans
 from ._validation import check_int
 
 # %% auto #0
-__all__ = ['PROBA_TOL', 'cv_splits', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds', 'predict_is_argmax',
-           'predict_labels_proba', 'predict_fold', 'cv_predictions', 'response_matrix', 'accuracy_table',
-           'fold_accuracy_chart']
+__all__ = ['PROBA_TOL', 'cv_splits', 'fold_strata', 'FoldContext', 'ModelFitError', 'ModelOutputError', 'map_folds',
+           'predict_is_argmax', 'predict_labels_proba', 'predict_values', 'predict_fold', 'cv_predictions',
+           'response_matrix', 'accuracy_table', 'fold_accuracy_chart']
 
 # %% ../nbs/02_responses.ipynb #b248f2fa
 def _check_splits(dataset:Dataset, n_splits:int, n_repeats:int):
     if not isinstance(dataset, Dataset): raise TypeError(f"expected a robustdiff Dataset, got {type(dataset).__name__}")
     check_int(n_splits, 'n_splits', low=2)
     check_int(n_repeats, 'n_repeats', low=1)
+    if dataset.regression:
+        if dataset.n_instances < 2 * n_splits:
+            raise ValueError(f"{dataset.n_instances} rows are too few for {n_splits} folds (each fold needs at least 2 rows): use fewer folds")
+        return
     counts = dataset.y.value_counts()
     small = counts[counts < n_splits]
     if len(small):
@@ -46,11 +50,19 @@ def cv_splits(dataset:Dataset,   # the data to split
               n_repeats:int=1,   # repetitions with different shuffles
               random_state:int|None=0, # seed of the shuffles
              )->list:            # (repeat, fold, train positions, test positions) for each fold
-    "Stratified (repeated) k-fold splits of `dataset`."
+    "Stratified (repeated) k-fold splits of `dataset` (a regression target: stratified by its quantile bins, `fold_strata`)."
     _check_splits(dataset, n_splits, n_repeats)
     rskf = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
     return [(k // n_splits, k % n_splits, tr, te)
-            for k, (tr, te) in enumerate(rskf.split(np.zeros(dataset.n_instances), dataset.y))]
+            for k, (tr, te) in enumerate(rskf.split(np.zeros(dataset.n_instances), fold_strata(dataset, n_splits)))]
+
+def fold_strata(dataset:Dataset, n_splits:int)->np.ndarray:
+    "What the folds are stratified on: the classes, or for a regression target its quantile bins (up to 10, each with at least `n_splits` rows), so every fold spans the target's range."
+    if not dataset.regression: return dataset.y.to_numpy()
+    y = dataset.y.to_numpy()
+    q = int(max(1, min(10, len(y) // max(n_splits, 1))))
+    codes = pd.qcut(pd.Series(y).rank(method='first'), q, labels=False) if q > 1 else np.zeros(len(y), int)
+    return np.asarray(codes, dtype=np.int64)
 
 # %% ../nbs/02_responses.ipynb #96fc0881
 @dataclass
@@ -181,7 +193,7 @@ def _run_task(idx, fn, name, est, dataset, repeat, fold, train, test, entropy, s
             bad = _output_error(e)
             if bad is None: raise
             raise ModelOutputError(f"{fold_where(ctx)}: {bad}", name) from e
-        if classes is None and fit and isinstance(out, pd.DataFrame) and 'y_pred' in out.columns:   # no classes_ to check them against: y's labels
+        if classes is None and fit and not dataset.regression and isinstance(out, pd.DataFrame) and 'y_pred' in out.columns:   # no classes_ to check them against: y's labels
             try: _check_predictions(out['y_pred'].to_numpy(), None, len(out), pd.unique(dataset.y))
             except ModelOutputError as e: raise ModelOutputError(f"{fold_where(ctx)}: {e}", name) from None
     if not isinstance(out, pd.DataFrame): raise TypeError(f"map_folds: fn must return a DataFrame, got {type(out).__name__}")
@@ -273,7 +285,7 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
         raise ValueError("cache_dir needs an int random_state: with random_state=None every run draws new folds and seeds, "
                          "so a resumed run would mix the folds of different runs")
     check_int(batch, 'batch', low=1)
-    models = get_models(models, random_state=random_state)
+    models = get_models(models, random_state=random_state, task=dataset.task)
     splits = cv_splits(dataset, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
     entropy = random_state if random_state is not None else np.random.SeedSequence().entropy
     specs = [(name, est, repeat, fold, train, test) for name, est in models.items() for repeat, fold, train, test in splits]
@@ -281,7 +293,8 @@ def _plan_folds(fn, dataset, models, n_splits:int, n_repeats:int, random_state, 
     if cache_dir is not None and not cache_usable(cache_dir): cache_dir = None
     if cache_dir is not None:
         base = joblib_hash((code_versions(), dataset.name, dataset.X, dataset.y, dataset.nominal, n_splits, n_repeats,
-                            random_state, param_token(fn), param_token(cache_key)))
+                            random_state, param_token(fn), param_token(cache_key))
+                           + (('regression', dataset.tolerance) if dataset.regression else ()))   # (a classification key unchanged)
         est_tok = {name: joblib_hash((param_token(est), wants_prep(est))) for name, est in models.items()}   # as given or prepped: two results
         for k, (name, est, repeat, fold, _, _) in enumerate(specs):
             key = task_key(base, name, est_tok[name], repeat, fold)
@@ -417,6 +430,20 @@ def predict_labels_proba(est,  # a fitted classifier or Pipeline
     if not check: return labels, P
     return _check_predictions(labels, P, _n_rows(X), getattr(final, 'classes_', None), from_classes)
 
+def predict_values(est,  # a fitted regressor or Pipeline
+                   X,    # the rows to predict
+                  )->np.ndarray: # float64, one number per row
+    "A regressor's predictions, checked where they enter: one finite number per row (a (n, 1) column is read as n numbers)."
+    v = est.predict(X)
+    n = _n_rows(X)
+    try: v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as e: raise ModelOutputError(f"predict returned values that are not numbers ({e})") from None
+    if v.ndim == 2 and v.shape[1] == 1: v = v[:, 0]
+    if v.shape != (n,): raise ModelOutputError(f"predict returned shape {v.shape}, expected ({n},) (one number per row)")
+    bad = ~np.isfinite(v)
+    if bad.any(): raise ModelOutputError(f"predict returned {int(bad.sum())} values that are NaN or infinite (first: row {int(np.argmax(bad))} of {n})")
+    return v
+
 def _n_rows(X)->int:
     "Rows of a table, an array or a sparse matrix."
     shape = getattr(X, 'shape', None)
@@ -446,6 +473,10 @@ def predict_fold(ctx:FoldContext, *, proba:bool=False)->pd.DataFrame:
     X, y = ds.X.iloc[te], ds.y.iloc[te].to_numpy()
     est = ctx.estimator
     out = pd.DataFrame({'instance': te, 'y_true': y})
+    if ds.regression:          # a number per row: right when within the tolerance (`Dataset.right`); no probabilities
+        out['y_pred'] = predict_values(est, X)
+        out['correct'], out['p_true'], out['logloss'] = ds.right(y, out.y_pred.to_numpy()), np.nan, np.nan
+        return out[['instance', 'y_true', 'y_pred', 'correct', 'p_true', 'logloss']]
     y_pred, P = predict_labels_proba(est, X)  # the model's own decision where it is not provably argmax of P; checked (`_run_task` names the model)
     classes = getattr(est, 'classes_', None)
     out['y_pred'] = y_pred
