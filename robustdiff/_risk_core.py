@@ -132,7 +132,7 @@ def _deploy_all(rm, inputs:dict, delta, simultaneous, n_jobs):
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
     ds, c = inputs['dataset'], inputs['cfg']
-    specs = get_models(c['models'], random_state=c['random_state'])
+    specs = get_models(c['models'], random_state=c['random_state'], task='regression' if getattr(ds, 'regression', False) else 'classification')
     rm.models = {m: p for m, p in Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, specs[m], ds) for m in rm.models)}
     rm.deployed = {m: 'all' for m in rm.models}
     rm = _set_calibration(rm, 'pooled', delta, simultaneous)

@@ -154,10 +154,7 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
 def _specs(models, random_state, ds)->dict:
     "The report's models as `get_models` gives them, for the dataset's task (a regression portfolio for a regression table)."
     from robustdiff.portfolio import get_models
-    import inspect
-    if getattr(ds, 'regression', False) and 'task' in inspect.signature(get_models).parameters:
-        return get_models(models, random_state=random_state, task='regression')
-    return get_models(models, random_state=random_state)
+    return get_models(models, random_state=random_state, task='regression' if getattr(ds, 'regression', False) else 'classification')
 
 def fit_risk_model(ds,                    # the `Dataset` the report ran on
                    items:pd.DataFrame,    # the report's IRT items table (instance, difficulty, status)
@@ -392,13 +389,9 @@ def _reg_cal_of(self:RiskModel, m:str, calibration:str|None=None)->tuple:
 
 def _predict_values(model, Xm, m:str)->np.ndarray:
     "A regressor's predictions as finite floats; ModelOutputError naming the model and the first bad row."
-    from robustdiff.responses import ModelOutputError
-    try: v = np.asarray(model.predict(Xm), dtype=float).reshape(-1)
-    except (TypeError, ValueError) as e: raise ModelOutputError(f"model {m!r} on the new rows: predictions that are not numbers ({e})", m) from None
-    if len(v) != len(Xm): raise ModelOutputError(f"model {m!r} on the new rows: {len(v)} predictions for {len(Xm)} rows", m)
-    bad = np.flatnonzero(~np.isfinite(v))
-    if len(bad): raise ModelOutputError(f"model {m!r} on the new rows: prediction {v[bad[0]]} for row {Xm.index[bad[0]]} ({len(bad)} not finite)", m)
-    return v
+    from robustdiff.responses import ModelOutputError, predict_values
+    try: return predict_values(model, Xm)
+    except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None
 
 def _reg_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
               calibration:str|None=None)->dict:
@@ -640,6 +633,7 @@ def calibrate(self:RiskModel,
              )->RiskModel:       # a new risk model holding `model` beside the others (this one is unchanged)
     "Deploy your own fitted model: its conformal sets, p_correct, risk, flips and batch estimate calibrated on labelled rows it never saw, binned by the report's difficulty estimator."
     from dataclasses import replace
+    if self.regression: raise ValueError("calibrate takes a classifier: this risk model is a regressor's (score with the report's models)")
     name = _model_name(model) if name is None else name
     if not isinstance(name, str) or not name.strip(): raise ValueError(f"name must be a non-empty string, got {name!r}")
     if name in self.models: raise ValueError(f"the risk model already has a model {name!r}: pass another name=")
@@ -1125,7 +1119,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                 f"({row.metric_lo:.3f} to {row.metric_hi:.3f})")
     hard = est.bins.iloc[-1]
     log(f"{hard.batch_share:.0%} of the rows fall in the hardest difficulty bin (training: {hard.train_share:.0%})"
-        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g}): the expected accuracies above "
+        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g}): the {'expected MAEs' if rm.regression else 'expected accuracies'} above "
            f"hold if only the mix of rows moved; if what a row's features say about its label moved too, only labels can tell "
            f"(`estimate_accuracy(rows, y=labels)` tests it)" if est.mix_alarm else ''))
     log(f"scored {len(X)} rows × {r.model.nunique()} model(s) → {out}")

@@ -94,12 +94,13 @@ def reliability_chart(rel:pd.DataFrame)->alt.Chart:
     return alt.layer(bars, pts, diag, data=rel).properties(width=130, height=130).facet(facet=alt.Facet('model:N', title=None), columns=5)
 
 def rejection_chart(err:pd.DataFrame)->alt.Chart:
-    "Accuracy of the kept predictions when the riskiest share is set aside, by `risk`, by confidence and by b̂ alone."
+    "Accuracy of the kept predictions when the riskiest share is set aside, by `risk`, by confidence and by b̂ alone (a regressor's table: their MAE, by expected error and by b̂)."
+    v = 'mae' if 'mae' in err and 'accuracy' not in err else 'accuracy'
     return alt.Chart(err).mark_line(point=True).encode(
         x=alt.X('rejected:Q', title='share set aside (riskiest first)', axis=alt.Axis(format='%')),
-        y=alt.Y('accuracy:Q', title='accuracy of the rest', scale=alt.Scale(zero=False)),
+        y=alt.Y(f'{v}:Q', title=f"{'MAE' if v == 'mae' else 'accuracy'} of the rest", scale=alt.Scale(zero=False)),
         color=alt.Color('ranking:N', title='ranked by'),
-        tooltip=['model', 'ranking', 'rejected', alt.Tooltip('accuracy:Q', format='.3f'), alt.Tooltip('auroc:Q', format='.3f')]
+        tooltip=['model', 'ranking', 'rejected', alt.Tooltip(f'{v}:Q', format='.3f'), alt.Tooltip('auroc:Q', format='.3f')]
     ).properties(width=130, height=110).facet(facet=alt.Facet('model:N', title=None), columns=5)
 
 # %% ../nbs/62_risk_report.ipynb #c1a55c02
@@ -189,6 +190,35 @@ def _check_inputs(oof:pd.DataFrame, classes):
         raise ModelOutputError(f"model {m!r} on repeat {oof.repeat.iat[i]}, fold {oof.fold.iat[i]}: {int(bad.sum())} out-of-fold "
                                f"row(s) with {what} (first: instance {oof.instance.iat[i]}): the risk stage builds no sets on them", m)
 
+def _reg_stage(ctx, st, rm:RiskModel, oof:pd.DataFrame):
+    "The risk stage's tables, charts and notes for a regressor: intervals by bin, `p_correct`, the error-prediction curve."
+    cov, rel, err = _crossfit_reg(rm, rm.alpha)
+    summ = pd.DataFrame({'model': list(rm.models), 'train_mae': [rm.train_mae[m] for m in rm.models],
+                         'train_within': [rm.train_accuracy[m] for m in rm.models], 'intervals': [rm.interval_method[m] for m in rm.models]})
+    auc = err.drop_duplicates(['model', 'ranking']).pivot(index='model', columns='ranking', values='auroc')
+    auc.columns = ['auroc_' + c.replace(' ', '_') for c in auc.columns]
+    st.tables['risk_models'] = summ.merge(auc.reset_index(), on='model', how='left')
+    st.tables['risk_coverage'], st.tables['risk_reliability'], st.tables['risk_errors'] = cov, rel, err
+    st.charts['risk_coverage'] = coverage_chart(cov, alpha=rm.alpha)
+    st.charts['risk_reliability'] = reliability_chart(rel)
+    st.charts['risk_errors'] = rejection_chart(err)
+    ctx.files[RISK_FILE] = rm.save
+    mine = cov[cov.chosen]
+    worst = mine.assign(short=lambda d: d.coverage - (1 - rm.alpha - 2 * d.se)).nsmallest(1, 'short').iloc[0]
+    wid = cov.groupby(['model', 'method']).width.mean().unstack()
+    mw = cov[(cov.method == 'marginal') & (cov.bin == rm.n_bins - 1)].coverage
+    st.notes += rm.notes + [
+        f"Conformal prediction intervals at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian, plain or normalised by the "
+        f"error model's scale, whichever was tighter at the same validity){_delta_text(rm)}, checked by cross-fitting on the out-of-fold "
+        f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal split "
+        f"conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin. Mean width of the chosen intervals against marginal: " +
+        '; '.join(f"{m} {wid.loc[m, rm.interval_method[m]]:.4g} vs {wid.loc[m, 'marginal']:.4g}" for m in rm.models) + '.',
+        f"`p_correct` is the probability that a prediction lies within the tolerance τ = {rm.tolerance:.4g} of the value (the IRT curve at the "
+        f"predicted difficulty); `expected_error` is the error model's expected |y − ŷ| (cells of difficulty bin × prediction), whose mean is a "
+        f"batch's label-free MAE (table `risk_models`: the AUROC of each ranking for a miss by more than τ).",
+        f"Score new rows from a shell: `robustdiff score OUT new.csv --out scored.csv` (the model file is `{RISK_FILE}`): each row gets its "
+        f"prediction, the interval `lower`–`upper`, its predicted difficulty and bin."]
+
 NEEDS = ('difficulty',)     # stages that must have run (else the stage is `skipped`)
 PROVIDES = ('risk_models', 'risk_coverage', 'risk_reliability', 'risk_errors', 'risk_coverage_class')   # the tables it may add
 
@@ -196,9 +226,12 @@ def report_stage(ctx, st):
     "The report's `risk` stage: keep the inputs (out-of-fold predictions, items, flips), fit the risk model, check it by cross-fitting."
     c, run = ctx.cfg, ctx.run
     oof, noisy = ctx.oof(), ctx.noisy()
-    _check_inputs(oof, ctx.ds.classes)   # (every prediction path checks them too: this stage never builds on unchecked values)
-    flips = pd.DataFrame({'model': noisy.model.to_numpy(), 'instance': noisy.instance.to_numpy(),
-                          'flipped': (noisy.y_noisy.to_numpy() != noisy.y_pred.to_numpy()).astype(np.int8)})
+    reg = bool(getattr(ctx.ds, 'regression', False))
+    if reg: _check_values(oof)
+    else: _check_inputs(oof, ctx.ds.classes)   # (every prediction path checks them too: this stage never builds on unchecked values)
+    moved = (np.abs(noisy.y_noisy.to_numpy(float) - noisy.y_pred.to_numpy(float)) > ctx.ds.tolerance if reg else   # a regressor's prediction moves by more than τ
+             noisy.y_noisy.to_numpy() != noisy.y_pred.to_numpy())
+    flips = pd.DataFrame({'model': noisy.model.to_numpy(), 'instance': noisy.instance.to_numpy(), 'flipped': moved.astype(np.int8)})
     nu = c['nu'] if isinstance(c['nu'], (int, float)) else float('nan')
     inputs = dict(dataset=ctx.ds, items=ctx.table('difficulty', 'difficulty'), oof=oof, flips=flips,
                   cfg=dict(models=c['models'], random_state=run.random_state, n_bins=c['n_bins'], nu=nu, n_jobs=run.n_jobs,
@@ -207,6 +240,7 @@ def report_stage(ctx, st):
     rm = fit_risk_model(inputs['dataset'], inputs['items'], oof, flips, **inputs['cfg'],
                         fitted=ctx.first_fold_models)   # the one pass's first-fold fits: the report's own models
     ctx.first_fold_models, ctx.risk_model = None, rm
+    if reg: return _reg_stage(ctx, st, rm, oof)
     cov, rel, err = _crossfit(rm, rm.alpha)
     summ = pd.DataFrame({'model': list(rm.models), 'train_accuracy': [rm.train_accuracy[m] for m in rm.models],
                          'mean_confidence': [rm.train_confidence[m] for m in rm.models]})
@@ -234,3 +268,55 @@ def report_stage(ctx, st):
         "difficulty (table `risk_models`: its AUROC beside confidence alone and difficulty alone).",
         *([_class_note(cc, rm.alpha)] if len(cc) else []),
         f"Score new rows from a shell: `robustdiff score OUT new.csv --out scored.csv` (the model file is `{RISK_FILE}`)."]
+
+# %% ../nbs/62_risk_report.ipynb #7eb74eb5
+def _crossfit_reg(rm:RiskModel, alpha:float=0.1)->tuple:
+    "A regressor's coverage (plain, normalised and marginal intervals), reliability and error-prediction tables from the out-of-fold rows, calibrated on one half and checked on the other."
+    from robustdiff.conformal import conformal_intervals
+    o = rm._oof
+    b, bins, half = o['b_oof'], rm.cal_bins, _halves(len(o['b_oof']), rm.random_state)
+    cov, rel, err = [], [], []
+    z = norm.ppf(0.95)
+    for m in rm.models:
+        r, sg, correct = np.asarray(rm.cal_resid[m]), np.asarray(rm.cal_sigma[m]), o['correct'][m]
+        pc = np.empty(len(b))
+        inside = {k: np.empty(len(b), bool) for k in ('mondrian', 'normalised', 'marginal')}
+        width = {k: np.empty(len(b)) for k in inside}
+        for h in (0, 1):
+            fit, ev = half == h, half != h
+            pc[ev] = _apply(_logistic(b[fit, None], correct[fit]), b[ev, None])
+            edges = _edges(b[fit], rm.n_bins)
+            cb, tb = _bin_of(b[fit], edges), _bin_of(b[ev], edges)
+            for kind, kw in (('mondrian', dict(cal_bins=cb, test_bins=tb)), ('marginal', dict(cal_bins=np.zeros(fit.sum()), test_bins=np.zeros(ev.sum()))),
+                             ('normalised', dict(cal_bins=cb, test_bins=tb, cal_sigma=sg[fit], test_sigma=sg[ev]))):
+                lo, hi = conformal_intervals(np.zeros(ev.sum()), r[fit], alpha=alpha, **kw)
+                inside[kind][ev], width[kind][ev] = (lo <= r[ev]) & (r[ev] <= hi), hi - lo
+        for k in range(rm.n_bins):
+            on = bins == k
+            for kind in inside:
+                c = float(inside[kind][on].mean()) if on.any() else np.nan
+                cov.append(dict(model=m, bin=k, method=kind, n=int(on.sum()), coverage=c, se=np.sqrt(c * (1 - c) / max(on.sum(), 1)),
+                                width=float(width[kind][on].mean()) if on.any() else np.nan, chosen=kind == rm.interval_method[m]))
+        G = max(1, min(10, len(pc) // 10))
+        g = pd.qcut(pd.Series(pc).rank(method='first'), G, labels=False).to_numpy() if G > 1 else np.zeros(len(pc), int)
+        for k in range(G):
+            on = g == k
+            obs, nk = correct[on].mean(), on.sum()
+            rel.append(dict(model=m, group=k, n=int(nk), predicted=float(pc[on].mean()), observed=float(obs),
+                            lo=max(0.0, obs - z * np.sqrt(obs * (1 - obs) / nk)), hi=min(1.0, obs + z * np.sqrt(obs * (1 - obs) / nk))))
+        for name, score in (('expected error', sg), ('difficulty', b)):
+            auc = _auroc(score, correct == 0)
+            order = np.lexsort((np.arange(len(score)), -score))
+            for q in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
+                keep = order[int(round(q * len(order))):]
+                err.append(dict(model=m, ranking=name, rejected=q, mae=float(np.abs(r[keep]).mean()), auroc=auc))
+    return pd.DataFrame(cov), pd.DataFrame(rel), pd.DataFrame(err)
+
+def _check_values(oof:pd.DataFrame):
+    "A regressor's out-of-fold rows, checked before anything is built on them: every prediction a finite number; ModelOutputError naming the model and fold."
+    v = pd.to_numeric(oof.y_pred, errors='coerce').to_numpy(float)
+    bad = ~np.isfinite(v)
+    if bad.any():
+        i = int(np.argmax(bad)); m = oof.model.iat[i]
+        raise ModelOutputError(f"model {m!r} on repeat {oof.repeat.iat[i]}, fold {oof.fold.iat[i]}: {int(bad.sum())} out-of-fold "
+                               f"prediction(s) that are not finite numbers (first: instance {oof.instance.iat[i]}): the risk stage builds no intervals on them", m)
