@@ -62,7 +62,7 @@ def _per_bin(values, bins, n_bins:int)->np.ndarray:
 
 # %% ../nbs/60a_risk_core.ipynb #966d7f47
 _CALIBRATIONS = ('auto', 'own', 'pooled')
-_SET_NOTES = ('Conformal sets: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
+_SET_NOTES = ('Conformal sets: calibrated', 'Conformal intervals: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
 
 def _check_calibration(calibration, none:bool=False):
     "Refuse a calibration that is not one of `_CALIBRATIONS` (with `none`, also None: the model's; 'auto' only at fit time)."
@@ -106,6 +106,9 @@ def _set_calibration(rm, calibration:str, delta:float|None, simultaneous:bool):
                           f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(rm.alpha, d_bin)} needed) for coverage ≥ {1 - rm.alpha:g} "
                           f"with probability ≥ {1 - d_bin:.3g} (δ = {rm.delta:g}{f' over all {int((nk > 0).sum())} bins together' if rm.simultaneous else ' per bin'}): "
                           f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
+    if getattr(rm, 'task', 'classification') == 'regression':      # a regressor's intervals: the same rows, the same promise
+        notes = [n.replace('Conformal sets:', 'Conformal intervals:', 1).replace('prediction sets hold every class', 'intervals are the whole line')
+                 for n in notes]
     rm.notes = [n for n in rm.notes if not n.startswith(_SET_NOTES)] + notes
     return rm
 

@@ -211,7 +211,7 @@ def _reg_stage(ctx, st, rm:RiskModel, oof:pd.DataFrame):
         f"Conformal prediction intervals at α = {rm.alpha:g}, by predicted-difficulty bin (Mondrian, plain or normalised by the "
         f"error model's scale, whichever was tighter at the same validity){_delta_text(rm)}, checked by cross-fitting on the out-of-fold "
         f"rows: the lowest bin coverage is {worst.coverage:.3f} ({worst.model}, bin {int(worst.bin)}, SE {worst.se:.3f}); marginal split "
-        f"conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin. Mean width of the chosen intervals against marginal: " +
+        f"conformal covers {mw.min():.3f} to {mw.max():.3f} in the hardest bin{_check_setting(rm)[2]}. Mean width of the chosen intervals against marginal: " +
         '; '.join(f"{m} {wid.loc[m, rm.interval_method[m]]:.4g} vs {wid.loc[m, 'marginal']:.4g}" for m in rm.models) + '.',
         f"`p_correct` is the probability that a prediction lies within the tolerance τ = {rm.tolerance:.4g} of the value (the IRT curve at the "
         f"predicted difficulty); `expected_error` is the error model's expected |y − ŷ| (cells of difficulty bin × prediction), whose mean is a "
@@ -275,6 +275,7 @@ def _crossfit_reg(rm:RiskModel, alpha:float=0.1)->tuple:
     from robustdiff.conformal import conformal_intervals
     o = rm._oof
     b, bins, half = o['b_oof'], rm.cal_bins, _halves(len(o['b_oof']), rm.random_state)
+    delta, simultaneous, _ = _check_setting(rm)
     cov, rel, err = [], [], []
     z = norm.ppf(0.95)
     for m in rm.models:
@@ -289,7 +290,7 @@ def _crossfit_reg(rm:RiskModel, alpha:float=0.1)->tuple:
             cb, tb = _bin_of(b[fit], edges), _bin_of(b[ev], edges)
             for kind, kw in (('mondrian', dict(cal_bins=cb, test_bins=tb)), ('marginal', dict(cal_bins=np.zeros(fit.sum()), test_bins=np.zeros(ev.sum()))),
                              ('normalised', dict(cal_bins=cb, test_bins=tb, cal_sigma=sg[fit], test_sigma=sg[ev]))):
-                lo, hi = conformal_intervals(np.zeros(ev.sum()), r[fit], alpha=alpha, **kw)
+                lo, hi = conformal_intervals(np.zeros(ev.sum()), r[fit], alpha=alpha, delta=delta, simultaneous=simultaneous, **kw)
                 inside[kind][ev], width[kind][ev] = (lo <= r[ev]) & (r[ev] <= hi), hi - lo
         for k in range(rm.n_bins):
             on = bins == k
