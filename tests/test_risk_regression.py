@@ -113,3 +113,18 @@ def test_bad_input_is_refused_with_one_line(fitted):
     bad = oof.assign(y_pred=oof.y_pred.where(oof.instance != 7, np.inf))
     with pytest.raises(ValueError, match="model 'ridge' has 1 out-of-fold predictions that are not finite"):
         fit_risk_model(ds, items, bad, flips, **fitted['kw'])
+
+
+def test_report_check_of_the_intervals(fitted):
+    "The report's cross-fitted check (`risk_report._crossfit_reg`): every kind of interval per bin, the chosen one covering every bin, marginal short in the hardest."
+    from robustdiff.risk_report import _crossfit_reg, coverage_chart, rejection_chart
+    rm = fitted['rm']
+    cov, rel, err = _crossfit_reg(rm, rm.alpha)
+    assert set(cov.method) == {'mondrian', 'normalised', 'marginal'} and len(cov) == 3 * rm.n_bins
+    mine = cov[cov.chosen]
+    assert (mine.method == rm.interval_method['ridge']).all() and (mine.coverage >= 0.9 - 2 * mine.se).all(), mine
+    marg = cov[cov.method == 'marginal'].set_index('bin').coverage
+    assert marg.iloc[-1] < 0.9 - 2 * mine.se.iloc[-1] < mine.coverage.iloc[-1]     # one threshold for all: short where the noise is largest
+    assert err[err.ranking == 'expected error'].auroc.iloc[0] > 0.6                # the expected error finds the misses beyond τ
+    assert rel.observed.between(0, 1).all()
+    coverage_chart(cov, alpha=rm.alpha).to_dict(); rejection_chart(err).to_dict()
