@@ -960,8 +960,11 @@ RiskModel._mix = _mix
 RiskModel.estimate_accuracy = estimate_accuracy
 
 # %% ../nbs/60_risk.ipynb #0b8bb5f6
+_REG_STATE = ('task', 'tolerance', 'cal_resid', 'cal_pred', 'cal_sigma', 'sigma_cells', 'err_cells', 'interval_method', 'train_mae')
+
 def _state(self:RiskModel)->dict:
-    d = {k: getattr(self, k) for k in _STATE}
+    "What the file keeps: every field of `_STATE` (a classifier's file leaves out the regression fields, so it reads as before)."
+    d = {k: getattr(self, k, None) for k in _STATE if self.regression or k not in _REG_STATE}
     d['notes'] = list(d['notes'])
     return d
 
