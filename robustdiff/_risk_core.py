@@ -62,7 +62,7 @@ def _per_bin(values, bins, n_bins:int)->np.ndarray:
 
 # %% ../nbs/60a_risk_core.ipynb #966d7f47
 _CALIBRATIONS = ('auto', 'own', 'pooled')
-_SET_NOTES = ('Conformal sets: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
+_SET_NOTES = ('Conformal sets: calibrated', 'Conformal intervals: calibrated', 'Difficulty bin')   # the notes `_set_calibration` writes (rewritten when δ changes)
 
 def _check_calibration(calibration, none:bool=False):
     "Refuse a calibration that is not one of `_CALIBRATIONS` (with `none`, also None: the model's; 'auto' only at fit time)."
@@ -106,6 +106,9 @@ def _set_calibration(rm, calibration:str, delta:float|None, simultaneous:bool):
                           f"({', '.join(str(int(nk[k])) for k in thin)}; at least {_min_rows(rm.alpha, d_bin)} needed) for coverage ≥ {1 - rm.alpha:g} "
                           f"with probability ≥ {1 - d_bin:.3g} (δ = {rm.delta:g}{f' over all {int((nk > 0).sum())} bins together' if rm.simultaneous else ' per bin'}): "
                           f"{'their' if len(thin) > 1 else 'its'} prediction sets hold every class (delta=None: valid on average only).")
+    if getattr(rm, 'task', 'classification') == 'regression':      # a regressor's intervals: the same rows, the same promise
+        notes = [n.replace('Conformal sets:', 'Conformal intervals:', 1).replace('prediction sets hold every class', 'intervals are the whole line')
+                 for n in notes]
     rm.notes = [n for n in rm.notes if not n.startswith(_SET_NOTES)] + notes
     return rm
 
@@ -132,7 +135,7 @@ def _deploy_all(rm, inputs:dict, delta, simultaneous, n_jobs):
     from joblib import Parallel, delayed
     from robustdiff.portfolio import get_models
     ds, c = inputs['dataset'], inputs['cfg']
-    specs = get_models(c['models'], random_state=c['random_state'])
+    specs = get_models(c['models'], random_state=c['random_state'], task='regression' if getattr(ds, 'regression', False) else 'classification')
     rm.models = {m: p for m, p in Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, specs[m], ds) for m in rm.models)}
     rm.deployed = {m: 'all' for m in rm.models}
     rm = _set_calibration(rm, 'pooled', delta, simultaneous)
@@ -152,3 +155,55 @@ def _auroc(score, positive)->float:
     if n1 == 0 or n0 == 0: return np.nan
     r = rankdata(s)
     return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+# %% ../nbs/60a_risk_core.ipynb #dadb0c9a
+_ERR_CELLS = 5     # prediction cells per predicted-difficulty bin in the absolute-error model
+_ERR_ROWS = 40     # rows a cell should hold on average (fewer prediction cells when there are fewer rows)
+_ERR_SHRINK = 20   # a cell's mean |y − ŷ| is shrunk toward its bin's mean with this many rows' weight
+
+def _err_cell(cells:dict, bins, y_pred)->np.ndarray:
+    "Cell of each row in an absolute-error model: its predicted-difficulty bin × its prediction cell."
+    e = np.asarray(cells['pred_edges'], float)
+    return np.asarray(bins, np.int64) * (len(e) + 1) + np.searchsorted(e, np.asarray(y_pred, float), side='right')
+
+def _fit_error_cells(bins, y_pred, abs_err, n_bins:int, n_pred:int=_ERR_CELLS)->dict:
+    "A model of |y − ŷ| from labelled rows: per cell of predicted-difficulty bin × prediction fifth, its rows, its mean |y − ŷ| shrunk toward the bin's, and the variance of |y − ŷ| around that mean."
+    b, p, e = np.asarray(bins, np.int64), np.asarray(y_pred, float), np.abs(np.asarray(abs_err, float))
+    if not (len(b) == len(p) == len(e)) or not len(e): raise ValueError(f"{len(b)} bins, {len(p)} predictions and {len(e)} errors: one each per row, at least one row")
+    n_pred = int(np.clip(len(p) // (n_bins * _ERR_ROWS), 1, n_pred))
+    edges = np.unique(np.quantile(p, np.linspace(0, 1, n_pred + 1)[1:-1]))
+    cells = dict(pred_edges=edges)
+    cell, J = _err_cell(cells, b, p), len(edges) + 1
+    K = n_bins * J
+    nb = np.bincount(b, minlength=n_bins)
+    mb = np.where(nb > 0, np.bincount(b, e, n_bins) / np.maximum(nb, 1), e.mean())
+    n = np.bincount(cell, minlength=K)
+    mean = (np.bincount(cell, e, K) + _ERR_SHRINK * np.repeat(mb, J)) / (n + _ERR_SHRINK)
+    var_all = float(e.var()) if len(e) > 1 else 0.0
+    ss = np.bincount(cell, (e - mean[cell]) ** 2, K)
+    var = np.where(n > 1, ss / np.maximum(n - 1, 1), var_all)
+    floor = max(float(np.quantile(e, 0.05)), 1e-9 * max(float(e.mean()), 1e-300))   # a scale is never 0
+    return dict(pred_edges=edges, n=n, mean=np.maximum(mean, floor), var=var, p_range=np.array([p.min(), p.max()]))
+
+def _expected_error(cells:dict, bins, y_pred)->np.ndarray:
+    "Expected |y − ŷ| of each row from an absolute-error model (`_fit_error_cells`)."
+    return np.asarray(cells['mean'], float)[_err_cell(cells, bins, y_pred)]
+
+# %% ../nbs/60a_risk_core.ipynb #7e844b74
+def _interval_calibration(y_true, y_pred, bins, fold, *, n_bins:int, alpha:float=0.1, random_state:int=0, deployed:int=0)->dict:
+    "A regressor's intervals and error models from its out-of-fold rows: residuals, each row's cross-fitted error scale, the error models for new rows and for batches, and plain or normalised Mondrian intervals (`interval_choice`)."
+    from robustdiff.conformal import interval_choice
+    yt, yp, b, f = (np.asarray(v) for v in (y_true, y_pred, bins, fold))
+    yt, yp = yt.astype(float), yp.astype(float)
+    r = yt - yp
+    sigma = np.empty(len(r))
+    cells = {}
+    for k in np.unique(f):
+        fit = f != k
+        cells[k] = _fit_error_cells(b[fit], yp[fit], r[fit], n_bins) if fit.any() else _fit_error_cells(b, yp, r, n_bins)
+        sigma[f == k] = _expected_error(cells[k], b[f == k], yp[f == k])
+    out = f != deployed
+    if not out.any(): out = np.ones(len(r), bool)
+    ch = interval_choice(r[out], b[out], sigma[out], alpha=alpha, random_state=random_state)
+    return dict(resid=r, pred=yp, sigma=sigma, sigma_cells=cells.get(deployed, cells[next(iter(cells))]),
+                err_cells=_fit_error_cells(b, yp, r, n_bins), method=ch.attrs['choice'], choice=ch)

@@ -14,10 +14,10 @@ from .scc import difficulty_bins
 from .difficulty_model import DifficultyEstimator, shift_alarm
 from .metrics import expected_metric, metric_label_draws, metric_score, metric_name
 from .risk_io import RiskFileError, write_risk_file, read_risk_file   # the file format (61_risk_io)
-from .conformal import conformal_sets   # the sets (59_conformal)
+from .conformal import conformal_sets, conformal_intervals   # the sets and intervals (59_conformal)
 from ._conformal import _check_delta, _check_simultaneous, _bin_delta, _min_rows   # their thresholds (59a_conformal_thresholds)
 from ._risk_core import (_logistic, _risk_features, _apply, _edges, _bin_of, _per_bin, _check_calibration,
-                                   _set_calibration, _fit_final)   # the logistic fits, bins and calibration choice (60a_risk_core)
+                                   _set_calibration, _fit_final, _interval_calibration, _expected_error, _err_cell)   # the logistic fits, bins, calibration choice and error model (60a_risk_core)
 
 # %% auto #0
 __all__ = ['RISK_FILE', 'RiskModel', 'fit_risk_model', 'predict_risk', 'class_coverage', 'calibrate', 'BatchEstimate',
@@ -46,7 +46,8 @@ def _as_days(col:pd.Series)->pd.Series:
 _STATE = ('dataset', 'features', 'nominal', 'categories', 'fill', 'had_gaps', 'dates', 'models', 'classes', 'estimator',
           'edges', 'b_interval', 'b_cv', 'coef_correct', 'coef_risk', 'coef_flip', 'p_flip', 'cal_p_true', 'cal_bins', 'ref_counts',
           'train_accuracy', 'train_confidence', 'alpha', 'nu', 'random_state', 'notes', 'cal_check', 'delta', 'metric', 'confusion',
-          'simultaneous', 'calibration', 'cal_own', 'deployed', 'cal_bins_by_model', 'cal_labels', 'classwise', 'batch_calibration')
+          'simultaneous', 'calibration', 'cal_own', 'deployed', 'cal_bins_by_model', 'cal_labels', 'classwise', 'batch_calibration',
+          'task', 'tolerance', 'cal_resid', 'cal_pred', 'cal_sigma', 'sigma_cells', 'err_cells', 'interval_method', 'train_mae')
 
 @dataclass
 class RiskModel:
@@ -89,6 +90,18 @@ class RiskModel:
     cal_labels:dict|None = None  # model → true-class index (columns of `classes[model]`) of each calibration row (None: files from before it)
     batch_calibration:dict|None = None  # model → the batch estimate's second opinion (`_fit_batch_calibration` on its calibration rows; None: files from before it, refitted from the out-of-fold rows kept in memory)
     classwise:object = 'auto'   # class-conditional sets: True, False or 'auto' (on for an imbalanced target, `conformal.conformal_sets`)
+    task:str = 'classification' # 'regression': prediction intervals in place of sets, a batch's MAE in place of its accuracy
+    tolerance:float|None = None # regression: a prediction is right when |y − ŷ| ≤ tolerance (`p_correct`, `risk`, `p_flip`)
+    cal_resid:dict|None = None  # regression: model → out-of-fold residual y − ŷ of each training row (the intervals' calibration)
+    cal_pred:dict|None = None   # regression: model → out-of-fold prediction ŷ of each training row
+    cal_sigma:dict|None = None  # regression: model → error scale of each calibration row (its fold's error model, fitted without the row)
+    sigma_cells:dict|None = None  # regression: model → the error model a new row's scale comes from (fitted outside the deployed fold)
+    err_cells:dict|None = None  # regression: model → the error model of a batch's MAE (every out-of-fold row)
+    interval_method:dict|None = None  # regression: model → 'mondrian' or 'normalised' (`conformal.interval_choice` on the rows outside the deployed fold)
+    train_mae:dict|None = None  # regression: model → out-of-fold MAE
+
+    @property
+    def regression(self)->bool: return getattr(self, 'task', 'classification') == 'regression'
 
     @property
     def n_bins(self)->int: return len(self.edges) + 1
@@ -138,6 +151,11 @@ def _difficulty_folds(X:pd.DataFrame, b:pd.Series, regressor, folds:list, random
     return res[0][0], b_oof, dict(nrmse=float(nrmse(y, b_oof)), spearman=float(spearman_rho(y, b_oof)),
                                   regressor=str(regressor), n_splits=int(n_splits)), folds[0][1]
 
+def _specs(models, random_state, ds)->dict:
+    "The report's models as `get_models` gives them, for the dataset's task (a regression portfolio for a regression table)."
+    from robustdiff.portfolio import get_models
+    return get_models(models, random_state=random_state, task='regression' if getattr(ds, 'regression', False) else 'classification')
+
 def fit_risk_model(ds,                    # the `Dataset` the report ran on
                    items:pd.DataFrame,    # the report's IRT items table (instance, difficulty, status)
                    oof:pd.DataFrame,      # out-of-fold predictions: model, instance, y_true, y_pred, correct, p_true, p_max
@@ -180,11 +198,15 @@ def fit_risk_model(ds,                    # the `Dataset` the report ran on
     notes.append(f"Difficulty estimator ([MP22], a random forest): cross-validated NRMSE {s['nrmse']:.2f}, Spearman ρ "
                  f"{s['spearman']:.2f} between predicted and IRT difficulty of the training rows.")
     nk = np.bincount(cal_bins, minlength=n_bins)
-    specs = get_models(models, random_state=random_state)
+    reg = bool(getattr(ds, 'regression', False))
+    specs = _specs(models, random_state, ds)
+    fold = np.empty(len(X), np.int64)
+    for f, (_, te) in enumerate(folds): fold[te] = f
     have = {m: p for m, p in (fitted or {}).items() if m in specs}
     fitted = {**have, **dict(Parallel(n_jobs=n_jobs)(delayed(_fit_final)(m, e, ds, folds[0][0]) for m, e in specs.items() if m not in have))}
     fitted = {m: fitted[m] for m in specs}   # in the models' order
     coef_c, coef_r, coef_f, pflip, cal, acc, conf, classes, oc, opm, chk, confusion, cal_labels = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+    rg = {k: {} for k in ('cal_resid', 'cal_pred', 'cal_sigma', 'sigma_cells', 'err_cells', 'interval_method', 'train_mae')}
     fl = flips.groupby(['model', 'instance'], sort=False).flipped.mean()
     for m in specs:
         o = oof[oof.model == m].drop_duplicates('instance').set_index('instance').reindex(np.arange(len(X)))
@@ -205,7 +227,16 @@ def fit_risk_model(ds,                    # the `Dataset` the report ran on
         oc[m], opm[m] = correct, o.p_max.to_numpy(float)
         pm = opm[m]
         conf[m] = float(np.nanmean(pm)) if np.isfinite(pm).any() else np.nan
-        classes[m] = np.asarray(getattr(fitted[m], 'classes_', np.unique(ds.y)))
+        if reg:                                                       # the intervals and the error models (`_interval_calibration`)
+            yp = o.y_pred.to_numpy(float)
+            if not np.isfinite(yp).all(): raise ValueError(f"model {m!r} has {int((~np.isfinite(yp)).sum())} out-of-fold predictions that are not finite numbers")
+            ic = _interval_calibration(o.y_true.to_numpy(float), yp, cal_bins, fold, n_bins=n_bins, random_state=random_state)
+            for k, v in (('cal_resid', ic['resid']), ('cal_pred', yp), ('cal_sigma', ic['sigma']), ('sigma_cells', ic['sigma_cells']),
+                         ('err_cells', ic['err_cells']), ('interval_method', ic['method']), ('train_mae', float(np.abs(ic['resid']).mean()))):
+                rg[k][m] = v
+            notes.append(f"Intervals of {m!r}: {'normalised' if ic['method'] == 'normalised' else 'plain'} Mondrian by predicted-difficulty bin "
+                         f"({ic['choice'].attrs['why']}, `interval_choice` on the out-of-fold rows outside the deployed fold).")
+        classes[m] = np.array([]) if reg else np.asarray(getattr(fitted[m], 'classes_', np.unique(ds.y)))
         confusion[m] = _confusion(o.y_pred.to_numpy(), o.y_true.to_numpy(), classes[m])
         lab = pd.Index(classes[m]).get_indexer(o.y_true.to_numpy(dtype=object)).astype(np.int32)
         cal_labels[m] = lab if (lab >= 0).all() else None   # a class the deployed fit never saw: sets by bin only
@@ -220,10 +251,8 @@ def fit_risk_model(ds,                    # the `Dataset` the report ran on
                      train_confidence=conf, nu=float(nu), random_state=int(random_state), notes=notes, cal_check=chk,
                      delta=None if delta is None else float(delta), metric=metric, confusion=confusion,
                      simultaneous=bool(simultaneous), cal_own=np.asarray(first, np.int64), deployed={m: 'fold' for m in specs},
-                     cal_labels=cal_labels)
-    fold = np.empty(len(X), np.int64)
-    for f, (_, te) in enumerate(folds): fold[te] = f
-    rm.batch_calibration = {m: _fit_batch_calibration(opm[m], oc[m], cal_bins, n_bins) for m in specs}   # saved: a loaded file keeps the second opinion
+                     cal_labels=cal_labels, **({'task': 'regression', 'tolerance': float(ds.tolerance), **rg} if reg else {}))
+    rm.batch_calibration = {} if reg else {m: _fit_batch_calibration(opm[m], oc[m], cal_bins, n_bins) for m in specs}   # saved: a loaded file keeps the second opinion
     rm._oof = dict(b_oof=b_oof, correct=oc, p_max=opm, first=first, fold=fold)    # for the report's cross-fitted checks (not saved)
     return _set_calibration(rm, calibration, delta, simultaneous)
 
@@ -305,6 +334,9 @@ RiskModel._bad_numbers = _bad_numbers
 _COLUMNS = ['row', 'model', 'prediction', 'confidence', 'difficulty', 'difficulty_lo', 'difficulty_hi', 'difficulty_bin',
             'p_correct', 'p_flip', 'p_flip_bin', 'risk', 'prediction_set', 'set_size']
 
+_REG_COLUMNS = ['row', 'model', 'prediction', 'lower', 'upper', 'difficulty', 'difficulty_lo', 'difficulty_hi', 'difficulty_bin',
+                'p_correct', 'p_flip', 'p_flip_bin', 'risk', 'expected_error']   # a regressor's: the interval in place of the set
+
 def _set_labels(S:np.ndarray, classes:np.ndarray)->np.ndarray:
     "Membership matrix → an object array of tuples of class labels (one tuple per distinct set, shared)."
     n, C = S.shape
@@ -350,11 +382,35 @@ def _sets(P, p_true, cal_bins, bins, alpha, delta, simultaneous, labels, classwi
     kw = dict(cal_labels=labels, classwise=classwise) if _CLASSWISE and labels is not None and classwise is not False else {}
     return conformal_sets(P, p_true, cal_bins, bins, alpha=alpha, delta=delta, simultaneous=simultaneous, **kw)
 
+def _reg_cal_of(self:RiskModel, m:str, calibration:str|None=None)->tuple:
+    "(residual, bin, error scale) of regression model `m`'s calibration rows: the report's out-of-fold rows, all or the deployed fold's with 'own'."
+    c = self._cal_rows(calibration) if self._kind(m) == 'fold' else slice(None)
+    return np.asarray(self.cal_resid[m])[c], np.asarray(self.cal_bins)[c], np.asarray(self.cal_sigma[m])[c]
+
+def _predict_values(model, Xm, m:str)->np.ndarray:
+    "A regressor's predictions as finite floats; ModelOutputError naming the model and the first bad row."
+    from robustdiff.responses import ModelOutputError, predict_values
+    try: return predict_values(model, Xm)
+    except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None
+
+def _reg_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
+              calibration:str|None=None)->dict:
+    "A regressor's columns: prediction, its Mondrian conformal interval (normalised where `interval_method` says), p_correct, p_flip, risk and the expected |y − ŷ|."
+    pred = _predict_values(self.models[m], Xm, m)
+    r, cb, sg = self._reg_cal_of(m, calibration)
+    kw = (dict(cal_sigma=sg, test_sigma=_expected_error(self.sigma_cells[m], bins, pred)) if self.interval_method[m] == 'normalised' else {})
+    lo, hi = conformal_intervals(pred, r, cb, bins, alpha=alpha, delta=delta, simultaneous=simultaneous, **kw)
+    F = _risk_features(np.full(len(pred), np.nan), b)
+    return {'model': m, 'prediction': pred, 'lower': lo, 'upper': hi, 'p_correct': _apply(self.coef_correct[m], b[:, None]),
+            'p_flip': _apply(self.coef_flip[m], F), 'p_flip_bin': self.p_flip[m][bins], 'risk': _apply(self.coef_risk[m], F),
+            'expected_error': _expected_error(self.err_cells[m], bins, pred)}
+
 def _model_rows(self:RiskModel, m:str, Xm:pd.DataFrame, b:np.ndarray, bins:np.ndarray, alpha:float, delta:float|None=None, simultaneous:bool=True,
                 calibration:str|None=None, classwise=False)->dict:
     from robustdiff.responses import predict_labels_proba, ModelOutputError
     from robustdiff._models import PlainColumns
     if self._kind(m) in ('split', 'oof'): Xm = PlainColumns().transform(Xm)   # a model of yours gets the columns as a CSV reader gives them
+    if self.regression: return self._reg_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration)
     try: labels, P = predict_labels_proba(self.models[m], Xm)
     except ModelOutputError as e: raise ModelOutputError(f"model {m!r} on the new rows: {e}", m) from None   # which model, in one line
     labels = np.asarray(labels)
@@ -380,7 +436,7 @@ def predict_risk(self:RiskModel,
                  calibration=None,    # the sets' calibration rows: 'own' (the deployed fold's, split conformal) or 'pooled' (every out-of-fold row); None = the model's (`RiskModel.calibration`)
                  classwise=None,      # class-conditional sets: True, False or 'auto' (on for an imbalanced target); None = the model's (`RiskModel.classwise`)
                 )->pd.DataFrame:      # one row per (row, model): the columns of `_COLUMNS`
-    "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set."
+    "For each new row and model: prediction, predicted difficulty with interval and bin, p_correct, p_flip, risk and a conformal set (for a regressor: a conformal interval `lower`–`upper` and the expected |y − ŷ|)."
     alpha = self.alpha if alpha is None else alpha
     if not (isinstance(alpha, (float, int)) and 0 < alpha < 1): raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     _check_delta(delta, off=True)
@@ -402,7 +458,7 @@ def predict_risk(self:RiskModel,
     common = {'row': row, 'difficulty': b, 'difficulty_lo': b + self.b_interval[0],
               'difficulty_hi': b + self.b_interval[1], 'difficulty_bin': bins}
     frames = [pd.DataFrame({**common, **self._model_rows(m, Xm, b, bins, alpha, delta, simultaneous, calibration, classwise)}) for m in names]
-    out = pd.concat(frames, ignore_index=True)[_COLUMNS]
+    out = pd.concat(frames, ignore_index=True)[_REG_COLUMNS if self.regression else _COLUMNS]
     out.attrs['notes'] = notes + [n for m in names for n in self._class_notes(m, alpha, delta if delta is not None else False, simultaneous,
                                                                               calibration, classwise)]
     return out
@@ -411,6 +467,8 @@ RiskModel._kind = _kind
 RiskModel._cal_rows = _cal_rows
 RiskModel._cal_of = _cal_of
 RiskModel._model_rows = _model_rows
+RiskModel._reg_cal_of = _reg_cal_of
+RiskModel._reg_rows = _reg_rows
 RiskModel.predict_risk = predict_risk
 
 def class_coverage(self:RiskModel,
@@ -575,6 +633,7 @@ def calibrate(self:RiskModel,
              )->RiskModel:       # a new risk model holding `model` beside the others (this one is unchanged)
     "Deploy your own fitted model: its conformal sets, p_correct, risk, flips and batch estimate calibrated on labelled rows it never saw, binned by the report's difficulty estimator."
     from dataclasses import replace
+    if self.regression: raise ValueError("calibrate takes a classifier: this risk model is a regressor's (score with the report's models)")
     name = _model_name(model) if name is None else name
     if not isinstance(name, str) or not name.strip(): raise ValueError(f"name must be a non-empty string, got {name!r}")
     if name in self.models: raise ValueError(f"the risk model already has a model {name!r}: pass another name=")
@@ -725,6 +784,7 @@ def _as_classes(pred:pd.Series, classes:list)->np.ndarray:
     return np.array([lookup.get(str(x), x) for x in v], dtype=object)
 
 _SCORED = ('row', 'model', 'prediction', 'confidence', 'difficulty', 'difficulty_bin', 'p_correct', 'risk')   # what a batch estimate reads from a scored table
+_REG_SCORED = ('row', 'model', 'prediction', 'difficulty', 'difficulty_bin', 'p_correct', 'risk')             # a regressor's
 
 def _is_scored(self:RiskModel, X)->bool:
     "Whether `X` is a scored table (the one `predict_risk` returns or `score` writes), not rows to score."
@@ -741,7 +801,7 @@ def _check_scored(self:RiskModel, r, models=None)->pd.DataFrame:
         except Exception as e: raise ValueError(f"{str(p)!r} cannot be read as a scored table: {type(e).__name__}: {str(e).splitlines()[0][:120]}") from None
         what = f"scored table {p.name!r}"
     else: what = "the scored table"
-    missing = [c for c in _SCORED if c not in r.columns]
+    missing = [c for c in (_REG_SCORED if self.regression else _SCORED) if c not in r.columns]
     if missing: raise ValueError(f"{what} lacks column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}: pass the table predict_risk returned or score wrote, or the rows themselves")
     if not len(r): raise ValueError(f"{what} holds no rows")
     r = r.assign(model=r.model.astype(str))
@@ -759,11 +819,17 @@ def _check_scored(self:RiskModel, r, models=None)->pd.DataFrame:
         if not np.array_equal(g.row.astype(str).to_numpy(), g0.row.astype(str).to_numpy()):
             raise ValueError(f"{what}: model {m!r} scores other rows than {first!r} (or in another order)")
     for c, lo, hi in (('risk', 0, 1), ('confidence', 0, 1), ('p_correct', 0, 1), ('difficulty_bin', 0, self.n_bins - 1)):
+        if c not in r.columns: continue                  # (a regressor's table has no confidence)
         v = pd.to_numeric(r[c], errors='coerce')
         bad = ~v.between(lo, hi) & (v.notna() | r[c].notna() if c == 'confidence' else True)
         if bad.any(): raise ValueError(f"{what}: column {c!r} holds {r[c][bad].iloc[0]!r} in {_rows(r.index[bad.to_numpy()])}, outside [{lo}, {hi}]")
     moved = _bin_of(pd.to_numeric(r.difficulty, errors='coerce').to_numpy(float), self.edges) != r.difficulty_bin.to_numpy()
     if moved.any(): raise ValueError(f"{what}: the difficulty bins of {_rows(r.index[moved])} do not match this risk model's bin edges: scored by another risk model?")
+    if self.regression:
+        v = pd.to_numeric(r.prediction, errors='coerce')
+        bad = ~np.isfinite(v.to_numpy(float))
+        if bad.any(): raise ValueError(f"{what}: column 'prediction' holds {r.prediction[bad].iloc[0]!r} in {_rows(r.index[bad])}, not a finite number")
+        r = r.assign(prediction=v.astype(float))
     return r.reset_index(drop=True)
 
 def _model_estimate(self:RiskModel, m:str, g:pd.DataFrame, z:float)->dict:
@@ -785,8 +851,53 @@ def _model_estimate(self:RiskModel, m:str, g:pd.DataFrame, z:float)->dict:
                       outside=float(((nc[cell] < _MIN_CELL) | (p < lo_p - 1e-9) | (p > hi_p + 1e-9)).mean()),
                       disagree=bool(abs(gap) > z * np.sqrt(var_bins)))
 
+def _mix(self:RiskModel, r:pd.DataFrame, n:int, alarm:float, notes:list)->tuple:
+    "The batch's rows per predicted-difficulty bin against the reference rows', the χ² p-value, and its note when it alarms."
+    counts = np.bincount(r.difficulty_bin[r.model == r.model.iloc[0]].to_numpy().astype(np.int64), minlength=self.n_bins)
+    p = _mix_p(self.ref_counts, counts)
+    bins = pd.DataFrame({'bin': np.arange(self.n_bins), 'train_share': self.train_share, 'batch_share': counts / n, 'n': counts})
+    if p < alarm:
+        hard = bins.batch_share.iloc[-1] - bins.train_share.iloc[-1]
+        notes.append(f"The batch's difficulty mix differs from the training rows (χ² p = {p:.2g}): "
+                     f"{'more' if hard > 0 else 'fewer'} rows in the hardest bin ({bins.batch_share.iloc[-1]:.0%} vs {bins.train_share.iloc[-1]:.0%}); "
+                     f"the interval assumes the calibration still holds, which a shift can break.")
+    return bins, p
+
+def _mae_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alarm:float=0.01)->BatchEstimate:
+    "A regressor's batch estimate: per model the expected MAE from the absolute-error model (`err_cells`) with an interval, the share of rows outside its calibrated range, the difficulty mix."
+    n = int((r.model == r.model.iloc[0]).sum())
+    z = norm.ppf(0.5 + level / 2)
+    rows, notes = [], list(r.attrs.get('notes', []))
+    if y is not None:
+        y = np.asarray(y, dtype=float)
+        if len(y) != n: raise ValueError(f"{len(y)} labels for {n} rows")
+    for m, g in r.groupby('model', sort=False):
+        cells, pred = self.err_cells[m], g.prediction.to_numpy(float)
+        cell = _err_cell(cells, g.difficulty_bin.to_numpy().astype(np.int64), pred)
+        mu, v, nc = (np.asarray(cells[k], float) for k in ('mean', 'var', 'n'))
+        est = float(mu[cell].mean())
+        share = np.bincount(cell, minlength=len(nc)) / n
+        var_batch = float(v[cell].sum() / n**2)                          # the batch's own |y − ŷ| around their cell means
+        var_cal = float((share**2 * v / np.maximum(nc, 1)).sum())       # each cell mean, estimated on its calibration rows
+        sd = np.sqrt(var_batch + var_cal)
+        lo_p, hi_p = cells['p_range']
+        outside = float(((nc[cell] < _MIN_CELL) | (pred < lo_p) | (pred > hi_p)).mean())
+        row = dict(model=m, n=n, metric='mae', estimated=est, lo=max(0.0, est - z * sd), hi=est + z * sd, sd_batch=float(np.sqrt(var_batch)),
+                   sd_calibration=float(np.sqrt(var_cal)), outside=outside, alarm=outside > _MAX_OUTSIDE,
+                   expected_within=float(g.p_correct.mean()), train_mae=self.train_mae[m])
+        if outside > _MAX_OUTSIDE:
+            notes.append(f"{m}: {outside:.0%} of the rows fall where the calibration rows are too few (a prediction and difficulty seldom "
+                         f"seen in training): the estimate there is an extrapolation.")
+        if y is not None:
+            row |= dict(observed=float(np.abs(y - pred).mean()), observed_within=float((np.abs(y - pred) <= self.tolerance).mean()))
+        rows.append(row)
+    bins, p = self._mix(r, n, alarm, notes)
+    t = pd.DataFrame(rows)
+    return BatchEstimate(t, bins, p, p < alarm, notes, bool(p < alarm or t.alarm.any()))
+
 def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alarm:float=0.01)->BatchEstimate:
     "`estimate_accuracy` from rows `predict_risk` has already scored (one block of rows per model, in the same row order)."
+    if self.regression: return self._mae_rows(r, y, level, alarm)
     n = int((r.model == r.model.iloc[0]).sum())
     z = norm.ppf(0.5 + level / 2)
     rows, notes = [], list(r.attrs.get('notes', []))
@@ -819,14 +930,7 @@ def _estimate_rows(self:RiskModel, r:pd.DataFrame, y=None, level:float=0.9, alar
             row |= _metric_estimate(self, m, g, q, e['var_cal'], level)
             if y is not None: row['metric_observed'] = metric_score(self.metric, y, _as_classes(g.prediction, list(self.classes[m])), classes=list(self.classes[m]))
         rows.append(row)
-    counts = np.bincount(r.difficulty_bin[r.model == r.model.iloc[0]].to_numpy().astype(np.int64), minlength=self.n_bins)
-    p = _mix_p(self.ref_counts, counts)
-    bins = pd.DataFrame({'bin': np.arange(self.n_bins), 'train_share': self.train_share, 'batch_share': counts / n, 'n': counts})
-    if p < alarm:
-        hard = bins.batch_share.iloc[-1] - bins.train_share.iloc[-1]
-        notes.append(f"The batch's difficulty mix differs from the training rows (χ² p = {p:.2g}): "
-                     f"{'more' if hard > 0 else 'fewer'} rows in the hardest bin ({bins.batch_share.iloc[-1]:.0%} vs {bins.train_share.iloc[-1]:.0%}); "
-                     f"the interval assumes the calibration still holds, which a shift can break.")
+    bins, p = self._mix(r, n, alarm, notes)
     t = pd.DataFrame(rows)
     return BatchEstimate(t, bins, p, p < alarm, notes, bool(p < alarm or t.alarm.any()))
 
@@ -841,7 +945,7 @@ def estimate_accuracy(self:RiskModel,
                       false_alarm:float=0.01,  # false-alarm rate of the mix test and of `shift_alarm`
                       models=None,             # model name(s) (default: every model)
                      )->BatchEstimate:
-    "Expected accuracy of a batch per model with an interval, its difficulty mix against the training rows, and the alarm that says when the estimate cannot be trusted."
+    "Expected accuracy of a batch per model with an interval (for a regressor: its expected MAE, `metric` 'mae'), its difficulty mix against the training rows, and the alarm that says when the estimate cannot be trusted."
     _check_level(level, false_alarm)
     r = self._check_scored(X_batch, models) if self._is_scored(X_batch) else self.predict_risk(X_batch, models=models)
     return self._estimate_rows(r, y, level, false_alarm)
@@ -851,11 +955,16 @@ RiskModel._model_estimate = _model_estimate
 RiskModel._is_scored = _is_scored
 RiskModel._check_scored = _check_scored
 RiskModel._estimate_rows = _estimate_rows
+RiskModel._mae_rows = _mae_rows
+RiskModel._mix = _mix
 RiskModel.estimate_accuracy = estimate_accuracy
 
 # %% ../nbs/60_risk.ipynb #0b8bb5f6
+_REG_STATE = ('task', 'tolerance', 'cal_resid', 'cal_pred', 'cal_sigma', 'sigma_cells', 'err_cells', 'interval_method', 'train_mae')
+
 def _state(self:RiskModel)->dict:
-    d = {k: getattr(self, k) for k in _STATE}
+    "What the file keeps: every field of `_STATE` (a classifier's file leaves out the regression fields, so it reads as before)."
+    d = {k: getattr(self, k, None) for k in _STATE if self.regression or k not in _REG_STATE}
     d['notes'] = list(d['notes'])
     return d
 
@@ -899,7 +1008,7 @@ def _sweep_stale(out:Path):
 def _write_scored(df:pd.DataFrame, out:Path):
     "The scored table as CSV, the prediction sets as 'a|b' text; written to a temporary file (removed on any error or interrupt), then renamed."
     d = df.copy()
-    d['prediction_set'] = ['|'.join(map(str, s)) for s in d.prediction_set]
+    if 'prediction_set' in d: d['prediction_set'] = ['|'.join(map(str, s)) for s in d.prediction_set]
     tmp = out.with_name(f'.{out.name}.tmp-{os.getpid()}')
     try:
         d.to_csv(tmp, index=False)
@@ -995,7 +1104,14 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                                  for c, n, ok in zip(t['class'], t.n_cal, t.promised)))
     _write_scored(r, dest)
     t = est.table
-    for row in t.itertuples():
+    if rm.regression:
+        for row in t.itertuples():
+            w = r.loc[r.model == row.model, ['lower', 'upper']]
+            log(f"{row.model}: intervals at α = {alpha:g}, {rm.interval_method[row.model]} Mondrian by difficulty bin (mean width "
+                f"{float((w.upper - w.lower).mean()):.4g}); expected MAE of these {row.n} rows {row.estimated:.4g} ({row.lo:.4g} to {row.hi:.4g}), "
+                f"out-of-fold MAE in training {row.train_mae:.4g}")
+            if row.alarm: log(f"ALARM: {row.model}: {row.outside:.0%} of the rows lie outside the calibrated range: the MAE there is an extrapolation")
+    for row in (() if rm.regression else t.itertuples()):
         seen = ('accuracy on its calibration rows' if rm._kind(row.model) == 'split' else 'out-of-fold accuracy in training')
         log(f"{row.model}: expected accuracy of these {row.n} rows {row.estimated:.3f} ({row.lo:.3f} to {row.hi:.3f}), "
             f"{seen} {row.train_accuracy:.3f}")
@@ -1006,7 +1122,7 @@ def score_file(model_path,              # a report folder (its `risk/risk_model.
                 f"({row.metric_lo:.3f} to {row.metric_hi:.3f})")
     hard = est.bins.iloc[-1]
     log(f"{hard.batch_share:.0%} of the rows fall in the hardest difficulty bin (training: {hard.train_share:.0%})"
-        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g}): the expected accuracies above "
+        + (f"; ALARM: the difficulty mix differs from the training data (χ² p = {est.mix_p:.2g}): the {'expected MAEs' if rm.regression else 'expected accuracies'} above "
            f"hold if only the mix of rows moved; if what a row's features say about its label moved too, only labels can tell "
            f"(`estimate_accuracy(rows, y=labels)` tests it)" if est.mix_alarm else ''))
     log(f"scored {len(X)} rows × {r.model.nunique()} model(s) → {out}")

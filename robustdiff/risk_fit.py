@@ -19,7 +19,7 @@ def _one_model_respondents(respondents, models, random_state)->tuple:
     "(population, note): 'auto' with a single model is the ladder's first `ONE_MODEL_RESPONDENTS`; anything else as given."
     if not (isinstance(respondents, str) and respondents == 'auto'): return respondents, ''
     from robustdiff.portfolio import get_models
-    if len(get_models(models, random_state=random_state)) != 1: return respondents, ''
+    if len(get_models(models, random_state=random_state, task=None)) != 1: return respondents, ''
     n = ONE_MODEL_RESPONDENTS
     return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}', fit_risk's choice for one model): "
                            f"on the sets measured (benchmarks/studies/risk_one_model.py) the sets still cover in every difficulty bin and risk ranks errors "

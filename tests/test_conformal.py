@@ -205,3 +205,57 @@ def test_smoothed_thin_classes_get_a_threshold():
     p_true, P, tb = rng.uniform(0.3, 1, len(y)), rng.dirichlet(np.ones(3), 2000), rng.integers(0, 4, 2000)
     S = conformal_sets(P, p_true, b, tb, alpha=0.1, nonempty=False, cal_labels=y, classwise=True, smoothing=True, seed=1)
     assert 0 < S[:, 2].mean() < 1                      # class 2 no longer in every set
+
+
+# ---- a regressor's intervals (`conformal_intervals`, `interval_choice`) ----
+from robustdiff.conformal import conformal_intervals, interval_choice
+
+
+def _hetero(n, rng):
+    "x uniform; the residual's scale grows with x (0.2 + x); four bins of x."
+    x = rng.random(n)
+    return x, rng.normal(0, 0.2 + x), np.minimum((x * 4).astype(int), 3)
+
+
+@pytest.mark.parametrize('delta', [None, 0.1])
+@pytest.mark.parametrize('normalised', [False, True])
+def test_intervals_cover_every_bin_of_a_heteroscedastic_problem(delta, normalised):
+    rng = np.random.default_rng(7)
+    xc, rc, bc = _hetero(3000, rng)
+    xt, rt, bt = _hetero(20000, rng)
+    kw = dict(cal_sigma=0.2 + xc, test_sigma=0.2 + xt) if normalised else {}
+    lo, hi = conformal_intervals(np.zeros(len(rt)), rc, bc, bt, alpha=0.1, delta=delta, **kw)
+    cov = pd.Series((lo <= rt) & (rt <= hi)).groupby(bt).mean()
+    se = np.sqrt(0.09 / np.bincount(bc) + 0.09 / np.bincount(bt))
+    assert (cov >= 0.9 - 2 * se).all(), cov
+    lo_m, hi_m = conformal_intervals(np.zeros(len(rt)), rc, np.zeros(len(rc)), np.zeros(len(rt)), alpha=0.1)
+    marg = pd.Series((lo_m <= rt) & (rt <= hi_m)).groupby(bt).mean()
+    assert marg.iloc[-1] < 0.85 and marg.iloc[0] > 0.95      # one threshold for all: short in the hardest bin, wide in the easiest
+    if delta is not None: assert cov.min() > 0.9               # δ = 0.1 for all bins at once: above 1 − α here
+
+
+def test_intervals_are_centred_and_scaled():
+    lo, hi = conformal_intervals([10., 20.], [-1., 2., -3., 4.] * 10, [0] * 40, [0, 0], alpha=0.1, cal_sigma=np.full(40, 2.), test_sigma=[1., 4.])
+    np.testing.assert_allclose(hi - [10., 20.], [10., 20.] - lo)           # symmetric around ŷ
+    np.testing.assert_allclose((hi - lo)[1] / (hi - lo)[0], 4.)            # the width follows σ
+
+
+def test_choice_takes_the_normalised_intervals_only_when_they_are_tighter():
+    rng = np.random.default_rng(8)
+    x, r, b = _hetero(3000, rng)
+    good = interval_choice(r, b, 0.2 + x, alpha=0.1, random_state=1)
+    assert good.attrs['choice'] == 'normalised' and good.attrs['width']['normalised'] < good.attrs['width']['mondrian']
+    noise = interval_choice(r, b, rng.uniform(0.1, 3, 3000), alpha=0.1, random_state=1)
+    assert noise.attrs['choice'] == 'mondrian'
+    pd.testing.assert_frame_equal(interval_choice(r, b, 0.2 + x, random_state=1), good)   # same seed, same table
+    assert set(good.columns) == {'kind', 'bin', 'n', 'coverage', 'se', 'width'}
+
+
+def test_interval_bad_input_is_refused_with_one_line():
+    with pytest.raises(ValueError, match='3 calibration residuals but 2 calibration bins'): conformal_intervals([1.], [1., 2., 3.], [0, 0], [0])
+    with pytest.raises(ValueError, match='1 test predictions but 2 test bins'): conformal_intervals([1.], [1.], [0], [0, 1])
+    with pytest.raises(ValueError, match='cal_residuals row 1 is nan'): conformal_intervals([1.], [1., np.nan], [0, 0], [0])
+    with pytest.raises(ValueError, match=r'test_sigma row 0 is -1.0'): conformal_intervals([1.], [1.], [0], [0], cal_sigma=[1.], test_sigma=[-1.])
+    with pytest.raises(ValueError, match=r'cal_sigma has shape \(2,\)'): conformal_intervals([1.], [1.], [0], [0], cal_sigma=[1., 1.], test_sigma=[1.])
+    with pytest.raises(ValueError, match='alpha must be in'): conformal_intervals([1.], [1.], [0], [0], alpha=1.5)
+    with pytest.raises(ValueError, match='3 residuals, 2 bins and 3 scales'): interval_choice([1., 2., 3.], [0, 0], [1., 1., 1.])
