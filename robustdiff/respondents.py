@@ -281,7 +281,8 @@ class SubsetRegressor(RegressorMixin, _Budget):
         ys = y[rows]
         self.n_samples_, self.y_mean_, sd = len(rows), float(ys.mean()), float(ys.std())
         self.y_scale_ = sd if sd > 0 else 1.0
-        if not sd > 0:
+        Xs = X[np.ix_(rows, self.features_)]
+        if not sd > 0 or not (Xs != Xs[:1]).any():          # a constant target, or constant columns (PLS fails on them): the mean
             self.estimator_ = None
             return self
         est = clone(self.estimator)
@@ -290,7 +291,7 @@ class SubsetRegressor(RegressorMixin, _Budget):
         if 'n_components' in prm: est.set_params(n_components=max(1, min(prm['n_components'], len(self.features_), len(rows) - 1)))
         with warnings.catch_warnings():                       # weak respondents need not converge; PLS on constant columns warns
             warnings.simplefilter('ignore')
-            self.estimator_ = est.fit(X[np.ix_(rows, self.features_)], (ys - self.y_mean_) / self.y_scale_)
+            self.estimator_ = est.fit(Xs, (ys - self.y_mean_) / self.y_scale_)
         return self
 
     def predict(self, X):
