@@ -43,8 +43,11 @@ def _parser()->argparse.ArgumentParser:
             s.add_argument('--no-checks', action='store_true', help="skip the intake checks (index columns, copies of the target, ...)")
             s.add_argument('--missing', choices=('impute', 'drop', 'error'), default='impute',
                            help="missing feature values: impute them inside each model's training fold (default), drop those rows, or stop")
-            s.add_argument('--task', choices=('auto', 'classification'), default='auto',
-                           help="auto (default): refuse a target that looks continuous; classification: treat its values as classes")
+            s.add_argument('--task', choices=('auto', 'classification', 'regression'), default='auto',
+                           help="auto (default): classes or numbers, decided from the target (said before any fit); "
+                                "classification: its values are classes; regression: its values are numbers")
+            s.add_argument('--tolerance', type=float, default=None,
+                           help="regression: a prediction is right when |y - prediction| <= this (default: 0.25 x the target's robust sd)")
             s.add_argument('--models', default=None, help="evaluated portfolio: fabra18 (default without --model), pyhard7, ela2, quick")
             s.add_argument('--model', action='append', default=None, metavar='[NAME=]FILE.skops|module:attr',
                            help="a model of yours, used as given: a skops file or an importable module:attribute (repeatable; "
@@ -242,7 +245,7 @@ def _run(a)->int:
             data = a.data or a.dataset_opt or DEFAULT_DATASET
             if a.data and a.dataset_opt: raise ValueError("give the dataset once (DATA or --dataset)")
             kw = dict(target=a.target, models=_models(a), respondents=a.respondents, stages=a.stages, n_splits=a.folds,
-                      nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task)
+                      nu=a.nu, class_noise=a.class_noise, ih_pool=a.ih_pool, csv_kws=_csv_kws(a), task=a.task, tolerance=a.tolerance)
             kw.update(metric=a.metric, noise_draws=a.noise_draws)
             kw['max_rows'] = a.max_rows
         if a.scheduler: __import__('logging').getLogger('distributed').setLevel(50)   # its reconnect logs: we say it in one line

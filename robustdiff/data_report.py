@@ -5,6 +5,7 @@
 # %% ../nbs/90b_data_report.ipynb #f5ff3075
 from __future__ import annotations
 import sys
+import numpy as np
 import pandas as pd
 from .charts import alt   # altair, imported on first use
 
@@ -13,12 +14,13 @@ __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
 
 # %% ../nbs/90b_data_report.ipynb #cc19759c
 NEEDS = ()
-PROVIDES = ('data_summary', 'classes')
+PROVIDES = ('data_summary', 'classes', 'target')   # `classes` for a classification target, `target` (its distribution) for a regression one
 
 # %% ../nbs/90b_data_report.ipynb #25548ba7
 def report_stage(ctx, st):
     "The report's `data` stage: the table's size, feature types, complexity and classes, and what the intake did to it."
     ds = ctx.ds
+    if ds.regression: return _regression_stage(ctx, st)
     st.tables['data_summary'] = pd.DataFrame([dict(dataset=ds.name, instances=ds.n_instances, features=ds.n_features,
         numeric=len(ds.numeric), nominal=len(ds.nominal), classes=ds.n_classes, complexity=round(ds.complexity, 4),
         complex=bool(ds.complexity > 0.08), majority_share=round(float(ds.y.value_counts(normalize=True).max()), 4))])
@@ -32,3 +34,26 @@ def report_stage(ctx, st):
         x=alt.X('n:Q', title='instances'), y=alt.Y('class:N', sort='-x', title='class'),
         tooltip=['class', 'n', alt.Tooltip('share:Q', format='.1%')]).properties(width=360, height=min(400, 18 * len(cls) + 20),
         title=f'{ds.name}: class distribution')
+
+# %% ../nbs/90b_data_report.ipynb #datreg0c
+def _regression_stage(ctx, st):
+    "The data stage of a regression target: size, feature types, complexity, the target's quantiles and histogram, the tolerance."
+    ds = ctx.ds
+    y = ds.y.to_numpy(dtype=float)
+    q = np.quantile(y, [0, .25, .5, .75, 1])
+    st.tables['data_summary'] = pd.DataFrame([dict(dataset=ds.name, instances=ds.n_instances, features=ds.n_features,
+        numeric=len(ds.numeric), nominal=len(ds.nominal), task='regression', complexity=round(ds.complexity, 4),
+        complex=bool(ds.complexity > 0.08), tolerance=float(ds.tolerance), target_median=float(q[2]), target_iqr=float(q[3] - q[1]))])
+    st.tables['target'] = pd.DataFrame({'quantile': ['min', 'q25', 'median', 'q75', 'max'], 'value': q})
+    st.notes.extend(ds.notes)
+    st.notes.append(f"A prediction counts as right when it is within τ = {ds.tolerance:.4g} of the true value "
+                    f"({ds.tolerance / max(q[3] - q[1], 1e-300):.0%} of the target's interquartile range, {q[3] - q[1]:.4g}); "
+                    f"every break, agreement and difficulty reads that way.")
+    if ctx.run.progress:
+        for n in ds.notes: print(f"{ds.name}: {n}", file=sys.stderr, flush=True)
+    h = pd.DataFrame({'y': y})
+    bars = alt.Chart(h).mark_bar(opacity=.7).encode(x=alt.X('y:Q', bin=alt.Bin(maxbins=40), title='target'),
+                                                    y=alt.Y('count():Q', title='instances'))
+    tau = alt.Chart(pd.DataFrame({'x': [q[2] - ds.tolerance], 'x2': [q[2] + ds.tolerance], 'label': ['median ± τ']})).mark_rect(
+        opacity=.25, color='#d62728').encode(x='x:Q', x2='x2:Q', tooltip=['label'])
+    st.charts['target'] = (bars + tau).properties(width=360, height=200, title=f'{ds.name}: the target, with median ± τ shaded')

@@ -53,6 +53,48 @@ def _order_separates(col:pd.Series, y:np.ndarray, k:int)->bool:
     if (change & (x[1:] == x[:-1])).any(): return False
     return int(change.sum()) == len(np.unique(yy)) - 1
 
+# %% ../nbs/03_leaks.ipynb #leakreg1
+def _alone_r2(col:pd.Series, numeric:bool, y:np.ndarray, folds:np.ndarray, bins:int=20)->float:
+    "Out-of-fold R² of one column on its own: the mean target of its quantile bin (numeric) or level (missing: a level of its own)."
+    if numeric:
+        x = col.to_numpy(dtype=float)
+        edges = np.unique(np.nanquantile(x, np.linspace(0, 1, bins + 1))) if np.isfinite(x).any() else np.array([0.])
+        code = np.where(np.isnan(x), len(edges) + 1, np.searchsorted(edges[1:-1], x, side='right'))
+    else: code = pd.factorize(col, use_na_sentinel=False)[0]
+    pred = np.empty_like(y)
+    m = int(code.max()) + 1
+    for f in np.unique(folds):
+        tr, te = folds != f, folds == f
+        s, c = np.bincount(code[tr], weights=y[tr], minlength=m), np.bincount(code[tr], minlength=m)
+        pred[te] = np.where(c > 0, s / np.maximum(c, 1), y[tr].mean())[code[te]]
+    return float(1 - np.sum((y - pred) ** 2) / max(np.sum((y - y.mean()) ** 2), 1e-300))
+
+def _numeric_leaks(ds:Dataset, *, threshold:float, n_splits:int, random_state:int, near:float, ratio:float)->pd.DataFrame:
+    "`leak_check` of a regression target: columns whose out-of-fold R² alone is almost perfect, or far above every other column's."
+    y = ds.y.to_numpy(dtype=float)
+    folds = np.random.default_rng(random_state).permutation(len(y)) % n_splits
+    cols = []
+    for col in ds.X.columns:
+        x = ds.X[col]
+        numeric = col not in set(ds.nominal) and pd.api.types.is_numeric_dtype(x) and not pd.api.types.is_bool_dtype(x)
+        rho = abs(pd.Series(y).corr(x.reset_index(drop=True), method='spearman')) if numeric and x.notna().all() and x.nunique() > 1 else 0.0
+        cols.append((col, _alone_r2(x, numeric, y, folds), rho))
+    r2 = np.array([c[1] for c in cols])
+    rows = []
+    for i, (col, r, rho) in enumerate(cols):
+        others = np.delete(r2, i)
+        best = float(others.max()) if len(others) else np.nan
+        copy = len(others) > 0 and r >= near and (1 - r) * ratio <= 1 - best
+        order = rho >= 0.999             # the target's order, row for row: a monotone copy
+        if not (order or r >= threshold or copy): continue
+        other = f"; the best other column reaches {best:.3f}" if len(others) else ''
+        other += f"; its rank correlation with the target is {rho:.4f}" if order else ''
+        rows.append(dict(column=str(col), check='order' if order else 'alone' if r >= threshold else 'near_copy', balanced_accuracy=round(r, 4),
+                         agreement=np.nan, best_other=round(best, 4), monotone_in_rows=False,
+                         message=f"possible label leak: column {str(col)!r} alone predicts the target with R² {r:.3f} out of fold"
+                                 f"{other}; if it should not be known at prediction time, drop it ({drop_fix([col])})"))
+    return pd.DataFrame(rows, columns=['column', 'check', 'balanced_accuracy', 'agreement', 'best_other', 'monotone_in_rows', 'message'])
+
 # %% ../nbs/03_leaks.ipynb #1418f806
 class LeakWarning(UserWarning):
     "A column that may leak the label."
@@ -67,6 +109,7 @@ def leak_check(ds:Dataset,             # the data
     "Columns that alone predict the class almost perfectly, or whose order matches the class order (one row each)."
     if not isinstance(ds, Dataset): raise TypeError(f"expected a robustdiff Dataset, got {type(ds).__name__}")
     if not 0 < threshold <= 1: raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    if ds.regression: return _numeric_leaks(ds, threshold=threshold, n_splits=n_splits, random_state=random_state, near=near, ratio=ratio)
     y, classes = pd.factorize(ds.y)
     k, n = len(classes), len(y)
     rng = np.random.default_rng(random_state)

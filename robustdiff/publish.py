@@ -503,7 +503,9 @@ def check_run(ds,                  # the `Dataset`
         raise ValueError(f"cross-validation needs at least 2 folds (n_splits, --folds), got {n_splits!r}")
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
         raise ValueError(f"n_jobs (--n-jobs) must be a non-zero int (-1 = all cores, 1 = no parallelism), got {n_jobs!r}")
-    counts = ds.y.value_counts()
+    if getattr(ds, 'regression', False) and n_splits is not None and ds.n_instances < 2 * n_splits:
+        raise ValueError(f"{ds.n_instances} rows are too few for {n_splits} folds (each fold needs at least 2 rows): use fewer folds (--folds)")
+    counts = ds.y.value_counts() if not getattr(ds, 'regression', False) else pd.Series(dtype=int)
     small = counts[counts < (n_splits or 0)]
     if len(small):
         c, k = small.index[-1], int(small.iloc[-1])
