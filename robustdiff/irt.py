@@ -584,15 +584,14 @@ def fit_continuous_rasch(X,                 # graded responses in [0, 1] (DataFr
     Xk = X[:, keep]
     theta, b, lls, converged = np.zeros(J), np.zeros(int(keep.sum())), [], False
     for it in range(1, max_iter + 1):
+        old = theta, b
         m, v = _crm_moments(theta[:, None] - b[None, :])
-        dth = np.clip((Xk - m).sum(1) / v.sum(1), -2, 2)
-        theta = np.clip(theta + dth, -50, 50)
+        theta = np.clip(theta + np.clip((Xk - m).sum(1) / v.sum(1), -2, 2), -50, 50)
         m, v = _crm_moments(theta[:, None] - b[None, :])
-        db = np.clip(-(Xk - m).sum(0) / v.sum(0), -2, 2)
-        b = np.clip(b + db, -50, 50)
+        b = np.clip(b - np.clip((Xk - m).sum(0) / v.sum(0), -2, 2), -50, 50)   # ±50: |η| beyond 60 reads as x ≡ 0 or 1
         c = theta.mean(); theta, b = theta - c, b - c
         lls.append(_crm_loglik(theta[:, None] - b[None, :], Xk))
-        if max(np.abs(dth).max(), np.abs(db).max()) < tol:
+        if max(np.abs(theta - old[0]).max(), np.abs(b - old[1]).max()) < tol:   # what moved, not what was asked (a bound stops a step)
             converged = True; break
     _, v = _crm_moments(theta[:, None] - b[None, :])
     diff, se = np.where(top, -np.inf, np.inf), np.full(I, np.inf)
