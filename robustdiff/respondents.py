@@ -288,7 +288,8 @@ class SubsetRegressor(RegressorMixin, _Budget):
         est = clone(self.estimator)
         prm = est.get_params()
         if 'n_neighbors' in prm: est.set_params(n_neighbors=min(prm['n_neighbors'], len(rows)))
-        if 'n_components' in prm: est.set_params(n_components=max(1, min(prm['n_components'], len(self.features_), len(rows) - 1)))
+        if 'n_components' in prm:                             # PLS: no more components than the centred columns' rank (else NaN weights)
+            est.set_params(n_components=max(1, min(prm['n_components'], int(np.linalg.matrix_rank(Xs - Xs.mean(0))))))
         with warnings.catch_warnings():                       # weak respondents need not converge; PLS on constant columns warns
             warnings.simplefilter('ignore')
             self.estimator_ = est.fit(Xs, (ys - self.y_mean_) / self.y_scale_)
