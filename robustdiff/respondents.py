@@ -429,27 +429,30 @@ def _spearman(x, y)->float:
     if len(rx) < 3 or rx.std() == 0 or ry.std() == 0: return np.nan
     return float(np.corrcoef(rx, ry)[0, 1])
 
-def split_half_reliability(U:pd.DataFrame,         # response matrix, respondents × instances (0/1)
+def split_half_reliability(U:pd.DataFrame,         # response matrix, respondents × instances (0/1; graded in [0, 1] for 'CRM')
                            *, n_repeats:int=10,       # random splits into two halves
-                           model:str='1PL',        # IRT model fitted on each half
+                           model:str='1PL',        # IRT model fitted on each half: '1PL', '2PL', or 'CRM' (the continuous Rasch model on graded responses)
                            random_state:int|None=0,# seed of the splits
                            detail:bool=False,      # also return the two halves' difficulties (tidy) for charts
                           ):                       # one row per split: split, n_a, n_b, spearman, spearman_brown, spearman_finite, n_finite (+ detail table)
     "Split-half reliability of IRT difficulties: Spearman between the difficulties fitted on two random halves of the respondents."
-    from robustdiff.irt import fit_irt, rasch_difficulty
+    from robustdiff.irt import fit_irt, rasch_difficulty, continuous_rasch_difficulty
     check_int(n_repeats, 'n_repeats', low=1)
+    if model not in ('1PL', '2PL', 'CRM'): raise ValueError(f"model must be '1PL', '2PL' or 'CRM', got {model!r}")
+    half = {'1PL': rasch_difficulty, 'CRM': continuous_rasch_difficulty}.get(model, lambda A: _statused_difficulty(fit_irt(A, model=model)))
     if not isinstance(U, pd.DataFrame): U = pd.DataFrame(np.asarray(U))
     if U.shape[0] < 4: raise ValueError(f"split-half reliability needs at least 4 respondents (2 per half), got {U.shape[0]}")
     check_population(U)
     rng = np.random.default_rng(random_state)
     A = U.to_numpy()
+    if model == 'CRM' and not ((A >= 0) & (A <= 1)).all():            # before any split: a bad matrix is not a bad half
+        raise ValueError("model='CRM' reads graded responses: every value must lie in [0, 1] (no NaN)")
     J, rows, pairs = U.shape[0], [], []
     for s in range(n_repeats):
         perm = rng.permutation(J)
         ha, hb = np.sort(perm[:J // 2]), np.sort(perm[J // 2:])
         try:
-            da, db = ((rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
-                      for h in (ha, hb))
+            da, db = (half(A[h]) for h in (ha, hb))
         except ValueError as e:                                        # a half without informative instances
             warnings.warn(f"split {s}: {e}"); continue
         fin = np.isfinite(da) & np.isfinite(db)

@@ -293,3 +293,15 @@ def test_auto_respondents_names_the_regression_ladder():
     spec, why = auto_respondents('auto', 1, NS(n_instances=500, n_features=10, task='regression'))
     assert spec == 'ladder:120' and 'regression ladder' in why and 'τ' in why
     assert 'regression' not in auto_respondents('auto', 1, NS(n_instances=500, n_features=10))[1]
+
+def test_split_half_reliability_of_graded_responses():
+    rng = np.random.default_rng(7)
+    eta = rng.normal(size=(60, 1)) - rng.normal(0, 2, size=(1, 200))
+    X = np.log1p(rng.random(eta.shape) * np.expm1(eta)) / eta           # graded answers drawn from the continuous Rasch model
+    rel = split_half_reliability(X, model='CRM', n_repeats=3)
+    assert rel.spearman.min() > 0.8
+    U = pd.DataFrame((X > np.median(X)).astype(int))
+    same = split_half_reliability(U, n_repeats=3)                       # the same halves: the same seed and J
+    assert list(rel.n_a) == list(same.n_a)
+    with pytest.raises(ValueError, match='model must be'): split_half_reliability(U, model='3PL')
+    with pytest.raises(ValueError, match=r'\[0, 1\]'): split_half_reliability(X * 3, model='CRM')
