@@ -9,6 +9,7 @@ from .responses import response_matrix
 from .irt import fit_irt
 from .charts import histogram, scatter
 from ._stages import respondent_models
+from .data import default_tolerance
 
 # %% auto #0
 __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
@@ -17,12 +18,28 @@ __all__ = ['NEEDS', 'PROVIDES', 'report_stage']
 NEEDS = ()
 PROVIDES = ('difficulty', 'respondent_abilities', 'reliability', 'abilities')
 
+# %% ../nbs/90d_difficulty_report.ipynb #87d2fa04
+def _population(spec, random_state, task:str='classification'):
+    "`respondent_models` for the dataset's task: None for 'models' (the evaluated portfolio), else the validated population (the regression ladder for a number)."
+    if spec is None or (isinstance(spec, str) and spec == 'models'): return None
+    if task == 'classification': return respondent_models(spec, random_state)
+    from robustdiff.respondents import check_respondents
+    return check_respondents(spec, random_state=random_state, task=task)
+
+def _tolerance_note(ds)->str:
+    "One sentence: the tolerance τ that makes a regression answer right, and its share of the target's robust spread."
+    sd = default_tolerance(ds.y, share=1.0)
+    share = f" = {ds.tolerance / sd:.2g} × the target's robust sd ({sd:.4g})" if sd > 0 else ''
+    return (f"A regression answer is right when |y − ŷ| ≤ τ = {ds.tolerance:.4g}{share}: the difficulties, abilities and "
+            f"reliability above count an answer within τ as right and one outside it as wrong.")
+
+
 # %% ../nbs/90d_difficulty_report.ipynb #ea8e1bd0
 def report_stage(ctx, st):
     "The report's `difficulty` stage: 1PL IRT difficulty of every instance from the respondents, its reliability, and each evaluated model's ability."
     from robustdiff.respondents import respondent_predictions, with_reliability, split_half_reliability
     c, run = ctx.cfg, ctx.run
-    resp = respondent_models(c['respondents'], run.random_state)
+    resp = _population(c['respondents'], run.random_state, getattr(ctx.ds, 'task', 'classification'))
     if resp is None:
         U = response_matrix(ctx.clean()); who = 'the evaluated models'
     else:
@@ -40,6 +57,7 @@ def report_stage(ctx, st):
     st.notes.append(f"Difficulty from {who}: {finite:.1%} of the instances have a finite difficulty "
                     f"({(items.status == 'all_right').sum()} answered right by every respondent, "
                     f"{(items.status == 'all_wrong').sum()} by none).")
+    if getattr(ctx.ds, 'regression', False): st.notes.append(_tolerance_note(ctx.ds))
     if U.shape[0] >= 4:
         rel = split_half_reliability(U, n_repeats=5, random_state=run.random_state)
         st.tables['reliability'] = rel

@@ -17,8 +17,8 @@ from threadpoolctl import ThreadpoolController
 
 # %% auto #0
 __all__ = ['METRICS', 'irt_probability', 'icc_chart', 'irt_scc_chart', 'simulate_responses', 'IRTResult', 'fit_irt',
-           'rasch_difficulty', 'difficulty_se_chart', 'irt_checks', 'difficulty', 'difficulty_metrics',
-           'difficulty_chart']
+           'rasch_difficulty', 'fit_continuous_rasch', 'continuous_rasch_difficulty', 'difficulty_se_chart',
+           'irt_checks', 'difficulty', 'difficulty_metrics', 'difficulty_chart']
 
 # %% ../nbs/10_irt.ipynb #078943e5
 def irt_probability(theta,       # ability θ of the model(s)
@@ -532,6 +532,81 @@ def rasch_difficulty(U,              # response matrix (DataFrame or 2-D array),
     d = np.where(s == A.shape[0], -np.inf, np.inf)
     d[keep] = _rasch_em(s[keep], r, A.shape[0], n_quad, bound, tol, max_iter, sigma_update)['b']
     return d
+
+# %% ../nbs/10_irt.ipynb #dc2a4a10
+def _crm_moments(eta)->tuple:
+    "(mean, variance) of the continuous Rasch density η e^{ηx}/(e^η − 1) on [0, 1] at η (series below |η| = 0.01; η clipped to ±60)."
+    eta = np.clip(np.asarray(eta, dtype=float), -60.0, 60.0)
+    small = np.abs(eta) < 1e-2
+    e = np.where(small, 1.0, eta)
+    m = np.where(small, 0.5 + eta / 12 - eta**3 / 720, 1 / -np.expm1(-e) - 1 / e)
+    v = np.where(small, 1 / 12 - eta**2 / 240 + eta**4 / 6048, 1 / e**2 - 0.25 / np.sinh(e / 2)**2)
+    return m, v
+
+def _crm_loglik(eta, X)->float:
+    "Σ log f(x | η) = Σ [log(η/(e^η − 1)) + η x]."
+    eta = np.clip(eta, -60.0, 60.0)
+    small = np.abs(eta) < 1e-2
+    e = np.where(small, 1.0, eta)
+    return float((np.where(small, -eta / 2 + eta**2 / 24, np.log(e / np.expm1(e))) + eta * X).sum())
+
+def _as_graded_matrix(X)->tuple:
+    "(float64 array J × I, model labels, instance labels) of graded responses in [0, 1], validated."
+    if isinstance(X, pd.DataFrame): models, instances, vals = X.index, X.columns, X.to_numpy()
+    elif isinstance(X, (np.ndarray, list, tuple)):
+        vals = np.asarray(X)
+        if vals.ndim != 2: raise ValueError(f"the graded response matrix must be 2-D (models × instances), got {vals.ndim}-D")
+        models, instances = pd.RangeIndex(vals.shape[0], name='model'), pd.RangeIndex(vals.shape[1], name='instance')
+    else: raise TypeError(f"the graded response matrix must be a DataFrame or a 2-D array, got {type(X).__name__}")
+    if vals.dtype == object or not (np.issubdtype(vals.dtype, np.number) or vals.dtype == bool) or np.issubdtype(vals.dtype, np.complexfloating):
+        raise TypeError(f"the graded response matrix must hold real numbers in [0, 1], got dtype {vals.dtype}")
+    vals = vals.astype(np.float64)
+    J, I = vals.shape
+    if J < 2 or I < 2: raise ValueError(f"need at least 2 models and 2 instances, got {J} × {I}")
+    if np.isnan(vals).any(): raise ValueError(f"the graded response matrix has {int(np.isnan(vals).sum())} NaN entries")
+    bad = (vals < 0) | (vals > 1)
+    if bad.any(): raise ValueError(f"graded responses must lie in [0, 1]; found {int(bad.sum())} outside, such as {np.unique(vals[bad])[:3].tolist()}")
+    return vals, models, instances
+
+def fit_continuous_rasch(X,                 # graded responses in [0, 1] (DataFrame or 2-D array), models × instances
+                         *, tol:float=1e-6,    # stop when no parameter moves more than this
+                         max_iter:int=1000, # Newton rounds at most
+                        )->IRTResult:       # model 'CRM', method 'jml'; items with difficulty, difficulty_se, p_correct = mean response
+    "The continuous Rasch model (Müller 1987, on [0, 1], no dispersion term) by joint maximum likelihood: difficulty and ability from graded responses."
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0: raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1: raise ValueError(f"max_iter must be an int ≥ 1, got {max_iter!r}")
+    t0 = time.perf_counter()
+    X, models, instances = _as_graded_matrix(X)
+    J, I = X.shape
+    top, bottom = (X == 1).all(0), (X == 0).all(0)
+    keep = ~(top | bottom)
+    if not keep.any(): raise ValueError("every instance is answered exactly (all 1) or not at all (all 0) by every model: nothing to estimate")
+    Xk = X[:, keep]
+    theta, b, lls, converged = np.zeros(J), np.zeros(int(keep.sum())), [], False
+    for it in range(1, max_iter + 1):
+        old = theta, b
+        m, v = _crm_moments(theta[:, None] - b[None, :])
+        theta = np.clip(theta + np.clip((Xk - m).sum(1) / v.sum(1), -2, 2), -50, 50)
+        m, v = _crm_moments(theta[:, None] - b[None, :])
+        b = np.clip(b - np.clip((Xk - m).sum(0) / v.sum(0), -2, 2), -50, 50)   # ±50: |η| beyond 60 reads as x ≡ 0 or 1
+        c = theta.mean(); theta, b = theta - c, b - c
+        lls.append(_crm_loglik(theta[:, None] - b[None, :], Xk))
+        if max(np.abs(theta - old[0]).max(), np.abs(b - old[1]).max()) < tol:   # what moved, not what was asked (a bound stops a step)
+            converged = True; break
+    _, v = _crm_moments(theta[:, None] - b[None, :])
+    diff, se = np.where(top, -np.inf, np.inf), np.full(I, np.inf)
+    diff[keep], se[keep] = b, 1 / np.sqrt(v.sum(0))
+    status = pd.Categorical(np.where(top, 'all_right', np.where(bottom, 'all_wrong', 'ok')), categories=['ok', 'all_right', 'all_wrong', 'out_of_range'])
+    items = pd.DataFrame({'instance': instances, 'difficulty': diff, 'discrimination': 1.0, 'p_correct': X.mean(0), 'status': status,
+                          'infit': np.nan, 'outfit': np.nan, 'difficulty_se': se})
+    abilities = pd.DataFrame({'model': models, 'ability': theta, 'ability_sd': 1 / np.sqrt(v.sum(1)), 'accuracy': X.mean(1)})
+    return IRTResult(items, abilities, 'CRM', 'jml', float(theta.std()), lls[-1], np.array(lls), it, converged, J, time.perf_counter() - t0)
+
+def continuous_rasch_difficulty(X, # graded responses in [0, 1], models × instances
+                               )->np.ndarray: # difficulty per instance; −inf answered exactly by all, +inf by none
+    "`fit_continuous_rasch(X)`'s difficulties only."
+    return fit_continuous_rasch(X).items.difficulty.to_numpy(float)
+
 
 # %% ../nbs/10_irt.ipynb #4168ffbd
 def difficulty_se_chart(res:IRTResult,      # a fitted model

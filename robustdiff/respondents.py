@@ -7,12 +7,13 @@ from __future__ import annotations
 import math, numbers, os, warnings
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.tree import DecisionTreeClassifier
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.linear_model import LogisticRegression
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.cross_decomposition import PLSRegression
 from sklearn.naive_bayes import GaussianNB
-from sklearn.neural_network import MLPClassifier
+from sklearn.neural_network import MLPClassifier, MLPRegressor
 from sklearn.neural_network._base import ACTIVATIONS, inplace_softmax
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.exceptions import ConvergenceWarning
@@ -22,10 +23,10 @@ from .charts import alt   # altair, imported on first use (the chart functions b
 from ._validation import check_int
 
 # %% auto #0
-__all__ = ['ARTIFICIAL', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',
-           'respond_fold', 'check_respondents', 'check_population', 'respondent_predictions', 'difficulty_se',
-           'split_half_reliability', 'reliability_chart', 'split_half_chart', 'population_chart', 'with_reliability',
-           'auto_respondents']
+__all__ = ['ARTIFICIAL', 'TASKS', 'KINDS', 'MAX_ROWS', 'FEW_MODELS', 'SubsetClassifier', 'ArtificialLearner', 'get_respondents',
+           'SubsetRegressor', 'ArtificialRegressor', 'respond_fold', 'check_respondents', 'check_population',
+           'respondent_predictions', 'difficulty_se', 'split_half_reliability', 'reliability_chart', 'split_half_chart',
+           'population_chart', 'with_reliability', 'auto_respondents']
 
 # %% ../nbs/12_respondents.ipynb #1853cd5a
 def _subset_size(frac, n:int, minimum:int=1)->int:
@@ -55,22 +56,22 @@ def _encode(y:np.ndarray)->tuple:
     if (codes < 0).any(): classes, codes = np.unique(y, return_inverse=True)    # a missing label: numpy's order
     return np.asarray(classes, dtype=y.dtype), codes.astype(np.intp, copy=False)
 
-class SubsetClassifier(ClassifierMixin, BaseEstimator):
-    "A classifier fitted on a seeded random subset of the training rows and feature columns (a respondent with a small training budget)."
+class _Budget(BaseEstimator):
+    "The training budget shared by `SubsetClassifier` and `SubsetRegressor`: parameters, their checks and the seeded draw of rows and columns."
     def __init__(self,
-                 estimator=None,     # the classifier to wrap (cloned at fit)
+                 estimator=None,     # the model to wrap (cloned at fit)
                  *, max_samples=1.0,    # share (float in (0, 1]) or number (int) of training rows it sees
                  max_features=1.0,   # share (float in (0, 1]) or number (int) of feature columns it sees
-                 balanced:bool=False,# draw the rows class-balanced: at most ⌈m/C⌉ rows per class (a flatter class prior)
+                 balanced:bool=False,# draw the rows balanced over the strata (classes; a regression target's quantile bins): at most ⌈m/C⌉ rows per stratum
                  min_samples:int=10, # never fewer rows than this (or the whole fold if smaller)
                  random_state=None,  # seed (set by `get_models`); None: fresh randomness
                  stream:int=0,       # respondent number: respondents with one budget draw different subsets
-                 max_rows:int|None=None): # at most about this many rows: a larger draw is cut to a class-stratified sample (None: no bound)
+                 max_rows:int|None=None): # at most about this many rows: a larger draw is cut to a stratified sample (None: no bound)
         self.estimator, self.max_samples, self.max_features, self.balanced = estimator, max_samples, max_features, balanced
         self.min_samples, self.random_state, self.stream, self.max_rows = min_samples, random_state, stream, max_rows
 
     def _check_params(self):
-        if self.estimator is None or not hasattr(self.estimator, 'fit'): raise TypeError("SubsetClassifier needs an estimator")
+        if self.estimator is None or not hasattr(self.estimator, 'fit'): raise TypeError(f"{type(self).__name__} needs an estimator")
         for nm in ('max_samples', 'max_features'):
             v = getattr(self, nm)
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v) or (not isinstance(v, numbers.Integral) and v > 1):
@@ -79,20 +80,26 @@ class SubsetClassifier(ClassifierMixin, BaseEstimator):
         if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2):
             raise ValueError(f"max_rows must be None or an int ≥ 2, got {m!r}")
 
-    def fit(self, X, y):
-        self._check_params()
-        X, y = np.asarray(X), np.asarray(y)
-        self.classes_, codes = _encode(y)                 # the wrapped model fits int codes: no sort of string labels per fit
-        n, p = X.shape
+    def _draw(self, codes:np.ndarray, n:int, p:int)->tuple:
+        "(rows, feature columns) of the budget, seeded by (random_state, stream); `codes` (int strata of the rows) balance and bound the rows."
         seed = [] if self.random_state is None else [int(self.random_state), int(self.stream)]
         rng = np.random.default_rng(np.random.SeedSequence(seed) if seed else None)
         m = _subset_size(self.max_samples, n, min(self.min_samples, n))
         if self.balanced: rows = _balanced_rows(codes, m, rng)
         else: rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
         k = _subset_size(self.max_features, p)
-        self.features_ = np.sort(rng.choice(p, k, replace=False)) if k < p else np.arange(p)
+        features = np.sort(rng.choice(p, k, replace=False)) if k < p else np.arange(p)
         if self.max_rows is not None and len(rows) > self.max_rows:   # drawn after the columns: the same columns as unbounded
             rows = _stratified_cap(codes, rows, int(self.max_rows), rng)
+        return rows, features
+
+class SubsetClassifier(ClassifierMixin, _Budget):
+    "A classifier fitted on a seeded random subset of the training rows and feature columns (a respondent with a small training budget)."
+    def fit(self, X, y):
+        self._check_params()
+        X, y = np.asarray(X), np.asarray(y)
+        self.classes_, codes = _encode(y)                 # the wrapped model fits int codes: no sort of string labels per fit
+        rows, self.features_ = self._draw(codes, *X.shape)
         cs = codes[rows]
         self.n_samples_ = len(rows)
         if cs.min() == cs.max():
@@ -193,6 +200,14 @@ _FAMILIES = {   # family: (parameter label, capacities weak → strong, factory)
     'nb':     ('s', (10.0, 1.0, 0.1, 1e-9), lambda v: _GaussianNBConst(var_smoothing=v)),
     'mlp':    ('h', (1, 2, 4, 8), lambda v: _LadderMLP((v,), solver='lbfgs', alpha=1e-3, max_iter=300)),
 }
+_REG_FAMILIES = {   # the regression ladder: the same families as regressors; PLS in naive Bayes's place
+    'tree':   ('d', (1, 2, 3, 5, 8, None), lambda v: DecisionTreeRegressor(max_depth=v)),
+    'knn':    ('k', (243, 81, 27, 9, 3, 1), lambda v: KNeighborsRegressor(v)),
+    'linear': ('a', (1e4, 1e3, 1e2, 10.0, 1.0, 1e-2), lambda v: Ridge(alpha=v)),
+    'pls':    ('c', (1, 2, 4, 8), lambda v: PLSRegression(v, scale=False)),
+    'mlp':    ('h', (1, 2, 4, 8), lambda v: MLPRegressor(hidden_layer_sizes=(v,), solver='lbfgs', alpha=1e-3, max_iter=300)),
+}
+TASKS = ('classification', 'regression')
 _ROWS, _COLS, _BAL = (1.0, 0.3, 0.1, 20), (1.0, 0.5, 0.2, 1), (False, True)
 KINDS = ('ladder',)
 MAX_ROWS = 10_000   # the ladder's respondents train on at most about this many rows (a class-stratified sample of a larger draw)
@@ -204,11 +219,11 @@ def _budget(prefix, v)->str:
     "'r30' = 30 % of the rows, 'r#20' = 20 rows."
     return f"{prefix}#{v}" if isinstance(v, numbers.Integral) else f"{prefix}{round(100*v)}"
 
-def _ladder_order(random_state)->list:
+def _ladder_order(random_state, families:dict=_FAMILIES)->list:
     "All (family, capacity, rows, cols, balanced) cells in the seeded order: every capacity of every family once, then again, …"
     rng = np.random.default_rng(random_state)
     keyed = []
-    for fi, (fam, (_, caps, _)) in enumerate(_FAMILIES.items()):
+    for fi, (fam, (_, caps, _)) in enumerate(families.items()):
         cells = [(fam, c, r, f, b) for c in caps for r in _ROWS for f in _COLS for b in _BAL]
         seen = {}
         for i in rng.permutation(len(cells)):                       # a random budget for each visit of a capacity
@@ -221,28 +236,94 @@ def get_respondents(kind:str='ladder',       # the population: 'ladder' (see the
                     artificial=False,        # add [MP22]'s artificial learners: True (all three) or a subset of ARTIFICIAL
                     random_state:int|None=0, # seeds the choice of cells (the subsets are seeded by `get_models`)
                     max_rows:int|None=MAX_ROWS, # bound on each respondent's training rows (None: its whole budget, however large the fold)
-                   )->dict:                  # {name: unfitted classifier}, usable wherever a portfolio is
+                    task:str='classification', # 'classification': classifiers; 'regression': the regression ladder (regressors)
+                   )->dict:                  # {name: unfitted classifier or regressor}, usable wherever a portfolio is
     "A seeded population of respondents of graded capacity and training budget (the IRT population, not the evaluated models)."
     if kind not in KINDS: raise ValueError(f"unknown population {kind!r}; known: {', '.join(KINDS)}")
     check_int(n, 'n', low=2)
+    if task not in TASKS: raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    reg = task == 'regression'
     if artificial is True: arts = list(ARTIFICIAL)
     elif artificial is False or artificial is None: arts = []
     else:
         arts = [artificial] if isinstance(artificial, str) else list(artificial)
         bad = [a for a in arts if a not in ARTIFICIAL]
         if bad: raise ValueError(f"artificial learners are {ARTIFICIAL}, got {bad}")
-    cells = _ladder_order(random_state)
+    fams = _REG_FAMILIES if reg else _FAMILIES
+    cells = _ladder_order(random_state, fams)
     out = {}
     for j in range(n):
         fam, cap, rows, cols, bal = cells[j % len(cells)]
-        tag, _, make = _FAMILIES[fam]
+        tag, _, make = fams[fam]
         name = f"{fam}_{tag}{_label(cap)}_{_budget('r', rows)}_{_budget('f', cols)}" + ('_bal' if bal else '') + (f"_{j // len(cells)}" if j >= len(cells) else '')
         est = make(cap)
-        out[name] = needs_prep(SubsetClassifier(est, max_samples=rows, max_features=cols, balanced=bal, stream=j, max_rows=max_rows))   # also at full budget: caps k-NN's k at the fold's size
-    for a in arts: out[f'artificial_{a}'] = needs_prep(ArtificialLearner(a))   # package models: the package's preprocessing
+        out[name] = needs_prep((SubsetRegressor if reg else SubsetClassifier)(est, max_samples=rows, max_features=cols, balanced=bal, stream=j, max_rows=max_rows))   # also at full budget: caps k-NN's k at the fold's size
+    for a in arts: out[f'artificial_{a}'] = needs_prep((ArtificialRegressor if reg else ArtificialLearner)(a))   # package models: the package's preprocessing
     return out
 
 _ = register_portfolio('ladder', lambda: get_respondents('ladder'), overwrite=True)
+_ = register_portfolio('regression_ladder', lambda: get_respondents('ladder', task='regression'), overwrite=True)
+
+# %% ../nbs/12_respondents.ipynb #bd7a23fb
+_Y_BINS = 4   # quantile bins of a regression target: the strata of a balanced draw and of the row bound
+
+def _target_bins(y:np.ndarray, k:int=_Y_BINS)->np.ndarray:
+    "Int codes 0 … k−1 of the target's quantile bins (consecutive; fewer when values repeat)."
+    edges = np.unique(np.quantile(y, np.linspace(0, 1, k + 1)[1:-1]))
+    return np.unique(np.searchsorted(edges, y, side='right'), return_inverse=True)[1].reshape(-1)
+
+class SubsetRegressor(RegressorMixin, _Budget):
+    "A regressor fitted on a seeded random subset of the training rows and feature columns, on its rows' standardised target (a regression respondent with a small training budget)."
+    def fit(self, X, y):
+        self._check_params()
+        X, y = np.asarray(X), np.asarray(y, dtype=float)
+        rows, self.features_ = self._draw(_target_bins(y), *X.shape)
+        ys = y[rows]
+        self.n_samples_, self.y_mean_, sd = len(rows), float(ys.mean()), float(ys.std())
+        self.y_scale_ = sd if sd > 0 else 1.0
+        Xs = X[np.ix_(rows, self.features_)]
+        if not sd > 0 or not (Xs != Xs[:1]).any():          # a constant target, or constant columns (PLS fails on them): the mean
+            self.estimator_ = None
+            return self
+        est = clone(self.estimator)
+        prm = est.get_params()
+        if 'n_neighbors' in prm: est.set_params(n_neighbors=min(prm['n_neighbors'], len(rows)))
+        if 'n_components' in prm:                             # PLS: no more components than the centred columns' rank (else NaN weights)
+            est.set_params(n_components=max(1, min(prm['n_components'], int(np.linalg.matrix_rank(Xs - Xs.mean(0))))))
+        with warnings.catch_warnings():                       # weak respondents need not converge; PLS on constant columns warns
+            warnings.simplefilter('ignore')
+            self.estimator_ = est.fit(Xs, (ys - self.y_mean_) / self.y_scale_)
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X)
+        if self.estimator_ is None: return np.full(len(X), self.y_mean_)
+        return self.y_mean_ + self.y_scale_ * np.asarray(self.estimator_.predict(X[:, self.features_]), dtype=float).reshape(len(X))
+
+class ArtificialRegressor(RegressorMixin, BaseEstimator):
+    "[MP22]'s artificial respondents read for a numeric target: 'optimal' (the true value), 'pessimal' (farther than τ from it), 'random' (a random training value)."
+    def __init__(self, kind:str='random', # one of 'optimal', 'pessimal', 'random'
+                 *, random_state=None):      # seed of the random learner
+        self.kind, self.random_state = kind, random_state
+
+    def fit(self, X, y):
+        if self.kind not in ARTIFICIAL: raise ValueError(f"kind must be one of {ARTIFICIAL}, got {self.kind!r}")
+        self.values_ = np.asarray(y, dtype=float).copy()
+        self.spread_ = float(np.ptp(self.values_)) if len(self.values_) else 0.0
+        return self
+
+    def respond(self, y_true, rng:np.random.Generator, tolerance:float=0.0)->np.ndarray:
+        "Its answers to test rows whose true values are `y_true`, given the tolerance τ."
+        y_true = np.asarray(y_true, dtype=float)
+        if self.kind == 'optimal': return y_true.copy()
+        if self.kind == 'random': return self.values_[rng.integers(0, len(self.values_), len(y_true))]
+        return y_true + (2 * float(tolerance or 0) + self.spread_ + 1.0)    # pessimal: more than τ from every true value
+
+    def predict(self, X):
+        if self.kind != 'random':
+            raise RuntimeError(f"the {self.kind} learner answers from the true values: use respondent_predictions, not predict")
+        return self.respond(np.empty(len(X)), np.random.default_rng(self.random_state))
+
 
 # %% ../nbs/12_respondents.ipynb #8d314448
 def respond_fold(ctx, # the `FoldContext` of one respondent on one fold (as `map_folds` passes it)
@@ -251,10 +332,23 @@ def respond_fold(ctx, # the `FoldContext` of one respondent on one fold (as `map
     ds, est = ctx.dataset, ctx.estimator
     y_true = ctx._y_test()                # the batch's test labels, taken once per fold
     model = est.steps[-1][1] if hasattr(est, 'steps') else est
-    if isinstance(model, ArtificialLearner): y_pred = model.respond(y_true, ctx.rng(7, sum(map(ord, model.kind))))
+    reg = getattr(ds, 'regression', False)
+    if isinstance(model, (ArtificialLearner, ArtificialRegressor)):
+        y_pred = model.respond(y_true, ctx.rng(7, sum(map(ord, model.kind))), **({'tolerance': ds.tolerance} if reg else {}))
     else: y_pred = ctx._predict_test()    # the batch's test rows go through the shared prep step once
+    if reg:                               # a number per row, right within the tolerance τ (`Dataset.right`)
+        y_pred = _finite_values(y_pred, len(y_true))
+        return pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred, 'correct': ds.right(y_true, y_pred)})
     return pd.DataFrame({'instance': ctx.test, 'y_true': y_true, 'y_pred': y_pred,
                          'correct': (y_pred == y_true).astype('int8')})
+
+def _finite_values(y_pred, n:int)->np.ndarray:
+    "A regression respondent's answers as float64, checked: one finite number per row."
+    from robustdiff.responses import ModelOutputError
+    v = np.asarray(y_pred, dtype=float).reshape(-1)
+    if v.shape != (n,): raise ModelOutputError(f"a respondent returned {v.size} numbers for {n} rows")
+    if not np.isfinite(v).all(): raise ModelOutputError(f"a respondent returned {int((~np.isfinite(v)).sum())} values that are NaN or infinite")
+    return v
 
 def _ladder_spec(spec)->int|None:
     "N of a population named 'ladder:N' (the first N respondents of the ladder), else None."
@@ -263,11 +357,14 @@ def _ladder_spec(spec)->int|None:
 
 def check_respondents(respondents=None,        # None / 'ladder' / 'ladder:N' / a portfolio name / dict / list of (name, estimator)
                       *, random_state:int|None=0, # seed passed to `get_models`
-                     )->dict:                  # {name: classifier}, validated
-    "The population as a validated dict: at least 2 respondents, all classifiers (raises before any fit)."
+                      task:str='classification', # the target's task (`Dataset.task`): 'regression' reads 'ladder' as the regression ladder and wants regressors
+                     )->dict:                  # {name: classifier or regressor}, validated
+    "The population as a validated dict: at least 2 respondents, all classifiers (or all regressors for a regression target; raises before any fit)."
+    if task not in TASKS: raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     if respondents is None: respondents = 'ladder'
-    if _ladder_spec(respondents) is not None: respondents = get_respondents('ladder', n=_ladder_spec(respondents))
-    pop = get_models(respondents, random_state=random_state)      # TypeError naming a non-classifier, ValueError for duplicates
+    if _ladder_spec(respondents) is not None: respondents = get_respondents('ladder', n=_ladder_spec(respondents), task=task)
+    elif task == 'regression' and isinstance(respondents, str) and respondents == 'ladder': respondents = get_respondents('ladder', task=task)
+    pop = get_models(respondents, random_state=random_state, task=task)   # TypeError naming a model of the other task, ValueError for duplicates
     if len(pop) < 2: raise ValueError(f"a population needs at least 2 distinct respondents, got {len(pop)}: {list(pop)}")
     return pop
 
@@ -290,10 +387,13 @@ def respondent_predictions(dataset,                 # a Dataset or `load_dataset
                            progress:bool=True,      # progress bar
                            cache_dir=None,          # per respondent × fold cache
                           )->pd.DataFrame:          # model, repeat, fold, instance, y_true, y_pred, correct
-    "Cross-validated 0/1 answers of every respondent (one fit per respondent × fold), for the IRT response matrix."
+    "Cross-validated 0/1 answers of every respondent (one fit per respondent × fold), for the IRT response matrix; for a regression Dataset the regression ladder, right within τ."
     from robustdiff.responses import map_folds
-    pop = check_respondents(respondents, random_state=random_state)
-    arts = [k for k, e in pop.items() if isinstance(e, ArtificialLearner)]
+    if isinstance(dataset, str):
+        from robustdiff.datasets import load_dataset
+        dataset = load_dataset(dataset)
+    pop = check_respondents(respondents, random_state=random_state, task=dataset.task)
+    arts = [k for k, e in pop.items() if isinstance(e, (ArtificialLearner, ArtificialRegressor))]
     if arts: warnings.warn(f"the population includes [MP22]'s artificial learners {arts}: optimal and pessimal ones make every difficulty finite by construction")
     batch = max(1, -(-len(pop) * n_splits * n_repeats // 24))   # ~24 tasks of many small fits: cheap to schedule (Dask)
     return map_folds(respond_fold, dataset, pop, n_splits=n_splits, n_repeats=n_repeats, random_state=random_state, n_jobs=n_jobs, backend=backend, progress=progress,
@@ -329,27 +429,30 @@ def _spearman(x, y)->float:
     if len(rx) < 3 or rx.std() == 0 or ry.std() == 0: return np.nan
     return float(np.corrcoef(rx, ry)[0, 1])
 
-def split_half_reliability(U:pd.DataFrame,         # response matrix, respondents × instances (0/1)
+def split_half_reliability(U:pd.DataFrame,         # response matrix, respondents × instances (0/1; graded in [0, 1] for 'CRM')
                            *, n_repeats:int=10,       # random splits into two halves
-                           model:str='1PL',        # IRT model fitted on each half
+                           model:str='1PL',        # IRT model fitted on each half: '1PL', '2PL', or 'CRM' (the continuous Rasch model on graded responses)
                            random_state:int|None=0,# seed of the splits
                            detail:bool=False,      # also return the two halves' difficulties (tidy) for charts
                           ):                       # one row per split: split, n_a, n_b, spearman, spearman_brown, spearman_finite, n_finite (+ detail table)
     "Split-half reliability of IRT difficulties: Spearman between the difficulties fitted on two random halves of the respondents."
-    from robustdiff.irt import fit_irt, rasch_difficulty
+    from robustdiff.irt import fit_irt, rasch_difficulty, continuous_rasch_difficulty
     check_int(n_repeats, 'n_repeats', low=1)
+    if model not in ('1PL', '2PL', 'CRM'): raise ValueError(f"model must be '1PL', '2PL' or 'CRM', got {model!r}")
+    half = {'1PL': rasch_difficulty, 'CRM': continuous_rasch_difficulty}.get(model, lambda A: _statused_difficulty(fit_irt(A, model=model)))
     if not isinstance(U, pd.DataFrame): U = pd.DataFrame(np.asarray(U))
     if U.shape[0] < 4: raise ValueError(f"split-half reliability needs at least 4 respondents (2 per half), got {U.shape[0]}")
     check_population(U)
     rng = np.random.default_rng(random_state)
     A = U.to_numpy()
+    if model == 'CRM' and not ((A >= 0) & (A <= 1)).all():            # before any split: a bad matrix is not a bad half
+        raise ValueError("model='CRM' reads graded responses: every value must lie in [0, 1] (no NaN)")
     J, rows, pairs = U.shape[0], [], []
     for s in range(n_repeats):
         perm = rng.permutation(J)
         ha, hb = np.sort(perm[:J // 2]), np.sort(perm[J // 2:])
         try:
-            da, db = ((rasch_difficulty(A[h]) if model == '1PL' else _statused_difficulty(fit_irt(A[h], model=model)))
-                      for h in (ha, hb))
+            da, db = (half(A[h]) for h in (ha, hb))
         except ValueError as e:                                        # a half without informative instances
             warnings.warn(f"split {s}: {e}"); continue
         fin = np.isfinite(da) & np.isfinite(db)
@@ -411,6 +514,8 @@ def auto_respondents(respondents,  # the `respondents` argument: 'auto' is resol
     if n_models > FEW_MODELS: return 'ladder', ''
     cells = dataset.n_instances * dataset.n_features
     n = 120 if cells <= _SMALL_TABLE else 60
-    return f'ladder:{n}', (f"Difficulty from the first {n} of the ladder's 240 respondents ('ladder:{n}'): {n_models} evaluated "
+    reg = getattr(dataset, 'task', 'classification') == 'regression'    # the same spec: `check_respondents(task=)` reads it as the regression ladder
+    return f'ladder:{n}', (f"Difficulty from the first {n} of the {'regression ' if reg else ''}ladder's 240 respondents ('ladder:{n}'"
+                           f"{', right within the tolerance τ' if reg else ''}): {n_models} evaluated "
                            f"model{'s' if n_models > 1 else ''} and a table of {dataset.n_instances:,} × {dataset.n_features} "
                            f"{'≤' if cells <= _SMALL_TABLE else '>'} {_SMALL_TABLE:,} cells (respondents='ladder' uses all 240).")

@@ -412,3 +412,59 @@ def test_2pl_pinned_to_the_frozen_estimator_on_a_wide_spread():
     "Slopes near a_max, no slope prior, a wide ability spread: the new EM still gives the frozen estimator's numbers."
     U, _, _ = simulate_responses(80, 300, model='2PL', sigma=2.5, b_sd=3.0, random_state=21)
     _same_as_frozen(U, model='2PL', a_prior_sd=None, a_max=4.0, max_iter=80)
+
+
+# ---------------------------------------------------------------- the continuous Rasch model (issue 48)
+def _crm_sample(theta, b, rng):
+    eta = theta[:, None] - b[None, :]
+    return np.log1p(rng.random(eta.shape) * np.expm1(eta)) / eta        # inverse CDF of η e^{ηx}/(e^η − 1) on [0, 1]
+
+def test_continuous_rasch_recovers_simulated_parameters():
+    from robustdiff.irt import fit_continuous_rasch
+    rng = np.random.default_rng(4)
+    th, b = rng.normal(0, 1.2, 200), rng.normal(0.5, 1.5, 600)
+    res = fit_continuous_rasch(_crm_sample(th, b, rng))
+    assert res.model == 'CRM' and res.converged
+    assert _corr(res.items.difficulty, b) > 0.97 and _corr(res.abilities.ability, th) > 0.97
+    z = (res.items.difficulty - res.items.difficulty.mean() - (b - b.mean())) / res.items.difficulty_se
+    assert 0.7 < np.std(z) < 1.5                                        # the standard errors are of the right size (JML: a little small)
+    assert np.all(np.diff(res.loglik_trace) > -1e-6 * abs(res.loglik))  # the likelihood never falls
+
+def test_continuous_rasch_by_hand_and_sufficiency():
+    from robustdiff.irt import fit_continuous_rasch, continuous_rasch_difficulty, _crm_moments
+    x1 = 2 - 1 / np.log(2)                                              # m(ln 2)
+    res = fit_continuous_rasch(pd.DataFrame([[x1, .5], [x1, .5]], index=['m1', 'm2'], columns=['i1', 'i2']))
+    assert np.allclose(res.items.difficulty, [-np.log(2), 0], atol=1e-6)
+    assert list(res.items.instance) == ['i1', 'i2'] and list(res.abilities.model) == ['m1', 'm2']
+    assert np.allclose(_crm_moments(np.array([0.0]))[1], 1 / 12)
+    rng = np.random.default_rng(1)
+    X = rng.random((30, 50)) ** rng.uniform(.3, 3, 50)
+    d = continuous_rasch_difficulty(X)
+    assert np.array_equal(np.argsort(d), np.argsort(-X.mean(0)))       # ordered by the mean response
+
+@given(st.integers(2, 8), st.integers(2, 12), st.integers(0, 10_000))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_continuous_rasch_any_matrix_any_extremes(J, I, seed):
+    from robustdiff.irt import fit_continuous_rasch
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.random((J, I)), 1)                                 # exact 0s and 1s, whole columns of them sometimes
+    X[:, 0] = 1.0
+    if (X == 1).all(0).all() or ((X == 1).all(0) | (X == 0).all(0)).all():
+        with pytest.raises(ValueError, match='nothing to estimate'): fit_continuous_rasch(X)
+        return
+    it = fit_continuous_rasch(X).items
+    assert it.status.iloc[0] == 'all_right' and it.difficulty.iloc[0] == -np.inf
+    ok = it.status == 'ok'
+    assert np.isfinite(it.difficulty[ok]).all() and np.isfinite(it.difficulty_se[ok]).all()
+
+@pytest.mark.parametrize('X, err, msg', [
+    (np.full((3, 3), 1.5), ValueError, r'\[0, 1\]'),
+    (np.array([[0.1, np.nan], [0.2, 0.3]]), ValueError, 'NaN'),
+    (np.array([0.1, 0.2]), ValueError, '2-D'),
+    (np.array([[0.1, 0.2]]), ValueError, 'at least 2'),
+    (np.array([['a', 'b'], ['c', 'd']]), TypeError, 'real numbers'),
+    ('matrix', TypeError, 'DataFrame or a 2-D array'),
+])
+def test_continuous_rasch_bad_input(X, err, msg):
+    from robustdiff.irt import fit_continuous_rasch
+    with pytest.raises(err, match=msg): fit_continuous_rasch(X)

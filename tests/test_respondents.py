@@ -222,3 +222,86 @@ def test_chart_functions_work_from_the_installed_module():
             "population_chart(pd.DataFrame({'model': ['nb_1', 'nb_1', 'tree_2'], 'correct': [1, 0, 1]})).to_dict()\n")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ---------------------------------------------------------------- regression respondents (issue 48)
+@pytest.fixture(scope='module')
+def reg_ds():
+    from robustdiff.data import from_frame
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.normal(size=(160, 5)), columns=list('abcde'))
+    df['kind'] = np.array(['u', 'v', 'w'])[rng.integers(0, 3, 160)]
+    df['y'] = 2 * df.a - df.b ** 2 + (df.kind == 'u') * 1.5 + rng.normal(scale=.4, size=160)
+    return from_frame(df, 'y', task='regression', name='toy_regression')
+
+def test_regression_ladder_answers_within_tolerance(reg_ds):
+    rp = respondent_predictions(reg_ds, 'ladder:30', n_splits=3, progress=False)
+    assert rp.model.nunique() == 30 and len(rp) == 30 * reg_ds.n_instances
+    assert rp.y_pred.dtype == float
+    assert np.array_equal(rp.correct.to_numpy(), (np.abs(rp.y_true - rp.y_pred) <= reg_ds.tolerance).astype('int8'))
+    U = response_matrix(rp)
+    acc = U.mean(1)
+    assert acc.max() - acc.min() > 0.2                                  # graded capacity: weak and strong respondents
+    again = respondent_predictions(reg_ds, 'ladder:30', n_splits=3, progress=False)
+    pd.testing.assert_frame_equal(rp, again)                            # seeded
+    wider = respondent_predictions(reg_ds.with_task('regression', tolerance=4 * reg_ds.tolerance), 'ladder:30', n_splits=3, progress=False)
+    assert wider.correct.mean() > rp.correct.mean()                     # τ decides what is right, nothing else changes
+    assert np.allclose(wider.y_pred, rp.y_pred)
+
+def test_regression_artificial_respondents(reg_ds):
+    pop = get_respondents('ladder', n=3, artificial=True, task='regression')
+    with pytest.warns(UserWarning, match='artificial'):
+        U = response_matrix(respondent_predictions(reg_ds, pop, n_splits=3, progress=False))
+    assert U.loc['artificial_optimal'].eq(1).all() and U.loc['artificial_pessimal'].eq(0).all()
+    big = reg_ds.with_task('regression', tolerance=1e6)                 # pessimal stays outside even a huge τ
+    with pytest.warns(UserWarning, match='artificial'):
+        Ub = response_matrix(respondent_predictions(big, pop, n_splits=3, progress=False))
+    assert Ub.loc['artificial_pessimal'].eq(0).all()
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.one_of(st.floats(0.01, 1.0), st.integers(1, 300)), cols=st.one_of(st.floats(0.01, 1.0), st.integers(1, 8)),
+       balanced=st.booleans(), fam=st.sampled_from(['tree', 'knn', 'linear', 'pls', 'mlp']), cap=st.integers(0, 3))
+def test_subset_regressor_any_budget_is_a_valid_regressor(rows, cols, balanced, fam, cap):
+    from robustdiff.respondents import SubsetRegressor, _REG_FAMILIES
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 8)); X[:, 3] = 1.0                        # a constant column among them
+    y = X[:, 0] * 1e4 + rng.normal(size=120)
+    est = _REG_FAMILIES[fam][2](_REG_FAMILIES[fam][1][cap])
+    if 'random_state' in est.get_params(): est.set_params(random_state=0)   # as `get_models` seeds it
+    sr = SubsetRegressor(est, max_samples=rows, max_features=cols, balanced=balanced, min_samples=2, random_state=0).fit(X, y)
+    p = sr.predict(X)
+    assert p.shape == (120,) and np.isfinite(p).all()
+    assert np.array_equal(clone(sr).fit(X, y).predict(X), p)
+
+def test_check_respondents_reads_the_task():
+    from robustdiff.respondents import check_respondents
+    from sklearn.base import is_regressor
+    pop = check_respondents('ladder:40', task='regression')
+    assert len(pop) == 40 and all(is_regressor(e) for e in pop.values())
+    assert list(pop) == list(get_respondents('ladder', n=40, task='regression'))
+    assert len(check_respondents('ladder', task='regression')) == 240
+    assert list(get_models('regression_ladder', task='regression')) == list(check_respondents('ladder', task='regression'))
+    with pytest.raises(TypeError, match='is a classifier'):
+        check_respondents({'a': DecisionTreeClassifier(), 'b': DecisionTreeClassifier(max_depth=2)}, task='regression')
+    with pytest.raises(TypeError, match='is a regressor'):
+        check_respondents({'a': LinearRegression(), 'b': DecisionTreeClassifier()})
+    with pytest.raises(ValueError, match='task must be'): check_respondents('ladder', task='ranking')
+
+def test_auto_respondents_names_the_regression_ladder():
+    from types import SimpleNamespace as NS
+    from robustdiff.respondents import auto_respondents
+    spec, why = auto_respondents('auto', 1, NS(n_instances=500, n_features=10, task='regression'))
+    assert spec == 'ladder:120' and 'regression ladder' in why and 'τ' in why
+    assert 'regression' not in auto_respondents('auto', 1, NS(n_instances=500, n_features=10))[1]
+
+def test_split_half_reliability_of_graded_responses():
+    rng = np.random.default_rng(7)
+    eta = rng.normal(size=(60, 1)) - rng.normal(0, 2, size=(1, 200))
+    X = np.log1p(rng.random(eta.shape) * np.expm1(eta)) / eta           # graded answers drawn from the continuous Rasch model
+    rel = split_half_reliability(X, model='CRM', n_repeats=3)
+    assert rel.spearman.min() > 0.8
+    U = pd.DataFrame((X > np.median(X)).astype(int))
+    same = split_half_reliability(U, n_repeats=3)                       # the same halves: the same seed and J
+    assert list(rel.n_a) == list(same.n_a)
+    with pytest.raises(ValueError, match='model must be'): split_half_reliability(U, model='3PL')
+    with pytest.raises(ValueError, match=r'\[0, 1\]'): split_half_reliability(X * 3, model='CRM')
