@@ -423,7 +423,7 @@ def _schedule(ctx:_Ctx)->float:
         fn, key = ctx.pass_task(refit=not beside)
         plans['pass'] = _plan_folds(fn, ctx.ds, c['models'], run.n_splits, 1, run.random_state, run.cache_dir, key)
         if beside: refit = _refit_plan(ctx)
-    resp = respondent_models(c['respondents'], run.random_state) if 'difficulty' in names else None
+    resp = respondent_models(c['respondents'], run.random_state, task=ctx.ds.task) if 'difficulty' in names else None
     if resp is not None:                      # as `respondent_predictions` (same tasks, same cache), batched
         from robustdiff.respondents import respond_fold, ArtificialLearner
         arts = [k for k, e in resp.items() if isinstance(e, ArtificialLearner)]

@@ -56,8 +56,8 @@ def dot_chart(tab:pd.DataFrame,   # one row per model
     return alt.layer(*layers).properties(width=300, height=min(400, 18 * len(tab) + 20), title=title)
 
 # %% ../nbs/90a_stages.ipynb #73952f45
-def respondent_models(spec, random_state):
-    "The respondent population, validated: 'models' (None: the evaluated portfolio), 'ladder', a portfolio, dict or list."
+def respondent_models(spec, random_state, *, task:str='classification'):
+    "The respondent population for the task, validated: 'models' (None: the evaluated portfolio), 'ladder' (a regression target: the regression ladder), a portfolio, dict or list."
     if spec is None or (isinstance(spec, str) and spec == 'models'): return None
     from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state=random_state)
+    return check_respondents(spec, random_state=random_state, task=task)

@@ -21,10 +21,7 @@ PROVIDES = ('difficulty', 'respondent_abilities', 'reliability', 'abilities')
 # %% ../nbs/90d_difficulty_report.ipynb #87d2fa04
 def _population(spec, random_state, task:str='classification'):
     "`respondent_models` for the dataset's task: None for 'models' (the evaluated portfolio), else the validated population (the regression ladder for a number)."
-    if spec is None or (isinstance(spec, str) and spec == 'models'): return None
-    if task == 'classification': return respondent_models(spec, random_state)
-    from robustdiff.respondents import check_respondents
-    return check_respondents(spec, random_state=random_state, task=task)
+    return respondent_models(spec, random_state, task=task)
 
 def _tolerance_note(ds)->str:
     "One sentence: the tolerance τ that makes a regression answer right, and its share of the target's robust spread."

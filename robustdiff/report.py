@@ -250,7 +250,7 @@ def build_report(dataset,                  # a Dataset, a `load_dataset` name ('
     if n_bins > ds.n_instances: raise ValueError(f"n_bins ({n_bins}) exceeds the {ds.n_instances} instances")
     evaluated = get_models(models, random_state=random_state, task=ds.task)   # TypeError / ValueError naming a bad model, before any fit
     respondents, why_respondents = auto_respondents(respondents, len(evaluated), ds) if 'difficulty' in names else (respondents, '')
-    if 'difficulty' in names: respondent_models(respondents, random_state)
+    if 'difficulty' in names: respondent_models(respondents, random_state, task=ds.task)
     if ('hardness' in names or 'isa' in names) and ih_pool == 'pyhard7' and not ds.regression: get_models(hardness_models, random_state=random_state)
     if out is not None:
         out = check_out_dir(out, force=force, protect=input_files(dataset))
