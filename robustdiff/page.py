@@ -206,8 +206,8 @@ def _pool_note(c:dict)->str:
     "Which models the instance hardness and footprints come from (`ih_pool`: the evaluated models, or the pool `hardness_models`)."
     hm, m = c.get('hardness_models'), c.get('models')
     if c.get('ih_pool') == 'models':
-        return (f"Instance hardness and the footprints come from the evaluated models ({m!s}): their out-of-fold probabilities "
-                f"from the report's own cross-validation.")
+        return (f"Instance hardness and the footprints come from the evaluated models ({m!s}): their out-of-fold "
+                f"{'absolute errors' if c.get('task') == 'regression' else 'probabilities'} from the report's own cross-validation.")
     same = hm == m
     return (f"Instance hardness and the footprints come from the model pool {hm!s}" +
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
@@ -292,6 +292,7 @@ def _glossary_section(page_text:str)->str:
 def render_html(rep)->str:
     "The report as one self-contained HTML page (inline CSS and SVG, no script, no external resource): the answer first."
     e = html.escape
+    titles = _TITLES if rep.config.get('task') != 'regression' else {**_TITLES, 'ela': 'Robustness to target noise (ELA)'}
     c = rep.config
     seen = set()
     secs, nav = [], []
@@ -307,7 +308,7 @@ def render_html(rep)->str:
         if name == 'verdict' or st.status == 'off': continue
         if name == 'risk':   # its own section function (below)
             secs.append(_risk_section(st, e, seen)); nav.append('<a href="#risk">New predictions</a>'); continue
-        body = [f'<h2>{_abbr_html(e(_TITLES.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
+        body = [f'<h2>{_abbr_html(e(titles.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
         body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
@@ -319,7 +320,7 @@ def render_html(rep)->str:
             body.append(f'<details{" open" if k in _SHOWN else ""}><summary>table <code>{e(k)}</code> ({len(t)} rows; '
                         f'<code>{e(k)}.csv</code>)</summary>{_fmt_table(t, _SHOWN.get(k, 25))}</details>')
         secs.append(f'<section id="{name}">{"".join(body)}</section>')
-        nav.append(f'<a href="#{name}">{e(_TITLES.get(name, name.capitalize()).split(" (")[0])}</a>')
+        nav.append(f'<a href="#{name}">{e(titles.get(name, name.capitalize()).split(" (")[0])}</a>')
     ds = rep.tables.get('data_summary')
     regression = c.get('task') == 'regression'
     sub = '' if ds is None else (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, "
