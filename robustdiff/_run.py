@@ -309,7 +309,7 @@ class _Ctx:
             from robustdiff.intervals import verdict_weights
             clean = self.clean()
             inst = np.sort(clean.instance.unique())
-            W, shrink = verdict_weights(clean, inst, random_state=self.run.random_state)
+            W, shrink = verdict_weights(clean, inst, random_state=self.run.random_state, task=self.ds.task)
             self._weights, self.fold_shrink = (inst, W), shrink
         inst, W = self._weights
         instances = np.asarray(instances)
