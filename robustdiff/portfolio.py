@@ -310,7 +310,7 @@ def _regressors():
         'lasso': _scaled(Lasso(alpha=0.01, max_iter=5000)),
         'pls': _scaled(PLSRegression(3, scale=False)),
         'knn': KNeighborsRegressor(5),
-        'cart': DecisionTreeRegressor(min_samples_leaf=5),
+        'cart': DecisionTreeRegressor(min_samples_leaf=20),
         'rf': RandomForestRegressor(n_estimators=200, max_features=1 / 3, min_samples_leaf=2),
         'extra_trees': ExtraTreesRegressor(n_estimators=200, min_samples_leaf=2),
         'gbm': GradientBoostingRegressor(n_estimators=100, max_depth=3, subsample=0.5, learning_rate=0.1),
@@ -325,7 +325,7 @@ def _quick_regressors():
     from sklearn.linear_model import Ridge
     from sklearn.neighbors import KNeighborsRegressor
     from sklearn.tree import DecisionTreeRegressor
-    return {'ridge': _scaled(Ridge(alpha=1.0)), 'cart': DecisionTreeRegressor(min_samples_leaf=5),
+    return {'ridge': _scaled(Ridge(alpha=1.0)), 'cart': DecisionTreeRegressor(min_samples_leaf=20),
             'knn': KNeighborsRegressor(5), 'hgb': HistGradientBoostingRegressor(max_iter=100)}
 register_portfolio('quick_regressors', _quick_regressors, overwrite=True)
 

@@ -44,7 +44,27 @@ def data():
     return ds
 
 
-ALL_MODELS = [(spec, name) for spec in sorted(PORTFOLIOS) if spec != 'ladder' for name in get_models(spec)]   # the ladder's respondents are weak on purpose (tests/test_respondents.py)
+REGRESSION = ('regressors', 'quick_regressors', 'regression_ladder')   # portfolios of regressors (tested below)
+ALL_MODELS = [(spec, name) for spec in sorted(PORTFOLIOS) if spec != 'ladder' and spec not in REGRESSION
+              for name in get_models(spec)]   # the ladder's respondents are weak on purpose (tests/test_respondents.py)
+REGRESSORS = [(spec, name) for spec in ('regressors', 'quick_regressors') for name in get_models(spec, task='regression')]
+
+
+@pytest.mark.parametrize('spec,name', REGRESSORS, ids=[f"{s}-{n}" for s, n in REGRESSORS])
+def test_every_regressor_beats_the_median(spec, name):
+    "Each bundled regressor, behind the package's preprocessing, predicts held-out rows of a real table better than their training median."
+    from sklearn.datasets import load_diabetes
+    from robustdiff.data import Dataset
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    ds = Dataset('diabetes', X, y.to_numpy(), task='regression')
+    est = get_models(spec, random_state=0, task='regression')[name]
+    tr, te = np.arange(0, 442, 2), np.arange(1, 442, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        pred = make_pipeline(est, ds).fit(ds.X.iloc[tr], ds.y.iloc[tr]).predict(ds.X.iloc[te])
+    y_te = ds.y.iloc[te].to_numpy()
+    assert np.shape(np.squeeze(pred)) == (len(te),) and np.isfinite(pred).all()
+    assert np.abs(np.squeeze(pred) - y_te).mean() < np.abs(np.median(ds.y.iloc[tr]) - y_te).mean()
 
 
 @pytest.mark.parametrize('spec,name', ALL_MODELS, ids=[f"{s}-{n}" for s, n in ALL_MODELS])
