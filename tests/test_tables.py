@@ -209,7 +209,7 @@ def test_cli_continuous_target_is_regression(tmp_path):
     assert code == 0, err
     cfg = json.loads((tmp_path/'r'/'summary.json').read_text())['config']
     assert cfg['task'] == 'regression' and cfg['tolerance'] > 0
-    assert "80 distinct numeric values that are not whole numbers: regression; pass task='classification'" in cfg['task_reason']
+    assert "80 distinct numeric values that are not whole numbers: regression; pass --task classification" in cfg['task_reason']
     code, _, err = _cli(['report', str(p), '--target', 'price', '--task', 'classification', '--out', str(tmp_path/'r2'), '--quiet',
                          '--stages', 'accuracy', '--models', 'quick'])
     assert code == 2 and 'fewer than the 5 folds' in err, err   # forced: past the task check (the folds then cannot split 80 classes of one row)
