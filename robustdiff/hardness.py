@@ -747,6 +747,13 @@ def _reg_tree_alpha(Xs, ys, random_state)->float:
     mean = np.average(scores, axis=1)
     return float(cand[np.flatnonzero(mean == mean.max())[0]])
 
+def _lstsq(A, b)->np.ndarray:
+    """Least-squares coefficients by scipy's `lstsq` (LAPACK gelsd), as `LinearRegression(fit_intercept=False)` computed
+    them in PyHard's scikit-learn 1.5: on a rank-deficient design (a one-hot column set sums to 1) other solvers pick
+    another least-squares fit, with other residuals."""
+    from scipy.linalg import lstsq
+    return lstsq(A, b)[0]
+
 def _squash(e)->np.ndarray:
     "PyHard's squashing of squared errors into [0, 1): 1 − exp(−e / sd(e))."
     return 1 - np.exp(-e / e.std())
@@ -760,20 +767,19 @@ def _mst_lengths(Z, u, v)->np.ndarray:
 def _regression_measures(ds:Dataset, measures, random_state=0, n_jobs=1, block_rows=None, eps:float=0.15)->tuple:
     "PyHard 2.2.4's regression measures (`RegressionMeasures`) without any n × n matrix: (values by name, seconds by step)."
     from scipy.stats import iqr
-    from sklearn.linear_model import LinearRegression
     from sklearn.tree import DecisionTreeRegressor
     X, y = _reg_design(ds), ds.y.to_numpy(float)
     n, p = X.shape
-    Xs, ys = _standardise(X), (y - y.mean()) / y.std()
+    Xs, ys = _standardise(np.asfortranarray(X)), (y - y.mean()) / y.std()   # column-major, as PyHard's `DataFrame.values`: the same rounding
     out, seconds, clock = {}, {}, time.perf_counter
     if 'C4' in measures:                                     # the last column whose own line fits the row within 0.1
         C4 = np.ones(n)
         for f in range(p):
             x = Xs[:, [f]]
-            C4[np.abs(ys - LinearRegression(fit_intercept=False).fit(x, ys).predict(x)) <= 0.1] = (f + 1) / (p + 1)
+            C4[np.abs(ys - x @ _lstsq(x, ys)) <= 0.1] = (f + 1) / (p + 1)
         out['C4'] = C4
     if 'L1' in measures:
-        out['L1'] = 1 - 1 / (1 + np.abs(ys - LinearRegression(fit_intercept=False).fit(Xs, ys).predict(Xs)))
+        out['L1'] = 1 - 1 / (1 + np.abs(ys - Xs @ _lstsq(Xs, ys)))
     if 'S2' in measures:                                     # rows in the order of y, distances to the rows beside
         idx = _argsort_np123(y)
         d = np.linalg.norm(np.diff(Xs[idx], axis=0), axis=1)
