@@ -19,8 +19,15 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
     'λ': ("The share of instances of each difficulty bin whose features are perturbed", "[FB24] §3.2"),
     'ν': ("The strength of the feature noise: numeric features get Gaussian noise with ν times their standard deviation", "[FB24] §3.2"),
     'flip rate': ("The share of a model's predictions that change when noise is added: the stable companion of κ", "this report"),
-    'break rate': ("The share of a model's correct predictions that a noise turns wrong: what a practitioner loses to that noise",
-                   "this report"),
+    'break rate': ("The share of a model's right predictions (the true class; for a number, within τ of the true value) that a noise "
+                   "turns wrong: what a practitioner loses to that noise", "this report"),
+    'τ': ("The tolerance of a numeric target: a prediction counts as right when it is within τ of the true value (default: a "
+          "quarter of the target's robust standard deviation)", "this report"),
+    'ρ_c': ("Lin's concordance correlation between clean and noisy predictions of a number: 1 = identical, 0 = unrelated; "
+            "it falls with both scatter and shift, unlike Pearson's r", "[Lin89] eq. 3"),
+    'MAE': ("Mean absolute error: the average distance between prediction and true value, in the target's unit (lower is better)",
+            "this report"),
+    'RMSE': ("Root mean squared error: like MAE, but large errors weigh more (lower is better)", "this report"),
     'front': ("Under one noise, the models better than the baseline that no other such model beats both on the clean score and on "
               "the score under that noise (a Pareto front): along it, clean score is traded for score under the noise", "this report"),
     'ELA': ("Equalized loss of accuracy, (1 − noisy accuracy) / clean accuracy: low when a model is both accurate and robust to label noise",
@@ -52,7 +59,8 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
                   "[PLM22] §3"),
     'area': ("A footprint's area as a share of the whole instance space", "[PLM22] §3"),
     'purity': ("The share of good instances inside a footprint", "[PLM22] §3"),
-    'baseline': ("Always predicting the most frequent class: a model must beat its score (on the chosen metric) to have learnt anything", "this report"),
+    'baseline': ("Always predicting the most frequent class (a numeric target: its training median for MAE, its mean for RMSE and R²): "
+                 "a model must beat its score (on the chosen metric) to have learnt anything", "this report"),
     'interval': ("A 90 % bootstrap interval: folds and instances resampled, the same resample for every model", "this report"),
     'perturbation': ("Gaussian noise added to the test features in steps of the training standard deviation, PiML style",
                      "[PiML] eq. R1"),
@@ -76,6 +84,7 @@ REFERENCES = {
     '[VGS05]': "Vovk, Gammerman, Shafer, Algorithmic Learning in a Random World, Springer (2005)",
     '[Vov12]': "Vovk, Conditional validity of inductive conformal predictors, ACML 2012, PMLR 25",
     '[Šid67]': "Šidák, Rectangular confidence regions for the means of multivariate normal distributions, JASA 62 (1967)",
+    '[Lin89]': "Lin, A concordance correlation coefficient to evaluate reproducibility, Biometrics 45 (1989)",
 }
 _WORD_TERMS = {'flip rate', 'break rate', 'front', 'difficulty', 'ability', 'respondents', 'footprint', 'area', 'purity', 'baseline', 'interval', 'perturbation',
                'Usefulness', 'Harmfulness', 'out-of-fold', 'split conformal', 'Mondrian', 'training-conditional', 'Šidák'}
@@ -197,8 +206,8 @@ def _pool_note(c:dict)->str:
     "Which models the instance hardness and footprints come from (`ih_pool`: the evaluated models, or the pool `hardness_models`)."
     hm, m = c.get('hardness_models'), c.get('models')
     if c.get('ih_pool') == 'models':
-        return (f"Instance hardness and the footprints come from the evaluated models ({m!s}): their out-of-fold probabilities "
-                f"from the report's own cross-validation.")
+        return (f"Instance hardness and the footprints come from the evaluated models ({m!s}): their out-of-fold "
+                f"{'absolute errors' if c.get('task') == 'regression' else 'probabilities'} from the report's own cross-validation.")
     same = hm == m
     return (f"Instance hardness and the footprints come from the model pool {hm!s}" +
             (" (the evaluated models)." if same else f", not from the evaluated models ({m!s}): a footprint says where "
@@ -223,6 +232,14 @@ def _answer_note(c:dict, lv:float)->str:
     from robustdiff.answer import FRONT_RULE
     m = c.get('metric', 'accuracy')
     why = c.get('metric_reason')
+    if c.get('task') == 'regression':
+        return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold, "
+                f"resampled, with the weight of the folds widened for the correlation between cross-validation folds; the noise draws "
+                f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
+                f". A model beats the constant baseline (the training median for MAE, the mean for RMSE and R²) only when the interval of "
+                f"its difference from it, Bonferroni-corrected over the models, excludes 0 on the better side. Robustness means staying "
+                f"right: the share of a model's predictions within τ = {fmt_number(c.get('tolerance'))} of the true value that the noise "
+                f"takes out of τ. {FRONT_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
     return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
             f"class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the noise draws "
             f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
@@ -275,6 +292,7 @@ def _glossary_section(page_text:str)->str:
 def render_html(rep)->str:
     "The report as one self-contained HTML page (inline CSS and SVG, no script, no external resource): the answer first."
     e = html.escape
+    titles = _TITLES if rep.config.get('task') != 'regression' else {**_TITLES, 'ela': 'Robustness to target noise (ELA)'}
     c = rep.config
     seen = set()
     secs, nav = [], []
@@ -290,7 +308,7 @@ def render_html(rep)->str:
         if name == 'verdict' or st.status == 'off': continue
         if name == 'risk':   # its own section function (below)
             secs.append(_risk_section(st, e, seen)); nav.append('<a href="#risk">New predictions</a>'); continue
-        body = [f'<h2>{_abbr_html(e(_TITLES.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
+        body = [f'<h2>{_abbr_html(e(titles.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
         body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
@@ -302,9 +320,11 @@ def render_html(rep)->str:
             body.append(f'<details{" open" if k in _SHOWN else ""}><summary>table <code>{e(k)}</code> ({len(t)} rows; '
                         f'<code>{e(k)}.csv</code>)</summary>{_fmt_table(t, _SHOWN.get(k, 25))}</details>')
         secs.append(f'<section id="{name}">{"".join(body)}</section>')
-        nav.append(f'<a href="#{name}">{e(_TITLES.get(name, name.capitalize()).split(" (")[0])}</a>')
+        nav.append(f'<a href="#{name}">{e(titles.get(name, name.capitalize()).split(" (")[0])}</a>')
     ds = rep.tables.get('data_summary')
-    sub = (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, {int(ds.classes[0])} classes · " if ds is not None else '')
+    regression = c.get('task') == 'regression'
+    sub = '' if ds is None else (f"{int(ds.instances[0]):,} instances, {int(ds.features[0])} features, "
+                                 + (f"a numeric target (τ = {fmt_number(c.get('tolerance'))}) · " if regression else f"{int(ds.classes[0])} classes · "))
     sub += f"models: {e(str(c.get('models')))} · respondents: {e(str(c.get('respondents')))} · ν = {c.get('nu')} · seed {c.get('random_state')}"
     if c.get('dropped'): sub += f" · columns left out as asked (--drop): {e(', '.join(map(str, c['dropped'])))}"
     text = re.sub(r'<[^>]+>', ' ', ''.join(secs))
@@ -313,7 +333,7 @@ def render_html(rep)->str:
     import robustdiff
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
             f'<title>robustdiff report: {e(rep.dataset)}</title><style>{_CSS}</style></head><body>'
-            f'<header><h1>How robust are my classifiers? — {e(rep.dataset)}</h1><p>{sub}</p></header>'
+            f'<header><h1>How robust are my {"regressors" if regression else "classifiers"}? — {e(rep.dataset)}</h1><p>{sub}</p></header>'
             f'<nav>{"".join(nav)}</nav><main>{"".join(secs)}'
             f'<p class="muted">robustdiff {e(robustdiff.__version__)} · {rep.seconds:.0f} s · generated offline.</p>'
             f'</main></body></html>')

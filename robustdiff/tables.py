@@ -231,7 +231,7 @@ def from_file(path:str|Path,              # a CSV/TSV (maybe gzipped), Parquet o
               checks:bool=True,           # the intake checks of `from_frame`
               max_levels:int=100,         # most levels an auto-detected nominal column may have
               missing:str='impute',       # missing features: 'impute' (in each model's training fold), 'drop' rows, or 'error'
-              task:str='auto',            # 'auto': refuse a target that looks continuous; 'classification': its values are classes
+              task:str='auto',            # 'auto': classes or numbers, decided by `check_task`; or 'classification' / 'regression'
               **read_kwargs)->Dataset:
     "A `Dataset` from a table file with a target column, refusing files that would leak the label or be misread."
     check_missing_mode(missing)

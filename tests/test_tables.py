@@ -5,7 +5,7 @@ Parquet/Excel round trips; imputation fitted on the training folds only; a conti
 code 2; a report on a 20 000-row table with every chart (counted in the HTML and in headless Chromium). The
 instance-space explorer at 20 000 instances: tests/test_explore_large.py.
 """
-import contextlib, io, re, shutil, sys
+import contextlib, json, io, re, shutil, sys
 from pathlib import Path
 from unittest import mock
 import numpy as np, pandas as pd, pytest
@@ -73,14 +73,15 @@ CASES = [
     ('excel-extra-missing', _excel_without_openpyxl, ImportError, "pip install 'robustdiff[excel]'"),
     ('explicit-wrong-separator', lambda t: from_file(_write(t, 'd.csv', NOISE, sep=';', index=False), 'target', sep=','),
      ValueError, "pass sep=';'"),
-    ('continuous-target', lambda t: check_task(RNG.normal(size=200).round(2)), ValueError,
-     'looks continuous (', ),
-    ('continuous-target-what-to-do', lambda t: check_task(RNG.normal(size=200)), ValueError,
-     "bin it into classes (e.g. pd.qcut(y, 4)), pass task='classification' if these values are classes"),
-    ('many-whole-numbers', lambda t: check_task(np.arange(500) % 100), ValueError, '100 distinct whole numbers in 500 rows'),
-    ('unknown-task', lambda t: check_task(NOISE.target, task='regression'), ValueError, "task must be one of"),
-    ('report-refuses-continuous', lambda t: _report(t, NOISE.assign(target=RNG.normal(size=N))), ValueError,
-     'the target looks continuous'),
+    ('regression-text-target', lambda t: check_task(['a', 'b'] * 30, task='regression'), ValueError,
+     "task 'regression' needs a numeric target; it holds labels such as 'a'"),
+    ('regression-text-values', lambda t: Dataset('d', NOISE[['x']], ['1.5'] * (N - 1) + ['lots'], task='regression'), TypeError,
+     "a regression target must hold numbers; found 'lots'"),
+    ('regression-bad-tolerance', lambda t: Dataset('d', NOISE[['x']], RNG.normal(size=N), task='regression', tolerance=0), ValueError,
+     'tolerance must be a positive number'),
+    ('unknown-task', lambda t: check_task(NOISE.target, task='ordinal'), ValueError, "task must be one of"),
+    ('report-tolerance-on-classes', lambda t: _report(t, NOISE, tolerance=1.0), ValueError,
+     'tolerance is for a regression target; this target is read as classes'),
     ('cli-unknown-missing', lambda t: __import__('robustdiff.cli').cli._parser().parse_args(['report', '--missing', 'mean']),
      SystemExit, '2'),
 ]
@@ -201,15 +202,17 @@ def _cli(args):
     return code, out.getvalue(), err.getvalue()
 
 
-def test_cli_continuous_target_exit_2(tmp_path):
+def test_cli_continuous_target_is_regression(tmp_path):
+    "A continuous target takes the regression path, saying why in the report's configuration; forced classes go past the task check."
     p = _write(tmp_path, 'price.csv', pd.DataFrame({'x': RNG.normal(size=80), 'price': RNG.gamma(2, 50, size=80).round(2)}), index=False)
-    code, out, err = _cli(['report', str(p), '--target', 'price', '--out', str(tmp_path/'r'), '--quiet'])
-    assert code == 2 and err.count('\n') == 1, err
-    assert "robustdiff: error: the target 'price' looks continuous (80 distinct numeric values that are not whole numbers)" in err
-    assert not (tmp_path/'r').exists()          # refused before any work
+    code, out, err = _cli(['report', str(p), '--target', 'price', '--out', str(tmp_path/'r'), '--quiet', '--stages', 'data'])
+    assert code == 0, err
+    cfg = json.loads((tmp_path/'r'/'summary.json').read_text())['config']
+    assert cfg['task'] == 'regression' and cfg['tolerance'] > 0
+    assert "80 distinct numeric values that are not whole numbers: regression; pass --task classification" in cfg['task_reason']
     code, _, err = _cli(['report', str(p), '--target', 'price', '--task', 'classification', '--out', str(tmp_path/'r2'), '--quiet',
                          '--stages', 'accuracy', '--models', 'quick'])
-    assert 'looks continuous' not in err         # forced: past the task check (the folds then cannot split 80 classes of one row)
+    assert code == 2 and 'fewer than the 5 folds' in err, err   # forced: past the task check (the folds then cannot split 80 classes of one row)
 
 
 def test_cli_penguins_no_options(tmp_path):

@@ -38,10 +38,15 @@ from robustdiff.datasets import load_dataset
 ds = load_dataset(data)
 if rows and rows < ds.n_instances:
     from sklearn.model_selection import train_test_split
-    keep, _ = train_test_split(range(ds.n_instances), train_size=rows, stratify=ds.y, random_state=0)
+    strata = ds.y
+    if getattr(ds, 'regression', False):             # a numeric target: its quantile bins (as the report's folds)
+        from robustdiff.responses import fold_strata
+        strata = fold_strata(ds, 5)
+    keep, _ = train_test_split(range(ds.n_instances), train_size=rows, stratify=strata, random_state=0)
     keep = sorted(keep)
     ds = from_frame(ds.X.iloc[keep].reset_index(drop=True).assign(_target=ds.y.iloc[keep].to_numpy()), '_target',
-                    nominal=list(ds.nominal), name=f'{ds.name}_{rows}')
+                    nominal=list(ds.nominal), name=f'{ds.name}_{rows}',
+                    **({'task': 'regression'} if getattr(ds, 'regression', False) else {}))
 me = psutil.Process()
 peak = [0, 0]; stop = threading.Event()
 def poll():
@@ -64,7 +69,7 @@ sys.path[:0] = [os.path.join(tree, 'benchmarks', 'tools'), os.path.join(tree, 'b
 from thread_settings import thread_settings
 threads = thread_settings(n_jobs)              # parent and a loky worker (started here, reused by the run: not timed)
 c0, t0 = cpu(), time.perf_counter()
-out = dict(side=side, rows=ds.n_instances, features=ds.n_features, classes=ds.n_classes, threads=threads)
+out = dict(side=side, rows=ds.n_instances, features=ds.n_features, classes=None if getattr(ds, 'regression', False) else ds.n_classes, threads=threads)
 if side == 'report':
     from robustdiff.report import build_report
     rep = build_report(ds, models=models, respondents=respondents, n_jobs=n_jobs, progress=False)
@@ -75,7 +80,7 @@ else:
     from robustdiff.portfolio import get_models, make_pipeline
     from robustdiff.responses import cv_splits
     folds = [(tr, te) for _, _, tr, te in cv_splits(ds, n_splits=5, n_repeats=1, random_state=0)]
-    for name, est in get_models(models, random_state=0).items():
+    for name, est in get_models(models, random_state=0, **({'task': 'regression'} if getattr(ds, 'regression', False) else {})).items():
         cross_val_predict(make_pipeline(est, ds), ds.X, ds.y.to_numpy(), cv=folds, n_jobs=n_jobs)
 wall = time.perf_counter() - t0
 used = cpu() - c0
