@@ -14,8 +14,8 @@ from ._resample import check_level, bin_strata, draw_ids
 from ._scores import REGRESSION_METRICS, better
 
 # %% auto #0
-__all__ = ['QUESTIONS', 'BASELINE', 'REGRESSION_BASELINES', 'FRONT_RULE', 'Verdict', 'verdict', 'accuracy_chart', 'bins_chart',
-           'tradeoff_chart']
+__all__ = ['QUESTIONS', 'BASELINE', 'REGRESSION_BASELINES', 'FRONT_RULE', 'front_rule', 'Verdict', 'verdict', 'accuracy_chart',
+           'bins_chart', 'tradeoff_chart']
 
 # %% ../nbs/92_answer.ipynb #f6280260
 def _num(x, d:int=2)->str:
@@ -61,6 +61,13 @@ FRONT_RULE = ("Under each noise, the front holds the models better than the majo
               "and each step is printed with its two paired intervals. A model is called most robust only when at least two models "
               "are compared, it is on the front, and the paired interval of its break rate (the share of its correct predictions "
               "the noise turns wrong) lies below 0 against every other compared model (Bonferroni over the pairs).")
+
+def front_rule(metric:str|None=None)->str:
+    "`FRONT_RULE` in the words of the task: for a regression metric (mae, rmse, r2) the baseline is the target's constant and a right prediction one within τ."
+    from robustdiff.metrics import baseline_name, REGRESSION_METRICS
+    if metric not in REGRESSION_METRICS: return FRONT_RULE
+    return FRONT_RULE.replace('the majority-class baseline', f"{baseline_name(metric)} of the target").replace(
+        'the share of its correct predictions the noise turns wrong', 'the share of its predictions within τ that the noise takes out of τ')
 
 @dataclass
 class Verdict:
@@ -230,8 +237,7 @@ def verdict(noisy:pd.DataFrame|None=None,     # `noisy_predictions` output (clea
         cfg.update(task='regression', better=bt, baseline=bname, baseline_words=baseline_name(metric), tolerance=tolerance,
                    digits=_digits(base[0] if metric != 'r2' else 0.5), iv_digits=_digits(base[0] if metric != 'r2' else 0.5),
                    majority_class=None, baseline_value=float(major),
-                   robust_rule=FRONT_RULE.replace('the majority-class baseline', f"{baseline_name(metric)} of the target").replace(
-                       'the share of its correct predictions the noise turns wrong', 'the share of its predictions within τ that the noise takes out of τ'))
+                   robust_rule=front_rule(metric))
     per_bin = pd.DataFrame()
 
     def compared(measure, R, basis, score, S, sbasis):
@@ -721,7 +727,8 @@ def tradeoff_chart(v:Verdict,               # a `verdict` result
     d['label_rob'] = d.rob - (-1 if low else 1) * shift * (yd[1] - yd[0]) / height        # the label's height in data units (NaN: left off)
     rev = dict(reverse=True) if low else {}
     x = alt.X('acc:Q', title=f"{name}, clean ({v.config['level']:.0%} interval) → better", scale=alt.Scale(domain=list(xd), nice=False, zero=False, **rev))
-    y = alt.Y('rob:Q', title=f"{name} under {_ROBUST_AXES[robustness]} → better", scale=alt.Scale(domain=list(yd), nice=False, zero=False, **rev))
+    under = _ROBUST_AXES[robustness] if v.config.get('task') != 'regression' else _ROBUST_AXES[robustness].replace('labels', 'targets')
+    y = alt.Y('rob:Q', title=f"{name} under {under} → better", scale=alt.Scale(domain=list(yd), nice=False, zero=False, **rev))
     col = alt.Color('place:N', title=None, scale=alt.Scale(domain=_PLACES, range=['#24476b', '#9fb3c8', '#e45756']))
     base = alt.Chart(d)
     ex = base.mark_rule().encode(x=alt.X('acc_lo:Q'), x2='acc_hi:Q', y='rob:Q', color=col)

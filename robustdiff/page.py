@@ -39,7 +39,8 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
     'ability': ("How capable a model is on the same IRT scale as difficulty: an instance of equal difficulty is answered right half the time",
                 "[MP22] eq. 1"),
     'respondents': ("The population of models whose right and wrong answers define each instance's difficulty", "[MP22], [FB24] §3.3"),
-    'IH': ("Instance hardness: 1 − the average probability a pool of models gives the true class out of fold; above 0.4 = hard",
+    'IH': ("Instance hardness: 1 − the average probability a pool of models gives the true class out of fold (a number: 1 − the "
+           "average of exp(−|y − ŷ| / mean |y|) over the pool); above 0.4 = hard",
            "[PLM22] eq. 7"),
     'kDN': ("Share of an instance's 5 nearest neighbours with another class", "[PLM22] eq. 8"),
     'DCP': ("1 − the share of the instance's class in its decision-tree leaf", "[PLM22] eq. 9"),
@@ -229,7 +230,7 @@ def front_wide(front:pd.DataFrame)->pd.DataFrame:
 def _answer_note(c:dict, lv:float)->str:
     "How to read the answer: the intervals, the metric and why, what decides 'better than the baseline', the front and 'most robust' (`FRONT_RULE`)."
     from robustdiff.metrics import metric_name
-    from robustdiff.answer import FRONT_RULE
+    from robustdiff.answer import front_rule
     m = c.get('metric', 'accuracy')
     why = c.get('metric_reason')
     if c.get('task') == 'regression':
@@ -239,13 +240,13 @@ def _answer_note(c:dict, lv:float)->str:
                 f". A model beats the constant baseline (the training median for MAE, the mean for RMSE and R²) only when the interval of "
                 f"its difference from it, Bonferroni-corrected over the models, excludes 0 on the better side. Robustness means staying "
                 f"right: the share of a model's predictions within τ = {fmt_number(c.get('tolerance'))} of the true value that the noise "
-                f"takes out of τ. {FRONT_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
+                f"takes out of τ. {front_rule(m)} Two models tie when the Bonferroni interval of their paired difference includes 0.")
     return (f"Numbers in brackets are {lv:.0%} bootstrap intervals (the cross-validation folds, then the instances within each fold and "
             f"class, resampled, with the weight of the folds widened for the correlation between cross-validation folds; the noise draws "
             f"resampled too; the same resample for every model). Models are compared on " + (why if why else metric_name(m)) +
             f". A model beats the majority-class baseline only when the interval of its difference from it, Bonferroni-corrected over the "
             f"models, lies above 0 (printed beside each model). Robustness means staying right: the share of a model's correct predictions "
-            f"that the noise turns wrong. {FRONT_RULE} Two models tie when the Bonferroni interval of their paired difference includes 0.")
+            f"that the noise turns wrong. {front_rule(m)} Two models tie when the Bonferroni interval of their paired difference includes 0.")
 
 def _answer_section(rep, e, seen)->str:
     t = rep.tables
