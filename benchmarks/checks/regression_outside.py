@@ -18,14 +18,14 @@ sys.path.insert(0, str(ROOT/'benchmarks'/'tools'))
 from harness import write_result
 
 def run(table:Path, models:str, model:str|None, drop:str|None, out:Path)->dict:
-    cmd = [sys.executable, '-m', 'robustdiff.cli', 'report', str(table), '--target', 'y', '--models', models, '--out', str(out), '--force']
+    cmd = [sys.executable, '-c', 'import sys; from robustdiff._entry import run; sys.argv[0] = "robustdiff"; sys.exit(run())', 'report', str(table), '--target', 'y', '--models', models, '--out', str(out), '--force']
     if model: cmd += ['--model', model]
     if drop: cmd += ['--drop', drop]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
-    res = dict(table=table.name, command=' '.join(cmd[1:]), exit=p.returncode, seconds=round(time.perf_counter() - t0, 1),
+    res = dict(table=table.name, command='robustdiff ' + ' '.join(cmd[3:]), exit=p.returncode, seconds=round(time.perf_counter() - t0, 1),
                log_head=p.stderr.splitlines()[:6], log_tail=p.stderr.splitlines()[-8:])
-    if p.returncode: return res
+    if p.returncode or not (out/'summary.json').exists(): return res
     summ = json.loads((out/'summary.json').read_text())
     res['stages'] = {k: v['status'] + (f": {v['message'][:160]}" if v['message'] else '') for k, v in summ['stages'].items()}
     res['all_ok'] = all(v['status'] in ('ok', 'warn') for v in summ['stages'].values())
