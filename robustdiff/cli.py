@@ -130,12 +130,12 @@ def _print_verdict(rep, out)->int:
 def _score_parser(sub):
     "The `score` subcommand's arguments."
     s = sub.add_parser('score', help='score new rows with the risk model of a report', description="score new, unlabelled rows "
-                       "with the risk model a report wrote: prediction, difficulty, p_correct, p_flip, risk and a prediction set per row")
+                       "with the risk model a report wrote: prediction, difficulty, p_correct, p_flip, risk and a prediction set per row (a regressor: a prediction interval)")
     s.add_argument('report', help="the report folder (holding risk/risk_model.rdrisk) or the model file")
     s.add_argument('data', help="a table file of new rows (CSV, TSV, Parquet, Excel) with the training feature columns")
     s.add_argument('--out', required=True, help="the scored CSV to write")
     s.add_argument('--model', default=None, help="score with this model only (default: every model of the report)")
-    s.add_argument('--alpha', type=float, default=0.1, help="prediction sets hold the true class with probability ≥ 1 − alpha (default 0.1)")
+    s.add_argument('--alpha', type=float, default=0.1, help="prediction sets (a regressor: intervals) hold the true value with probability ≥ 1 − alpha (default 0.1)")
     s.add_argument('--delta', default=None, help="with probability ≥ 1 − delta over the calibration draw, every difficulty bin of a "
                    "model covers ≥ 1 − alpha (default: the model's, 0.1; --per-bin: each bin on its own); 'off': coverage on average "
                    "over calibration draws")
