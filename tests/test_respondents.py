@@ -124,7 +124,7 @@ def test_subset_classifier_any_budget_is_a_valid_classifier(rows, cols, balanced
 
 @pytest.mark.parametrize('respondents, err, msg', [
     ({'only': DecisionTreeClassifier()}, ValueError, 'at least 2'),
-    ({'a': DecisionTreeClassifier(), 'b': LinearRegression()}, TypeError, 'not a classifier'),
+    ({'a': DecisionTreeClassifier(), 'b': LinearRegression()}, TypeError, 'is a regressor'),
     ({'a': DecisionTreeClassifier(), 'b': DecisionTreeClassifier}, TypeError, 'is a class'),
     ([('a', DecisionTreeClassifier()), ('a', DecisionTreeClassifier())], ValueError, 'duplicate'),
     ('no_such_population', ValueError, 'unknown portfolio'),

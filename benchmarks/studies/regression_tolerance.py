@@ -219,10 +219,12 @@ def main(argv=None):
                                                           command=' '.join(sys.argv)), indent=1))
     summ = tab.groupby('tau_rule', sort=False)[['tau_over_sd', 'accuracy', 'all_right', 'all_wrong', 'extreme', 'rel_1pl', 'rel_2pl',
                                                  'rel_graded_mean', 'rel_crm', 'rel_beta3', 'rel_1pl_same_splits_as_beta3', 'dbic_2pl_minus_1pl']].median()
+    summ.index = summ.index.str.replace('|', '\\|')                      # a label inside a markdown table
+    tab_md = tab.assign(tau_rule=tab.tau_rule.str.replace('|', '\\|'))
     lines = [f"# τ by measurement: {len(names)} regression tables, the first {args.n} respondents of the regression ladder, "
              f"5 folds, {args.repeats} random halves (medians over tables)", '',
              summ.to_markdown(floatfmt='.3f'), '', '## Per table', '',
-             tab[['table', 'rows', 'tau_rule', 'tau', 'accuracy', 'extreme', 'rel_1pl', 'rel_2pl', 'rel_graded_mean', 'rel_crm', 'rel_beta3']]
+             tab_md[['table', 'rows', 'tau_rule', 'tau', 'accuracy', 'extreme', 'rel_1pl', 'rel_2pl', 'rel_graded_mean', 'rel_crm', 'rel_beta3']]
              .to_markdown(index=False, floatfmt='.3f'), '',
              f"Command: `nice -n 19 python benchmarks/studies/{Path(__file__).name} {' '.join(sys.argv[1:])}`"]
     Path(f'{out}.md').write_text('\n'.join(lines) + '\n')
