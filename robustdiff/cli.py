@@ -47,7 +47,7 @@ def _parser()->argparse.ArgumentParser:
                            help="auto (default): classes or numbers, decided from the target (said before any fit); "
                                 "classification: its values are classes; regression: its values are numbers")
             s.add_argument('--tolerance', type=float, default=None,
-                           help="regression: a prediction is right when |y - prediction| <= this (default: 0.25 x the target's robust sd)")
+                           help="regression: a prediction is right when |y - prediction| <= this (default: 0.5 x the target's robust sd)")
             s.add_argument('--models', default=None, help="evaluated portfolio: fabra18 (default without --model), pyhard7, ela2, quick")
             s.add_argument('--model', action='append', default=None, metavar='[NAME=]FILE.skops|module:attr',
                            help="a model of yours, used as given: a skops file or an importable module:attribute (repeatable; "

@@ -100,7 +100,7 @@ def _numeric_target(y, X:pd.DataFrame)->pd.Series:
     if np.isinf(v.to_numpy()).any(): raise ValueError(f"the target has {int(np.isinf(v.to_numpy()).sum())} infinite values")
     return v.rename('y')
 
-TOLERANCE_SHARE = 0.25   # the default tolerance τ of a regression target: this share of its robust spread (`default_tolerance`)
+TOLERANCE_SHARE = 0.5    # the default tolerance τ of a regression target: this share of its robust spread (`default_tolerance`), chosen by measurement (57_regression_difficulty)
 
 def default_tolerance(y,                          # a regression target
                       *, share:float=TOLERANCE_SHARE,  # τ as a share of the spread

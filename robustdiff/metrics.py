@@ -157,7 +157,7 @@ def regression_profile(y,                 # the target (numbers)
                        tolerance:float|None=None, # τ (None: `robustdiff.data.default_tolerance(y)`)
                       )->dict:            # n, median, q1, q3, iqr, skew, tolerance, metric, sentence
     "Centre, spread and skew of a numeric target, the tolerance τ and what it means, and which metric compares the models — in one sentence."
-    from robustdiff.data import default_tolerance
+    from robustdiff.data import default_tolerance, TOLERANCE_SHARE
     check_metric(metric, auto=True, task='regression')
     v = _numbers(y)
     if np.ptp(v) == 0: raise ValueError(f"y holds one value ({_g(v[0])}): a regression target needs at least 2")
@@ -170,7 +170,7 @@ def regression_profile(y,                 # the target (numbers)
     how = f"models are compared on {_NAMES[chosen]}" + (' (chosen automatically)' if metric == 'auto' else ' (as requested)')
     sent = (f"The target is a number: n = {len(v)}, median {_g(med)}, interquartile range {_g(q1)} to {_g(q3)}, skew {sk:.2f} ({shape}); "
             f"a prediction counts as right when it is within τ = {_g(tol)} of the true value"
-            + (" (a quarter of the target's robust spread)" if tolerance is None else '') + f"; {how}.")
+            + (f" ({TOLERANCE_SHARE:g} × the target's robust standard deviation)" if tolerance is None else '') + f"; {how}.")
     return dict(n=int(len(v)), median=float(med), q1=float(q1), q3=float(q3), iqr=float(q3 - q1), skew=sk, tolerance=tol,
                 metric=chosen, sentence=sent)
 

@@ -176,7 +176,7 @@ def register_portfolio(name:str,          # the portfolio's name, e.g. 'mine'
     return factory
 
 # %% ../nbs/01_portfolio.ipynb #8d3314d3
-_LAZY_PORTFOLIOS = {'ladder': 'robustdiff.respondents'}   # portfolios registered by a module that imports this one
+_LAZY_PORTFOLIOS = {'ladder': 'robustdiff.respondents', 'regression_ladder': 'robustdiff.respondents'}   # portfolios registered by a module that imports this one
 
 def _seed(est, random_state, only_unset:bool=False):
     "Set `random_state` on `est` and on every nested estimator that has one (`only_unset`: only where it is None)."
@@ -329,7 +329,7 @@ def _quick_regressors():
             'knn': KNeighborsRegressor(5), 'hgb': HistGradientBoostingRegressor(max_iter=100)}
 register_portfolio('quick_regressors', _quick_regressors, overwrite=True)
 
-REGRESSION_PORTFOLIOS = {'fabra18': 'regressors', 'quick': 'quick_regressors'}   # a classification portfolio's name → its regression counterpart
+REGRESSION_PORTFOLIOS = {'fabra18': 'regressors', 'quick': 'quick_regressors', 'ladder': 'regression_ladder'}   # a classification portfolio's name → its regression counterpart
 
 def regression_portfolio(spec):
     "`spec` for a regression target: a classification portfolio's name (also inside a list) read as its counterpart (`REGRESSION_PORTFOLIOS`); anything else unchanged."
