@@ -200,3 +200,40 @@ def test_module_attribute_may_name_an_estimator_class():
     from sklearn.linear_model import LogisticRegression
     name, est = load_model('lr=sklearn.linear_model:LogisticRegression')
     assert name == 'lr' and type(est) is LogisticRegression and est.get_params() == LogisticRegression().get_params()
+
+
+# a regression target ---------------------------------------------------------------------------------------------
+def _regression_pipeline():
+    "The user's regressor: numbers with gaps passed through (HGB reads NaN), text one-hot, by column name."
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    ct = ColumnTransformer([('num', 'passthrough', ['size', 'weight']),
+                            ('cat', OneHotEncoder(handle_unknown='ignore'), ['colour'])])
+    return Pipeline([('ct', ct), ('hgb', HistGradientBoostingRegressor(max_iter=30, random_state=0))])
+
+
+@pytest.fixture(scope='module')
+def price_csv(tmp_path_factory):
+    "200 rows: two numbers (one with gaps), a text column, a continuous target that depends on both kinds."
+    rng = np.random.default_rng(11)
+    n = 200
+    df = pd.DataFrame({'size': rng.normal(size=n).round(3), 'weight': rng.normal(size=n).round(3),
+                       'colour': rng.choice(['red', 'green', 'blue'], n)})
+    df.loc[::11, 'weight'] = np.nan
+    df['y'] = (10 + 3 * df['size'] + 2 * (df.colour == 'red') + rng.normal(size=n)).round(3)
+    path = tmp_path_factory.mktemp('own_reg') / 'prices.csv'
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_a_regression_pipeline_runs_as_given(price_csv):
+    "A continuous target takes the regression path; the user's Pipeline's per-fold MAE is scikit-learn's cross_val_predict on the report's folds."
+    rep = build_report(price_csv, target='y', models={'mine': _regression_pipeline()}, respondents='models', stages='accuracy', **FAST)
+    assert rep.config['task'] == 'regression' and rep.config['metric'] == 'mae'
+    df = pd.read_csv(price_csv)
+    X, y = df.drop(columns='y'), df.y.to_numpy()
+    fold = rep.table('folds').set_index('instance').fold.loc[np.arange(len(df))].to_numpy()
+    pred = cross_val_predict(_regression_pipeline(), X, y, cv=PredefinedSplit(fold))
+    np.testing.assert_allclose(rep.extra['oof'].sort_values('instance').y_pred.to_numpy(), pred, rtol=0, atol=1e-12)
+    af = rep.table('accuracy_folds')
+    mine = af[af.model == 'mine'].set_index('fold').mae.sort_index().to_numpy()
+    np.testing.assert_allclose(mine, pd.Series(np.abs(pred - y)).groupby(fold).mean().sort_index().to_numpy(), rtol=0, atol=1e-12)
