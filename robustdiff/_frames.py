@@ -14,7 +14,7 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['CLI', 'MISSING_MODES', 'KNOWN_FORMATS', 'user_fix', 'user_arg', 'cli_names', 'drop_fix', 'check_missing_mode',
-           'rows_dropped', 'check_frame', 'check_lambdas']
+           'rows_dropped', 'check_frame', 'check_lambdas', 'onehot_design']
 
 # %% ../nbs/00d_frames.ipynb #04e6c99d
 CLI = contextvars.ContextVar('robustdiff_cli', default=False)   # True inside `robustdiff report`: messages name its options
@@ -63,3 +63,12 @@ def check_lambdas(lambdas)->np.ndarray:
     if not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any():
         raise ValueError(f"every proportion λ must lie in [0, 1], got {lam.tolist()}")
     return lam
+
+# %% ../nbs/00d_frames.ipynb #onehot0c
+def onehot_design(ds)->np.ndarray:
+    "The features of a `Dataset` as one matrix: numeric columns as they are, then each nominal column one-hot (every level, levels sorted)."
+    parts = [ds.X[list(ds.numeric)].to_numpy(dtype=float)] if ds.numeric else []
+    for c in ds.nominal:
+        codes = pd.Categorical(ds.X[c]).codes
+        parts.append(np.eye(codes.max() + 1)[codes])
+    return np.hstack(parts)

@@ -17,6 +17,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import StratifiedKFold
 from .data import Dataset
 from .datasets import load_dataset
+from ._frames import onehot_design
 
 # %% auto #0
 __all__ = ['MEASURES', 'PRESETS', 'REG_MEASURES', 'hardness_measures', 'dense_reference', 'hardness_correlations',
@@ -50,14 +51,6 @@ def _distance_space(ds:Dataset, metric:str)->tuple:
         parts.append(w * np.eye(codes.max() + 1)[codes])
     Z = np.ascontiguousarray(np.hstack(parts))
     return Z, (ds.n_features if metric == 'gower' else 1.0)
-
-def _design(ds:Dataset)->np.ndarray:
-    "Features for the tree and naive Bayes: numeric columns as they are, nominal ones one-hot."
-    parts = [ds.X[list(ds.numeric)].to_numpy(dtype=float)] if ds.numeric else []
-    for c in ds.nominal:
-        codes = pd.Categorical(ds.X[c]).codes
-        parts.append(np.eye(codes.max() + 1)[codes])
-    return np.hstack(parts)
 
 def _cdist(A, B, metric, out=None):
     "Distances between the rows of A and B (L1 or L2), written into `out` when given."
@@ -508,7 +501,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
         from concurrent.futures import ThreadPoolExecutor
         pool = ThreadPoolExecutor(1)
         def fit_trees():
-            t = clock(); res = _tree_measures(_design(ds), y, cfg['ccp_alpha'], random_state); return res, clock() - t
+            t = clock(); res = _tree_measures(onehot_design(ds), y, cfg['ccp_alpha'], random_state); return res, clock() - t
         trees = pool.submit(fit_trees) if n_jobs != 1 else None
     if any(m in measures for m in _NEIGHBOUR + ('N1',)):
         Z, scale = _distance_space(ds, metric)
@@ -522,7 +515,7 @@ def hardness_measures(dataset,              # a `Dataset` (or a `load_dataset` n
         out.update(res); pool.shutdown()
     if 'CL' in measures or 'CLD' in measures:
         t = clock()
-        P = _nb_posterior(ds, y) if cfg['likelihood'] == 'nb' else _calibrated_posterior(_design(ds), y)
+        P = _nb_posterior(ds, y) if cfg['likelihood'] == 'nb' else _calibrated_posterior(onehot_design(ds), y)
         out.update(_likelihood_measures(P, y)); seconds['likelihood'] = clock() - t
     if 'F1' in measures:
         t = clock(); out['F1'] = _f1(ds, y); seconds['F1'] = clock() - t
@@ -581,7 +574,7 @@ def dense_reference(dataset, *, measures=None, preset='paper', k=None, metric=No
         nb = np.concatenate([T.col[T.row == i], T.row[T.col == i]])
         N1[i] = (y[nb] != y[i]).mean()
     out['N1'] = N1
-    X = _design(ds)
+    X = onehot_design(ds)
     full = DecisionTreeClassifier(random_state=random_state).fit(X, y)
     pruned = DecisionTreeClassifier(random_state=random_state, ccp_alpha=_choose_alpha(X, y, cfg['ccp_alpha'], random_state)).fit(X, y)
     for name, est in (('TD_U', full), ('TD_P', pruned)):
@@ -621,7 +614,7 @@ def _block_rows(n:int, block_rows=None)->int:
 
 def _reg_design(ds:Dataset)->np.ndarray:
     "PyHard's regression input: numeric columns as floats, then every nominal column one-hot (every level, levels sorted)."
-    return _design(ds).astype(float)
+    return onehot_design(ds).astype(float)
 
 def _standardise(X)->np.ndarray:
     "Columns centred and divided by their population standard deviation (1 where it is 0), as `StandardScaler`."

@@ -12,6 +12,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from .data import Dataset
 from .datasets import load_dataset
 from ._validation import check_int, check_real
+from ._frames import onehot_design
 
 # %% auto #0
 __all__ = ['RESAMPLING', 'imbalance_ratio', 'smote', 'random_undersample', 'good_threshold', 'InstanceHardness',
@@ -289,21 +290,13 @@ def _regression_pool(models, random_state)->dict:
     if bad: raise ValueError(f"IH of a regression dataset needs regressors; {bad} are not (use models='pyhard_regressors')")
     return pool
 
-def _onehot_design(ds:Dataset)->np.ndarray:
-    "PyHard's numeric input: the numeric columns as floats, then each nominal column one-hot (every level, levels sorted), as the regression measures read it."
-    parts = [ds.X[list(ds.numeric)].to_numpy(dtype=float)] if ds.numeric else []
-    for c in ds.nominal:
-        codes = pd.Categorical(ds.X[c]).codes
-        parts.append(np.eye(codes.max() + 1)[codes])
-    return np.hstack(parts)
-
 def _regression_hardness(ds:Dataset, models:dict, n_splits:int, random_state)->InstanceHardness:
     "PyHard's `RegressorsPool`: each model on standardised training folds, p = exp(−|y − ŷ| / mean |y| of the test fold), IH = 1 − mean p."
     import warnings
     from sklearn.base import clone
     from sklearn.model_selection import KFold
     from sklearn.preprocessing import StandardScaler
-    X, y = _onehot_design(ds), ds.y.to_numpy(float)
+    X, y = onehot_design(ds), ds.y.to_numpy(float)
     n, rows = len(y), []
     folds = list(KFold(n_splits=n_splits, shuffle=True, random_state=random_state).split(X))
     for name, est in models.items():

@@ -188,10 +188,3 @@ def test_the_report_stages_read_a_regression_report():
     right = oof.pivot(index='instance', columns='model', values='correct')
     np.testing.assert_array_equal(frame.set_index('instance').n_good.loc[right.index].to_numpy(), right.sum(1).to_numpy())
     assert any('within τ' in n for n in st2.notes)
-
-
-def test_ih_reads_the_measures_design():
-    "IH's regressors and the measures read the same one-hot matrix (PyHard's input)."
-    from robustdiff.ih import _onehot_design
-    ds = _carseats()
-    np.testing.assert_array_equal(_onehot_design(ds), _reg_design(ds))
