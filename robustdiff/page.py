@@ -308,7 +308,7 @@ def render_html(rep)->str:
     for name, st in rep.stages.items():
         if name == 'verdict' or st.status == 'off': continue
         if name == 'risk':   # its own section function (below)
-            secs.append(_risk_section(st, e, seen)); nav.append('<a href="#risk">New predictions</a>'); continue
+            secs.append(_risk_section(st, e, seen, regression=c.get('task') == 'regression')); nav.append('<a href="#risk">New predictions</a>'); continue
         body = [f'<h2>{_abbr_html(e(titles.get(name, name.capitalize())))}<span class="status {st.status}">{st.status}'
                 f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
         if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
@@ -357,15 +357,25 @@ _RISK_SAYS = {
                            "cross-fitted as above). A class marked promised has enough calibration rows for its own threshold "
                            "(class-conditional sets); one that is not may fall below the dashed line 1 − α.",
 }
+_RISK_SAYS_REGRESSION = {   # the same charts of a regressor's risk model
+    'risk_coverage': "Coverage by predicted-difficulty bin: the share of rows whose true value is inside the prediction interval "
+                     "(bars ± 2 SE, checked on out-of-fold rows the intervals were not calibrated on). Mondrian intervals are "
+                     "calibrated within each bin and should reach the dashed line 1 − α in every bin; marginal ones only on average.",
+    'risk_reliability': "Reliability of p_correct, the probability of a prediction within τ at the predicted difficulty: predicted "
+                        "against the observed share within τ in ten groups (bars: 90 % intervals); points on the dashed diagonal are calibrated.",
+    'risk_errors': "Error prediction: the MAE of the predictions kept when the riskiest share is set aside, ranked by the expected "
+                   "error and by the predicted difficulty alone; a lower curve finds the large errors sooner (AUROC in table risk_models).",
+}
 
-def _risk_section(st, e, seen)->str:
+def _risk_section(st, e, seen, regression:bool=False)->str:
     "The page section 'Trusting a new prediction': the stage's notes, then each chart after the sentence that explains it."
     body = [f'<h2>{_abbr_html(e(_TITLES["risk"]))}<span class="status {st.status}">{st.status}'
             f'{f" · {st.seconds:.1f} s" if st.status in ("ok", "warn") else ""}</span></h2>']
     if st.message: body.append(f'<div class="error">{e(st.message)}</div>')
     body += [f'<p>{_abbr_html(_code(e(n)), seen)}</p>' for n in st.notes]
     for k, ch in st.charts.items():
-        if k in _RISK_SAYS: body.append(f'<p>{_abbr_html(e(_RISK_SAYS[k]), seen)}</p>')
+        says = _RISK_SAYS_REGRESSION if regression else _RISK_SAYS
+        if k in says: body.append(f'<p>{_abbr_html(e(says[k]), seen)}</p>')
         try: body.append(f'<div class="chart" id="chart-{e(k)}">{_svg(ch)}</div>')
         except Exception as err: body.append(f'<div class="error">chart {e(k)} could not be rendered: {e(str(err))}</div>')
     for k, t in st.tables.items():
