@@ -20,13 +20,21 @@ _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 featu
     'FDAClassifier': (1.5, 1.0), 'RBFNetworkClassifier': (1.24, 1.0), 'C45TreeClassifier': (0.6, 1.0),
     'C45Classifier': (0.6, 1.0), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (0.5, 1.0), 'KNeighborsClassifier': (0.07, 1.0),
     'DecisionTreeClassifier': (0.35, 1.0), 'CITreeClassifier': (0.26, 1.0), 'LogisticRegression': (0.4, 1.0),
-    'PLSDAClassifier': (0.1, 1.0), 'GaussianNBFloor': (0.1, 1.0), 'GaussianNB': (0.1, 1.0), 'RDAClassifier': (0.09, 1.0)}
+    'PLSDAClassifier': (0.1, 1.0), 'GaussianNBFloor': (0.1, 1.0), 'GaussianNB': (0.1, 1.0), 'RDAClassifier': (0.09, 1.0),
+    # regressors: first priors by analogy with their classifier counterparts (the Gaussian process cubic in the rows), not yet
+    # calibrated by plan_calibrate.py; the run's own probe rescales them as it does every prior
+    'RandomForestRegressor': (15.0, 1.1), 'ExtraTreesRegressor': (10.0, 1.0), 'GradientBoostingRegressor': (8.0, 1.0),
+    'HistGradientBoostingRegressor': (2.0, 1.0), 'SVR': (30.0, 2.0), 'MLPRegressor': (4.0, 1.0),
+    'GaussianProcessRegressor': (40000.0, 3.0), 'KNeighborsRegressor': (0.07, 1.0), 'DecisionTreeRegressor': (0.5, 1.0),
+    'LinearRegression': (0.05, 1.0), 'Ridge': (0.05, 1.0), 'Lasso': (0.3, 1.0), 'PLSRegression': (0.1, 1.0)}
 _PREDICT_PRIOR = {   # class: (CPU s of predicting 1 000 rows with a model fitted on 40 000 rows, exponent in the training rows)
     'KNeighborsClassifier': (0.17, 0.6), 'SVC': (0.25, 0.87), 'PukSVC': (0.25, 0.87), 'PARTClassifier': (0.22, 1.0),
     'RandomForestClassifier': (0.093, 0.5), 'BaggingClassifier': (0.05, 0.5), 'RuleEnsembleClassifier': (0.0065, 0.0),
-    'GradientBoostingClassifier': (0.0055, 0.0)}
+    'GradientBoostingClassifier': (0.0055, 0.0), 'KNeighborsRegressor': (0.17, 0.6), 'SVR': (0.25, 0.87),
+    'RandomForestRegressor': (0.093, 0.5), 'ExtraTreesRegressor': (0.1, 0.5), 'GaussianProcessRegressor': (0.5, 1.0)}
 _PREDICT_OTHER = (0.0027, 0.0)   # any other class (mostly the prep step's transform of the rows)
-_REFIT_PRIOR = {'PARTClassifier': 1.5, 'SVC': 1.5, 'PukSVC': 1.5}   # a fit on 10 %-noisy labels ÷ the clean fit (others: 1)
+_REFIT_PRIOR = {'PARTClassifier': 1.5, 'SVC': 1.5, 'PukSVC': 1.5}
+_SUBSETS = {'SubsetClassifier', 'SubsetRegressor'}   # the ladder's respondents: a model on a budget of rows and columns   # a fit on 10 %-noisy labels ÷ the clean fit (others: 1)
 _COST_UNKNOWN = (1.0, 1.0)   # a class not in the table: a second at 40 000 rows
 _COST_PER_FIT = 0.02         # CPU-s of every fit besides the model: the result's table, the task
 _COST_PER_SMALL_FIT = 0.003  # the same for a respondent of the ladder (many small fits per task, the prep step shared)
@@ -36,10 +44,11 @@ def _prior_name(est, table:dict)->str:
     return next((k.__name__ for k in type(est).__mro__ if k.__name__ in table), type(est).__name__)
 
 def _inner(est):
-    "The model a Pipeline, CalibratedClassifierCV or SubsetClassifier wraps (None: not a wrapper)."
+    "The model a Pipeline, CalibratedClassifierCV, SubsetClassifier, SubsetRegressor or TransformedTargetRegressor wraps (None: not a wrapper)."
     if isinstance(est, Pipeline): return est.steps[-1][1]
     kinds = {c.__name__ for c in type(est).__mro__}
-    return est.estimator if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) else None
+    if 'TransformedTargetRegressor' in kinds: return est.regressor
+    return est.estimator if kinds & {'CalibratedClassifierCV', 'SubsetClassifier', 'SubsetRegressor'} else None
 
 def _subset_rows(est, n:float)->tuple:
     "(rows, share of the columns) a SubsetClassifier fits on out of `n` training rows (a count of columns: out of 40)."
@@ -53,11 +62,12 @@ def _fit_prior(est, n:float)->float:
     "Expected CPU seconds of fitting `est` on `n` rows (the model alone), from `_COST_PRIOR`."
     if isinstance(est, Pipeline): return _fit_prior(est.steps[-1][1], n)
     kinds = {c.__name__ for c in type(est).__mro__}
+    if 'TransformedTargetRegressor' in kinds: return _fit_prior(est.regressor, n)   # the target's scaling costs nothing
     if 'CalibratedClassifierCV' in kinds:          # k fits on (k − 1)/k of the rows, plus the final fit unless ensembled
         k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
         inner = (lambda m: _fit_prior(est.estimator, m)) if est.estimator is not None else (lambda m: _class_cost('LinearSVC', m) - _COST_PER_FIT)
         return k * inner(n * (k - 1) / k) + (inner(n) if est.ensemble is False else 0.0)
-    if 'SubsetClassifier' in kinds:                # the wrapped model on its rows and share of the columns
+    if kinds & _SUBSETS:                # the wrapped model on its rows and share of the columns
         rows, share = _subset_rows(est, n)
         return _fit_prior(est.estimator, rows) * share
     s, e = _COST_PRIOR.get(_prior_name(est, _COST_PRIOR), _COST_UNKNOWN)
@@ -67,12 +77,13 @@ def _predict_prior(est, n_train:float, n_rows:float)->float:
     "Expected CPU seconds of predicting `n_rows` rows (labels and probabilities) with `est` fitted on `n_train` rows, from `_PREDICT_PRIOR`."
     if isinstance(est, Pipeline): return _predict_prior(est.steps[-1][1], n_train, n_rows)
     kinds = {c.__name__ for c in type(est).__mro__}
+    if 'TransformedTargetRegressor' in kinds: return _predict_prior(est.regressor, n_train, n_rows)
     if 'CalibratedClassifierCV' in kinds:
         k = est.cv if isinstance(est.cv, (int, np.integer)) else 5
         inner = est.estimator if est.estimator is not None else 'LinearSVC'
         per = _predict_prior(inner, n_train, n_rows) if not isinstance(inner, str) else _PREDICT_OTHER[0] * n_rows / 1000
         return per * (k if est.ensemble is not False else 1)
-    if 'SubsetClassifier' in kinds:
+    if kinds & _SUBSETS:
         rows, share = _subset_rows(est, n_train)
         return _predict_prior(est.estimator, rows, n_rows) * share
     s, e = _PREDICT_PRIOR.get(_prior_name(est, _PREDICT_PRIOR), _PREDICT_OTHER)
@@ -80,7 +91,7 @@ def _predict_prior(est, n_train:float, n_rows:float)->float:
 
 def _per_fit(est)->float:
     m = est.steps[-1][1] if isinstance(est, Pipeline) else est
-    return _COST_PER_SMALL_FIT if 'SubsetClassifier' in {c.__name__ for c in type(m).__mro__} else _COST_PER_FIT
+    return _COST_PER_SMALL_FIT if _SUBSETS & {c.__name__ for c in type(m).__mro__} else _COST_PER_FIT
 
 def _cost_prior(est,               # an (unfitted) classifier, Pipeline, CalibratedClassifierCV or SubsetClassifier
                 n_rows:float=40000, # training rows of the fit
@@ -115,7 +126,8 @@ def _cost_classes(est)->list:
     "The class names `_cost_prior` looks up for `est` (wrappers unwrapped; a subclass: its first known parent): each should be in `_COST_PRIOR`."
     if isinstance(est, Pipeline): est = est.steps[-1][1]
     kinds = {c.__name__ for c in type(est).__mro__}
-    if ('CalibratedClassifierCV' in kinds or 'SubsetClassifier' in kinds) and est.estimator is not None:
+    if 'TransformedTargetRegressor' in kinds: return _cost_classes(est.regressor)
+    if ('CalibratedClassifierCV' in kinds or kinds & _SUBSETS) and est.estimator is not None:
         return _cost_classes(est.estimator)
     return [_prior_name(est, _COST_PRIOR)]
 

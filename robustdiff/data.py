@@ -257,6 +257,9 @@ def check_task(y,                   # the target: a Series, array or a `Dataset`
     if whole and not (k > max_classes and k > 0.05 * n):
         return 'classification', (f"The {name} holds {k} distinct whole numbers: read as classes (codes); pass "
                                   f"{user_arg('task', 'regression')} if they are amounts.")
+    if not whole and k <= min(max_classes, 0.05 * n):    # a few levels, each repeated: grades such as 1.5, 2.0, 2.5
+        return 'classification', (f"The {name} holds {k} distinct values, each repeated (grades): read as classes; pass "
+                                  f"{user_arg('task', 'regression')} if they are amounts.")
     why = f"{k} distinct numeric values that are not whole numbers" if not whole else f"{k} distinct whole numbers in {n} rows"
     return 'regression', (f"The {name} holds {why}: regression; pass {user_arg('task', 'classification')} if these values are classes.")
 

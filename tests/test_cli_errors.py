@@ -329,8 +329,10 @@ def test_8_task_classification_on_half_grades(tmp_path):
     assert code == 0, err
     acc = pd.read_csv(tmp_path/'r'/'accuracy.csv')
     assert acc.accuracy.notna().all()
-    code, _, err = _cli(['report', _csv(tmp_path, df), '--out', tmp_path/'r2'] + QUICK)
-    assert code == 2 and '--task classification' in err
+    code, _, err = _cli(['report', _csv(tmp_path, df), '--out', tmp_path/'r2'] + QUICK)   # 'auto': four repeated levels are grades
+    assert code == 0, err
+    cfg = json.loads((tmp_path/'r2'/'summary.json').read_text())['config']
+    assert cfg['task'] == 'classification' and 'pass --task regression if they are amounts' in cfg['task_reason']
 
 def test_8_a_full_disk_is_said_in_one_line_naming_out_and_cache(tmp_path, monkeypatch):
     import errno

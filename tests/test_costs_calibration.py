@@ -65,7 +65,8 @@ def test_plan_of_diamonds_like_one_pass_within_1_5x_of_measured():
 def test_every_class_in_the_portfolios_has_fit_and_the_side_tables_name_known_classes():
     for mod in set(_LAZY_PORTFOLIOS.values()): importlib.import_module(mod)
     for p in sorted(PORTFOLIOS):
-        for name, est in get_models(p, random_state=0).items():
+        task = 'regression' if p in ('regressors', 'quick_regressors', 'regression_ladder') else 'classification'
+        for name, est in get_models(p, random_state=0, task=task).items():
             missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
             assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"
             assert one_pass_cost(est, 4000, 1000, blocks=18, refit=True) > one_pass_cost(est, 4000, 1000)

@@ -105,7 +105,7 @@ CASES = [
     ('class-smaller-than-folds', 'old', lambda t: cv_splits(IRIS.subset(np.r_[0:50, 50:53, 100:150])), ValueError,
      'fewer than the 5 folds'),
     ('not-a-classifier', 'old', lambda t: _cv(__import__('sklearn.linear_model').linear_model.LinearRegression()),
-     TypeError, "'bad'.*not a classifier"),
+     TypeError, "'bad'.*is a regressor, but the target is a classification target"),
     ('fn-not-callable', 'old', lambda t: map_folds(3, IRIS, 'quick', progress=False), TypeError, 'fn must be callable'),
     ('fn-returns-list', 'old', lambda t: map_folds(lambda c: [1], IRIS, {'c': DecisionTreeClassifier()}, n_splits=2,
         progress=False), TypeError, 'fn must return a DataFrame'),
