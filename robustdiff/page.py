@@ -23,7 +23,7 @@ GLOSSARY = {   # term → (one practitioner sentence, reference)
                    "turns wrong: what a practitioner loses to that noise", "this report"),
     'τ': ("The tolerance of a numeric target: a prediction counts as right when it is within τ of the true value (default: a "
           "quarter of the target's robust standard deviation)", "this report"),
-    'ρ_c': ("Lin's concordance correlation between clean and noisy predictions of a number: 1 = identical, 0 = unrelated; "
+    'ρc': ("Lin's concordance correlation between clean and noisy predictions of a number: 1 = identical, 0 = unrelated; "
             "it falls with both scatter and shift, unlike Pearson's r", "[Lin89]"),
     'MAE': ("Mean absolute error: the average distance between prediction and true value, in the target's unit (lower is better)",
             "this report"),

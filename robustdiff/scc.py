@@ -76,9 +76,9 @@ def concordance_by_group(a,                  # first vector of numbers (e.g. cle
                          b,                  # second vector (e.g. perturbed predictions), same length
                          groups=None,        # group of each pair; None = one group
                          *, tolerance:float,    # τ: a pair agrees when |a − b| ≤ τ
-                         on_constant=1.0,    # ρ_c when both vectors of a group are one and the same constant: a number, nan or 'raise'
-                        )->pd.DataFrame:     # one row per group: group, n, agree (share within τ), ccc (Lin's ρ_c)
-    "The share of pairs within τ of each other and Lin's concordance correlation ρ_c (Lin 1989) within each group, vectorised over groups."
+                         on_constant=1.0,    # ρc when both vectors of a group are one and the same constant: a number, nan or 'raise'
+                        )->pd.DataFrame:     # one row per group: group, n, agree (share within τ), ccc (Lin's ρc)
+    "The share of pairs within τ of each other and Lin's concordance correlation ρc (Lin 1989) within each group, vectorised over groups."
     _check_on_constant(on_constant)
     if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not math.isfinite(tolerance) or tolerance < 0:
         raise ValueError(f"tolerance must be a non-negative number, got {tolerance!r}")
@@ -102,7 +102,7 @@ def concordance_by_group(a,                  # first vector of numbers (e.g. cle
     den = sxx + syy + (mx - my) ** 2
     constant = den == 0
     if constant.any() and on_constant == 'raise':
-        raise ValueError(f"ρ_c undefined (both vectors one and the same constant) in group {keys[np.flatnonzero(constant)[0]]!r}")
+        raise ValueError(f"ρc undefined (both vectors one and the same constant) in group {keys[np.flatnonzero(constant)[0]]!r}")
     with np.errstate(divide='ignore', invalid='ignore'):
         ccc = np.where(constant, np.nan if on_constant == 'raise' else float(on_constant), 2 * sxy / den)
     out = pd.DataFrame({'n': N.astype(np.int64), 'agree': agree, 'ccc': ccc})
@@ -111,9 +111,9 @@ def concordance_by_group(a,                  # first vector of numbers (e.g. cle
 
 def lin_ccc(a,                   # first vector of numbers
             b,                   # second vector, same length
-            *, on_constant=1.0,     # ρ_c when both are one and the same constant (see above)
+            *, on_constant=1.0,     # ρc when both are one and the same constant (see above)
            )->float:
-    "Lin's concordance correlation coefficient ρ_c of two vectors of numbers (Lin 1989, eq. 2; moments over 1/n)."
+    "Lin's concordance correlation coefficient ρc of two vectors of numbers (Lin 1989, eq. 2; moments over 1/n)."
     return float(concordance_by_group(a, b, None, tolerance=0.0, on_constant=on_constant).ccc.iloc[0])
 
 # %% ../nbs/21_scc.ipynb #16a10878
@@ -234,11 +234,11 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
                bins:pd.DataFrame,     # output of `difficulty_bins` (instance, bin, bin_difficulty)
                *, lambdas=LAMBDAS,       # proportions λ of perturbed instances per bin
                rounding:str='ceil',   # ⌈λ·n⌉ ('ceil') or ⌊λ·n⌋ ('floor', the reference code) rows per bin and fold
-               on_constant=1.0,       # κ (ρ_c) when a bin's clean and mixed predictions are one and the same class (constant)
+               on_constant=1.0,       # κ (ρc) when a bin's clean and mixed predictions are one and the same class (constant)
                per_fold:bool=False,   # return per-fold rows instead of fold-pooled curves
                tolerance:float|None=None, # regression: τ (`Dataset.tolerance`), right when |y − ŷ| ≤ τ; None: classes
               )->pd.DataFrame:        # model, perturbation, level, lam, bin, difficulty, n, agree, kappa, acc (+ kappa_sd, acc_sd); regression: agree, ccc, acc, break_rate, mae, rmse, r2 (+ sds)
-    "The κ and accuracy system characteristic curves (regression: within-τ agreement, Lin's ρ_c, break rate and errors): one row per model × perturbation × λ × bin."
+    "The κ and accuracy system characteristic curves (regression: within-τ agreement, Lin's ρc, break rate and errors): one row per model × perturbation × λ × bin."
     lam = check_lambdas(lambdas)
     need = {'model', 'repeat', 'fold', 'instance', 'y_true', 'y_pred', 'y_noisy', 'priority'}
     if not isinstance(preds, pd.DataFrame) or not need <= set(preds.columns):
@@ -259,7 +259,7 @@ def scc_curves(preds:pd.DataFrame,    # output of `noisy_predictions`
     per_bin = p.drop_duplicates('instance').groupby('bin').size()
     if (per_bin < 2).any():
         warnings.warn(f"difficulty bin(s) {per_bin.index[per_bin < 2].tolist()} hold a single instance: "
-                      f"{'ρ_c and the share within τ' if reg else 'κ'} there can only be 0 or 1 (use fewer bins)")
+                      f"{'ρc and the share within τ' if reg else 'κ'} there can only be 0 or 1 (use fewer bins)")
     draw = ['draw'] if 'draw' in p.columns else []          # several noise draws: each mixed on its own, then averaged like repeats
     fold_keys = _GROUP + ['repeat'] + draw + ['fold', 'bin']
     gf = p.groupby(fold_keys, sort=False, dropna=False).ngroup().to_numpy()
@@ -425,7 +425,7 @@ def scc_chart(curves:pd.DataFrame,   # `scc_curves` rows (filter to one dataset 
         x = 'bin' if per.duplicated([k for k in (facet, 'difficulty') if k]).any() else 'difficulty'
     if xtitle is None: xtitle = 'difficulty (bin mean)' if x == 'difficulty' else 'difficulty bin (easiest first)'
     d = curves.copy()
-    ytitle = ytitle or {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions', 'ccc': "Lin's ρ_c (clean vs noisy)",
+    ytitle = ytitle or {'kappa': 'κ (clean vs noisy)', 'acc': 'accuracy', 'agree': 'unchanged predictions', 'ccc': "Lin's ρc (clean vs noisy)",
                        'break_rate': 'right turned wrong', 'mae': 'MAE', 'rmse': 'RMSE', 'r2': 'R²'}.get(y, y)
     col = (alt.Color('lam:O', title='λ', scale=alt.Scale(scheme='viridis', reverse=True)) if color == 'lam'
            else alt.Color(f'{color}:N', title=color))

@@ -22,7 +22,7 @@ def _acc_by_bin(curves:pd.DataFrame, # `scc_curves` rows of one dataset and pert
                 clean:pd.DataFrame,  # clean out-of-fold predictions (`clean_predictions`)
                 bins:pd.DataFrame,   # `difficulty_bins` output
                )->pd.DataFrame:      # model, bin, difficulty, n, acc_clean, lam, acc_noisy, kappa_noisy (regression: ccc_noisy, break_rate), acc_change
-    "Per model × difficulty bin: clean accuracy (regression: share within τ), and accuracy and κ (ρ_c) at the largest λ, side by side."
+    "Per model × difficulty bin: clean accuracy (regression: share within τ), and accuracy and κ (ρc) at the largest λ, side by side."
     agreement = 'kappa' if 'kappa' in curves.columns else 'ccc'
     extra = ['break_rate'] if agreement == 'ccc' else []
     p = clean.merge(bins[['instance', 'bin']], on='instance', how='inner')
@@ -46,9 +46,9 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
                    keep:dict|None=None, # if given: (perturbation, level, λ) → the replicates `(models, reps, facts)` of `feature_noise_replicates` (the verdict reuses them)
                    tolerance:float|None=None, # regression: τ (right when |y − ŷ| ≤ τ); None: classes
                   )->pd.DataFrame:     # perturbation, level, model, lam, bin, kappa_lo, kappa_hi (regression: ccc_lo, ccc_hi), acc_lo, acc_hi, score, score_lo, score_hi, break_rate(_lo/_hi)
-    "Bootstrap intervals of the κ (regression: ρ_c), accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
+    "Bootstrap intervals of the κ (regression: ρc), accuracy and metric curves (`robustdiff.intervals.feature_noise_intervals` at every λ; the noise draws resampled too)."
     from robustdiff.intervals import feature_noise_replicates, noise_table, LEVEL, N_BOOT
-    agreement = 'kappa' if tolerance is None else 'concordance'         # numbers: Lin's ρ_c in place of κ (the curves' `ccc`)
+    agreement = 'kappa' if tolerance is None else 'concordance'         # numbers: Lin's ρc in place of κ (the curves' `ccc`)
     numbers = {} if tolerance is None else {'tolerance': tolerance}
     frames = []
     for (pert, lv), g in noisy.groupby(['perturbation', 'level'], sort=False, dropna=False):
@@ -67,7 +67,7 @@ def _scc_intervals(noisy:pd.DataFrame, # `_Ctx.noisy()`
 
 # %% ../nbs/90e_scc_report.ipynb #e879b73e
 def report_stage(ctx, st):
-    "The report's `scc` stage: κ (regression: ρ_c and the share within τ), accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
+    "The report's `scc` stage: κ (regression: ρc and the share within τ), accuracy and break-rate curves per difficulty bin under [FB24]'s feature noise, with the verdict's intervals."
     c = ctx.cfg
     reg, tol = ctx.ds.regression, ctx.ds.tolerance
     items = ctx.table('difficulty', 'difficulty')
@@ -92,7 +92,7 @@ def report_stage(ctx, st):
     one = curves.drop(columns=['dataset', 'perturbation', 'level'], errors='ignore')
     name = metric_name(metric)
     if reg:
-        st.charts['scc'] = scc_chart(one, y='ccc', columns=6, title=f"{ctx.ds.name}: Lin's concordance ρ_c between clean and noisy predictions (ν = {c['nu']})")
+        st.charts['scc'] = scc_chart(one, y='ccc', columns=6, title=f"{ctx.ds.name}: Lin's concordance ρc between clean and noisy predictions (ν = {c['nu']})")
         st.charts['scc_agree'] = scc_chart(one, y='agree', columns=6, ytitle='noisy within τ of clean',
                                            title=f"{ctx.ds.name}: share of noisy predictions within τ = {tol:.4g} of the clean ones")
     else:
@@ -112,10 +112,10 @@ def report_stage(ctx, st):
         st.notes.append(f"A regressor's prediction is right when it lies within τ = {tol:.4g} of the truth (|y − ŷ| ≤ τ). It breaks "
                         f"when it was within τ and the noise takes it out (`break_rate`: the share of the predictions within τ that break; "
                         f"the κ losses in table `kappa_losses` are read on it, as a rise). In place of κ, the agreement of each model's "
-                        f"clean and noisy predictions is Lin's concordance ρ_c (chart `scc`, Lin 1989) and the share of noisy predictions "
+                        f"clean and noisy predictions is Lin's concordance ρc (chart `scc`, Lin 1989) and the share of noisy predictions "
                         f"within τ of the clean ones (chart `scc_agree`, column `agree`); `acc`: the share within τ of the truth; "
                         f"`mae`, `rmse`, `r2` of the mixed predictions (chart `scc_acc`: the {name}; table `scc_accuracy`: per bin the clean "
-                        f"share within τ, and the share, ρ_c and break rate at λ = {lam:g}). Every point averages {D} independent "
+                        f"share within τ, and the share, ρc and break rate at λ = {lam:g}). Every point averages {D} independent "
                         f"draw{'s' if D > 1 else ''} of the noise; shaded bands: 90 % bootstrap intervals that resample the instances"
                         f"{' and the noise draws' if D > 1 else ''} (columns `ccc_lo`, `ccc_hi`, `acc_lo`, `acc_hi`, `score_lo`, `score_hi`, "
                         f"`break_rate_lo`, `break_rate_hi`; the verdict's resamples).")

@@ -23,7 +23,8 @@ def test_every_model_of_every_portfolio_has_a_prior():
     names = _all_portfolios()
     assert {'quick', 'fabra18', 'pyhard7', 'ela2', 'ladder'} <= set(names)
     for p in names:
-        for name, est in get_models(p, random_state=0).items():
+        task = 'regression' if p in ('regressors', 'quick_regressors', 'regression_ladder') else 'classification'
+        for name, est in get_models(p, random_state=0, task=task).items():
             missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
             assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"
             assert _cost_prior(est, 4000) > 0
