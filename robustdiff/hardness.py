@@ -747,6 +747,17 @@ def _lstsq(A, b)->np.ndarray:
     from scipy.linalg import lstsq
     return lstsq(A, b)[0]
 
+def _auto_bins_np123(x)->int:
+    """The number of bins numpy 1.23's `np.histogram(x, bins='auto')` makes (PyHard 2.2.4's numpy): the smaller of the
+    Freedman–Diaconis and Sturges widths, Sturges alone when the IQR is 0. numpy 2 keeps the FD width at least half
+    the square-root rule's, which gives fewer bins on a target with a narrow middle."""
+    x = np.asarray(x, float)
+    lo, hi = x.min(), x.max()
+    if lo == hi: return 1
+    fd = 2.0 * np.subtract(*np.percentile(x, [75, 25])) * x.size ** (-1.0 / 3.0)
+    sturges = (hi - lo) / (np.log2(x.size) + 1.0)
+    return int(np.ceil((hi - lo) / (min(fd, sturges) if fd else sturges)))
+
 def _squash(e)->np.ndarray:
     "PyHard's squashing of squared errors into [0, 1): 1 − exp(−e / sd(e))."
     return 1 - np.exp(-e / e.std())
@@ -794,14 +805,14 @@ def _regression_measures(ds:Dataset, measures, random_state=0, n_jobs=1, block_r
         out['S1'] = (np.bincount(u, w, minlength=n) + np.bincount(v, w, minlength=n)) / (
             np.bincount(u, minlength=n) + np.bincount(v, minlength=n))
         seconds['mst'] = clock() - t
-    if 'FO' in measures:                                     # raw units: no rounding at a fence
-        q1, q3, r = np.quantile(X, 0.25, axis=0), np.quantile(X, 0.75, axis=0), iqr(X, axis=0)
-        out['FO'] = np.mean((X < q1 - 1.5 * r) | (X > q3 + 1.5 * r), axis=1)
+    if 'FO' in measures:                                     # on the standardised columns, as PyHard: the same rounding at a fence
+        q1, q3, r = np.quantile(Xs, 0.25, axis=0), np.quantile(Xs, 0.75, axis=0), iqr(Xs, axis=0)
+        out['FO'] = np.mean((Xs < q1 - 1.5 * r) | (Xs > q3 + 1.5 * r), axis=1)
     if 'POT' in measures:
         q1, q3, r = np.quantile(y, 0.25), np.quantile(y, 0.75), iqr(y)
         out['POT'] = ((y < q1 - 1.5 * r) | (y > q3 + 1.5 * r)).astype(float)
     if 'HB' in measures:
-        counts, edges = np.histogram(ys, bins='auto')
+        counts, edges = np.histogram(ys, bins=_auto_bins_np123(ys))
         out['HB'] = 1 - counts[np.minimum(np.digitize(ys, bins=edges), len(counts)) - 1] / counts.sum()
     if 'EDS' in measures:
         stump = DecisionTreeRegressor(max_depth=1, random_state=random_state).fit(X, y)

