@@ -632,21 +632,18 @@ def _gower_block(X, rows, rng, out, tmp)->np.ndarray:
     return out
 
 def _gower_passes(X, k:int, eps:float, block_rows=None)->tuple:
-    "Two blocked passes: each row's k nearest (by distance, then id; itself left out), its degree in the graph d ≥ eps, and Σ_j A_ij (deg_j − 1)."
+    "Two blocked passes: each row's k nearest (as PyHard's scikit-learn finds them, `_sklearn_neighbours`), its degree in the graph d ≥ eps, and Σ_j A_ij (deg_j − 1)."
     n = len(X)
     rng = np.maximum(np.ptp(X, 0), 1e-8)
     rows = _block_rows(n, block_rows)
-    knn, deg, walks = np.empty((n, k), np.intp), np.zeros(n, np.int64), np.zeros(n)
+    knn, deg, walks = np.zeros((n, k), np.intp), np.zeros(n, np.int64), np.zeros(n)
     buf, tmp = np.empty((rows, n)), np.empty((rows, n))
     for s in range(0, n, rows):
         r = np.arange(s, min(s + rows, n))
         G = _gower_block(X, r, rng, buf[:len(r)], tmp[:len(r)])
         deg[r] = (G >= eps).sum(1) - (eps <= 0)                 # itself (distance 0) only when eps ≤ 0
-        G[np.arange(len(r)), r] = np.inf
-        kth = np.partition(G, k - 1, axis=1)[:, k - 1]
-        for i in range(len(r)):                                 # the k nearest, ties by the lower id
-            cand = np.flatnonzero(G[i] <= kth[i])
-            knn[r[i]] = cand[np.lexsort((cand, G[i, cand]))[:k]]
+        if n > k + 1:                                           # else S3 is not defined (fewer than k + 2 rows)
+            for i in range(len(r)): knn[r[i]] = _sklearn_neighbours(G[i], r[i], k)
     for s in range(0, n, rows):                                 # every degree known: the second pass
         r = np.arange(s, min(s + rows, n))
         A = _gower_block(X, r, rng, buf[:len(r)], tmp[:len(r)]) >= eps
@@ -724,6 +721,119 @@ def _argsort_np123(v):
         dp -= 1; cdepth = depths[dp]
     return a
 
+@_jit
+def _median5(v, a, o):
+    "numpy's `median5_` on the indices a[o:o + 5]: the position (0–4) of their median, after sorting them partly."
+    if v[a[o + 1]] < v[a[o]]: a[o + 1], a[o] = a[o], a[o + 1]
+    if v[a[o + 4]] < v[a[o + 3]]: a[o + 4], a[o + 3] = a[o + 3], a[o + 4]
+    if v[a[o + 3]] < v[a[o]]: a[o + 3], a[o] = a[o], a[o + 3]
+    if v[a[o + 4]] < v[a[o + 1]]: a[o + 4], a[o + 1] = a[o + 1], a[o + 4]
+    if v[a[o + 2]] < v[a[o + 1]]: a[o + 2], a[o + 1] = a[o + 1], a[o + 2]
+    if v[a[o + 3]] < v[a[o + 2]]: return 1 if v[a[o + 3]] < v[a[o + 1]] else 3
+    return 2
+
+@_jit
+def _introselect(v, a, o, num, kth):
+    """numpy 1.23's `introselect_` (argpartition, one kth) on the indices a[o:o + num]: selection passes for kth < 3, one
+    pass for the last, else median-of-3 quickselect, median of medians of 5 past depth 2·log2 num. numpy recurses for
+    the median of the medians; here a stack of frames does (numba cannot load a recursive function from its cache)."""
+    F = np.empty((64, 9), np.int64)      # frames: o, num, kth, low, high, depth, ll, hh, state (0 new, 1 running, 2 after its child)
+    F[0, 0], F[0, 1], F[0, 2], F[0, 8] = o, num, kth, 0
+    sp = 1
+    while sp > 0:
+        f = F[sp - 1]
+        o, num, kth, low, high, depth, ll, hh, state = f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]
+        if state == 0:
+            low, high = 0, num - 1
+            if kth < 3:                                         # selection passes
+                for i in range(kth + 1):
+                    mi, mv = i, v[a[o + i]]
+                    for j in range(i + 1, num):
+                        if v[a[o + j]] < mv: mi, mv = j, v[a[o + j]]
+                    a[o + i], a[o + mi] = a[o + mi], a[o + i]
+                sp -= 1; continue
+            if kth == num - 1:                                  # the largest, in one pass
+                mi, mv = 0, v[a[o]]
+                for j in range(1, num):
+                    if not v[a[o + j]] < mv: mi, mv = j, v[a[o + j]]
+                a[o + kth], a[o + mi] = a[o + mi], a[o + kth]
+                sp -= 1; continue
+            depth, m = 0, num
+            while m > 1:
+                m >>= 1; depth += 1
+            depth *= 2
+        pushed = False
+        while low + 1 < high:
+            if state == 2:                                      # the median of the medians to low
+                mid = ll + (hh - ll) // 5 // 2
+                a[o + mid], a[o + low] = a[o + low], a[o + mid]
+                ll -= 1; hh += 1
+            else:
+                ll, hh = low + 1, high
+                if depth > 0 or hh - ll < 5:                    # median of 3 to low, the smallest of the 3 to low + 1
+                    mid = low + (high - low) // 2
+                    if v[a[o + high]] < v[a[o + mid]]: a[o + high], a[o + mid] = a[o + mid], a[o + high]
+                    if v[a[o + high]] < v[a[o + low]]: a[o + high], a[o + low] = a[o + low], a[o + high]
+                    if v[a[o + low]] < v[a[o + mid]]: a[o + low], a[o + mid] = a[o + mid], a[o + low]
+                    a[o + mid], a[o + low + 1] = a[o + low + 1], a[o + mid]
+                else:                                           # median of medians of 5
+                    q, nmed = o + ll, (hh - ll) // 5
+                    for i in range(nmed):
+                        mm = _median5(v, a, q + 5 * i)
+                        a[q + 5 * i + mm], a[q + i] = a[q + i], a[q + 5 * i + mm]
+                    if nmed > 2:
+                        f[3], f[4], f[5], f[6], f[7], f[8] = low, high, depth, ll, hh, 2          # back here when the medians are partitioned
+                        F[sp, 0], F[sp, 1], F[sp, 2], F[sp, 8] = q, nmed, nmed // 2, 0
+                        sp += 1; pushed = True
+                        break
+                    mid = ll + nmed // 2
+                    a[o + mid], a[o + low] = a[o + low], a[o + mid]
+                    ll -= 1; hh += 1
+            state = 1
+            depth -= 1
+            pv = v[a[o + low]]
+            while True:                                         # unguarded partition around a[low]
+                ll += 1
+                while v[a[o + ll]] < pv: ll += 1
+                hh -= 1
+                while pv < v[a[o + hh]]: hh -= 1
+                if hh < ll: break
+                a[o + ll], a[o + hh] = a[o + hh], a[o + ll]
+            a[o + low], a[o + hh] = a[o + hh], a[o + low]
+            if hh >= kth: high = hh - 1
+            if hh <= kth: low = ll
+        if pushed: continue
+        if high == low + 1 and v[a[o + high]] < v[a[o + low]]:
+            a[o + high], a[o + low] = a[o + low], a[o + high]
+        sp -= 1
+
+@_jit
+def _argpartition_np123(v, kth):
+    "numpy 1.23's `np.argpartition(v, kth)` of floats without NaN."
+    a = np.arange(len(v))
+    _introselect(v, a, 0, len(v), kth)
+    return a
+
+@_jit
+def _sklearn_neighbours(d, me, k):
+    """Row `me`'s k nearest rows as PyHard's `NearestNeighbors(metric='precomputed').kneighbors_graph()` finds them
+    (scikit-learn 1.5's brute search on numpy 1.23): the k + 1 first of `argpartition(d, k)` (`d` the row's distances,
+    itself at 0), sorted by distance (stably), without itself (without the first if it is not among them)."""
+    a = _argpartition_np123(d, k)
+    top = a[:k + 1].copy()
+    for i in range(1, k + 1):
+        t, j = top[i], i
+        while j > 0 and d[t] < d[top[j - 1]]:
+            top[j] = top[j - 1]; j -= 1
+        top[j] = t
+    found = False
+    for i in range(k + 1): found = found or top[i] == me
+    out, m = np.empty(k, np.intp), 0
+    for i in range(k + 1):
+        if (found and top[i] == me) or (not found and i == 0): continue
+        out[m] = top[i]; m += 1
+    return out
+
 # %% ../nbs/40_hardness.ipynb #9ac2ed76
 def _reg_tree_alpha(Xs, ys, random_state)->float:
     "PyHard's ccp_alpha: `GridSearchCV(DecisionTreeRegressor, {'ccp_alpha': linspace(.001, .1, 100)}, cv=5)` by R², the first best; one full tree per fold, pruned."
@@ -792,7 +902,7 @@ def _regression_measures(ds:Dataset, measures, random_state=0, n_jobs=1, block_r
         out['S2'] = 1 - 1 / (1 + S2)
     if any(m in measures for m in ('S3', 'D', 'CC')):
         t = clock(); knn, deg, walks = _gower_passes(X, 5, eps, block_rows); seconds['neighbours'] = clock() - t
-        out['S3'] = _squash((ys[knn].mean(1) - ys) ** 2)
+        out['S3'] = _squash((ys[knn].mean(1) - ys) ** 2) if n > 6 else np.full(n, np.nan)
         out['D'] = deg / (n - 1)
         with np.errstate(divide='ignore', invalid='ignore'):
             out['CC'] = np.where(deg > 1, 1 - 2 * walks / (deg * (deg - 1.0)) / n, 1.0)

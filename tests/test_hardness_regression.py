@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from sklearn.datasets import load_diabetes
 from robustdiff.data import Dataset
-from robustdiff.hardness import REG_MEASURES, hardness_measures, _argsort_np123, _reg_design, _regression_measures
+from robustdiff.hardness import (REG_MEASURES, hardness_measures, _argpartition_np123, _argsort_np123, _reg_design,
+                                 _regression_measures, _sklearn_neighbours)
 from robustdiff.ih import instance_hardness, pyhard_regressors
 
 REF = Path(__file__).parent / 'data' / 'pyhard_reg'
@@ -85,6 +86,17 @@ def test_argsort_is_numpy_123s():
         np.testing.assert_array_equal(_argsort_np123(v), z[f'idx{i}'])
         assert np.all(np.diff(v[_argsort_np123(v)]) >= 0)
     assert any(not np.array_equal(np.argsort(z[f'v{i}']), z[f'idx{i}']) for i in range(7))   # the installed sort differs
+
+
+def test_argpartition_is_numpy_123s():
+    "S3's neighbour search: numpy 1.23.5's argpartition on tied, sorted, reversed and rolled arrays (median of medians included)."
+    z = np.load(REF / 'argpartition_np123.npz')
+    for i in range(len(z.files) // 3):
+        np.testing.assert_array_equal(_argpartition_np123(z[f'v{i}'], int(z[f'k{i}'])), z[f'idx{i}'])
+    d = np.array([0.3, 0., 0.1, 0.2, 0.2, 0.2, 0.2, 0.5, 0.2])            # row 1 itself; five rows tie at 0.2 for three places
+    nn = _sklearn_neighbours(d, 1, 5)
+    assert 1 not in nn and {2}.issubset(nn) and set(nn) <= {2, 3, 4, 5, 6, 8} and len(set(nn)) == 5
+    assert set(nn) == set(_argpartition_np123(d, 5)[:6]) - {1}
 
 
 def test_same_seed_same_result_and_blocks_do_not_matter():

@@ -20,7 +20,8 @@ likewise from its `regression.py` (`hyperopt` stubbed: no tuning; its logged fol
 the two references is a difference of numpy / scikit-learn, not of the formulas.
 
 Also `argsort_np123.npz`: arrays with ties and numpy 1.23.5's default `np.argsort` of each (the order PyHard's S2
-walks the rows in).
+walks the rows in), and `argpartition_np123.npz`: tied and adversarial arrays with numpy 1.23.5's `np.argpartition`
+at several kth (which of the rows tied at the fifth distance S3's neighbour search keeps).
 
 Outputs per table NAME:
   NAME_measures.csv.gz  the 15 measures of `RegressionMeasures.calculate_all()` (columns without PyHard's 'feature_' prefix)
@@ -116,6 +117,25 @@ def argsorts():
               enumerate([(5, 3), (17, 4), (18, 4), (100, 10), (1000, 30), (5000, 200), (5000, 5000)])}
     arrays.update({f'idx{i}': np.argsort(arrays[f'v{i}']) for i in range(len(arrays))})
     np.savez_compressed(HERE / 'argsort_np123.npz', **arrays)
+    argpartitions()
+
+
+def argpartitions():
+    "Tied and adversarial float arrays and numpy 1.23.5's `np.argpartition` of each at several kth (S3's neighbour search)."
+    rng = np.random.RandomState(1)
+    out, i = {}, 0
+    def put(v, kth):
+        nonlocal i
+        out[f'v{i}'] = v; out[f'k{i}'] = np.array(kth); out[f'idx{i}'] = np.argpartition(v, kth).astype(np.int16); i += 1
+    for n, k in [(7, 3), (8, 2), (12, 5), (17, 4), (40, 6), (100, 10), (190, 20), (500, 30), (1000, 1000), (300, 2)]:
+        for rep in range(2):
+            v = rng.randint(0, k, n).astype(float) / 7.0
+            for kth in sorted({1, 3, 5, min(10, n - 1), n // 2, n - 1}): put(v, kth)
+    for n in (50, 4096):      # sorted, reversed, organ pipe, rolled (median of 3's worst case: median of medians takes over)
+        for v in (np.arange(n, dtype=float), np.arange(n, dtype=float)[::-1].copy(),
+                  np.r_[np.arange(n // 2), np.arange(n // 2)[::-1]].astype(float), np.roll(np.arange(n, dtype=float), n // 2)):
+            for kth in (5, n // 3): put(v, kth)
+    np.savez_compressed(HERE / 'argpartition_np123.npz', **out)
 
 
 def main(names):
