@@ -21,17 +21,18 @@ _COST_PRIOR = {   # class: (CPU s of one fit on 40 000 training rows × 40 featu
     'C45Classifier': (0.6, 1.0), 'LinearSVC': (2.0, 1.2), 'RPartClassifier': (0.5, 1.0), 'KNeighborsClassifier': (0.07, 1.0),
     'DecisionTreeClassifier': (0.35, 1.0), 'CITreeClassifier': (0.26, 1.0), 'LogisticRegression': (0.4, 1.0),
     'PLSDAClassifier': (0.1, 1.0), 'GaussianNBFloor': (0.1, 1.0), 'GaussianNB': (0.1, 1.0), 'RDAClassifier': (0.09, 1.0),
-    # regressors: first priors by analogy with their classifier counterparts (the Gaussian process cubic in the rows), not yet
-    # calibrated by plan_calibrate.py; the run's own probe rescales them as it does every prior
-    'RandomForestRegressor': (15.0, 1.1), 'ExtraTreesRegressor': (10.0, 1.0), 'GradientBoostingRegressor': (8.0, 1.0),
-    'HistGradientBoostingRegressor': (2.0, 1.0), 'SVR': (30.0, 2.0), 'MLPRegressor': (4.0, 1.0),
-    'GaussianProcessRegressor': (40000.0, 3.0), 'KNeighborsRegressor': (0.07, 1.0), 'DecisionTreeRegressor': (0.5, 1.0),
+    # regressors: benchmarks/timings/plan_calibrate_regression.py, fits at 1 000 and 4 000 rows of Ecdat Computers (12
+    # columns one-hot; the forests and boosting grow slower than linearly there: their fixed cost per tree counts); the
+    # rest (HGB, k-NN, the linear ones: a few hundredths of a second at these sizes) by analogy with their classifiers
+    'RandomForestRegressor': (6.0, 0.7), 'ExtraTreesRegressor': (8.8, 0.8), 'GradientBoostingRegressor': (0.9, 0.55),
+    'HistGradientBoostingRegressor': (2.0, 1.0), 'SVR': (30.0, 1.7), 'MLPRegressor': (1.9, 0.55),
+    'GaussianProcessRegressor': (30000.0, 2.45), 'KNeighborsRegressor': (0.07, 1.0), 'DecisionTreeRegressor': (0.5, 1.0),
     'LinearRegression': (0.05, 1.0), 'Ridge': (0.05, 1.0), 'Lasso': (0.3, 1.0), 'PLSRegression': (0.1, 1.0)}
 _PREDICT_PRIOR = {   # class: (CPU s of predicting 1 000 rows with a model fitted on 40 000 rows, exponent in the training rows)
     'KNeighborsClassifier': (0.17, 0.6), 'SVC': (0.25, 0.87), 'PukSVC': (0.25, 0.87), 'PARTClassifier': (0.22, 1.0),
     'RandomForestClassifier': (0.093, 0.5), 'BaggingClassifier': (0.05, 0.5), 'RuleEnsembleClassifier': (0.0065, 0.0),
-    'GradientBoostingClassifier': (0.0055, 0.0), 'KNeighborsRegressor': (0.17, 0.6), 'SVR': (0.25, 0.87),
-    'RandomForestRegressor': (0.093, 0.5), 'ExtraTreesRegressor': (0.1, 0.5), 'GaussianProcessRegressor': (0.5, 1.0)}
+    'GradientBoostingClassifier': (0.0055, 0.0), 'KNeighborsRegressor': (0.17, 0.6), 'SVR': (2.4, 1.1),
+    'RandomForestRegressor': (0.2, 0.3), 'ExtraTreesRegressor': (0.15, 0.2), 'GaussianProcessRegressor': (0.75, 0.8)}
 _PREDICT_OTHER = (0.0027, 0.0)   # any other class (mostly the prep step's transform of the rows)
 _REFIT_PRIOR = {'PARTClassifier': 1.5, 'SVC': 1.5, 'PukSVC': 1.5}
 _SUBSETS = {'SubsetClassifier', 'SubsetRegressor'}   # the ladder's respondents: a model on a budget of rows and columns   # a fit on 10 %-noisy labels ÷ the clean fit (others: 1)

@@ -107,3 +107,16 @@ def test_stage_plan_within_1_5x_of_the_logged_stage_times():
         planned = factor * sum(stage_costs(names, rows=r['rows'], models=r['n_models'], noise_draws=5, page=False).values())
         logged = sum(r['stages'][s] for s in names)
         assert logged / 1.5 <= planned <= logged * 1.5, (name, planned, logged)
+
+def test_regressor_priors_from_their_measurement():
+    "benchmarks/results/plan_calibrate_regression.json: each regressor's fit within 1.6× of its prior at 1 000 and 4 000 rows (where it takes 0.1 s or more)."
+    cal = json.loads((RESULTS/'plan_calibrate_regression.json').read_text())
+    checked = 0
+    for m in cal['models'].values():
+        s, e = _COST_PRIOR[m['cls']]
+        for n, t in m['sizes'].items():
+            if t['fit'] < 0.1: continue
+            prior = s * (int(n) / 40000) ** e
+            assert t['fit'] / 1.6 <= prior <= t['fit'] * 1.6, (m['model'], n, prior, t['fit'])
+            checked += 1
+    assert checked >= 10      # the forests, boosting, SVR, the MLP and the Gaussian process at both sizes

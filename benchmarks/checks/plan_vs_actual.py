@@ -57,6 +57,10 @@ CASES = {   # name: (source arguments, models, hidden vector features); the smal
     'mfeat_fourier_default_hidden': (lambda: ['pmlb:mfeat_fourier'], 'fabra18', True),
     'letter_quick_hidden': (lambda: ['pmlb:letter'], 'quick', True),
     'mc50k_quick_hidden': (_mc50k, 'quick', True),
+    # regression tables (issue 48): the bundled ones, the default regressors and the quick ones
+    'reg_college_default': (lambda: ['reg:college'], 'regressors', False),
+    'reg_wage_default': (lambda: ['reg:wage'], 'regressors', False),
+    'reg_computers_quick': (lambda: ['reg:computers'], 'quick', False),
 }
 
 _UNIT = {'s': 1.0, 'min': 60.0, 'h': 3600.0}
