@@ -169,7 +169,7 @@ def main():
             print(f"{name} ...", flush=True)
             r = run_case(name, a.trace)
             r['rows'], r['classes'] = _shape(name)
-            r['n_models'] = {'quick': 4, 'fabra18': 18}[CASES[name][1]]
+            r['n_models'] = {'quick': 4, 'fabra18': 18, 'regressors': 12}[CASES[name][1]]
             runs[name] = r
             print(f"  plan {r.get('plan_total_s')} s, ETA after 1 min {r.get('eta_after_1min')}, actual {r['actual_s']} s, rc {r['rc']}", flush=True)
             Path(a.out).write_text(json.dumps(dict(old, cpu=cpu, cores=os.cpu_count(), python=sys.version.split()[0],   # other keys kept
@@ -178,13 +178,13 @@ def main():
     print(table(runs))
 
 def _shape(name:str)->tuple:
-    "(rows, classes) of a case's table."
+    "(rows, classes) of a case's table (classes None for a regression table)."
     sys.path.insert(0, str(ROOT))
     from robustdiff.datasets import load_dataset
     src = CASES[name][0]()
-    if src[0].startswith('pmlb:'):
+    if src[0].startswith(('pmlb:', 'reg:')):
         ds = load_dataset(src[0])
-        return ds.n_instances, ds.n_classes
+        return ds.n_instances, (None if ds.regression else ds.n_classes)
     import pandas as pd
     y = pd.read_csv(src[0], usecols=[src[2]])[src[2]]
     return len(y), int(y.nunique())
