@@ -40,19 +40,20 @@ def _sample(y, n, rng):
     return np.sort(keep)
 
 def time_model(est, ds, train, test, noise:float=0.1, seed:int=0)->dict:
-    "CPU seconds of the fit, the noisy-label refit and the predictions of one model (one thread)."
+    "CPU seconds of the fit, the noisy-label (a regressor: noisy-target) refit and the predictions of one model (one thread)."
     from robustdiff.portfolio import model_pipeline
-    from robustdiff.responses import predict_labels_proba
+    from robustdiff.responses import predict_labels_proba, predict_values
     from robustdiff._folds import one_thread as _one_thread
-    from robustdiff.ela import class_noise
+    from robustdiff.ela import class_noise, target_noise
+    predict, corrupt = (predict_values, target_noise) if ds.regression else (predict_labels_proba, class_noise)
     X, y = ds.X.iloc[train], ds.y.iloc[train].to_numpy()
     Xte = ds.X.iloc[test]
     out = {}
     with _one_thread(), warnings.catch_warnings():
         warnings.simplefilter('ignore')
         c0 = time.process_time(); pipe = model_pipeline(est, ds).fit(X, y); out['fit'] = time.process_time() - c0
-        c0 = time.process_time(); predict_labels_proba(pipe, Xte); out['predict'] = time.process_time() - c0
-        y_noisy = class_noise(y, noise, random_state=np.random.default_rng(seed))
+        c0 = time.process_time(); predict(pipe, Xte); out['predict'] = time.process_time() - c0
+        y_noisy = corrupt(y, noise, random_state=np.random.default_rng(seed))
         c0 = time.process_time(); model_pipeline(est, ds).fit(X, y_noisy); out['refit'] = time.process_time() - c0
     return {k: round(v, 4) for k, v in out.items()}
 

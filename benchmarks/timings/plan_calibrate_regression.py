@@ -19,22 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT/'benchmarks'/'tools'))
 sys.path.insert(0, str(ROOT/'benchmarks'/'timings'))
 from harness import write_result
-from plan_calibrate import _growth
-
-def time_model(est, ds, train, test, noise=0.1, seed=0)->dict:
-    from robustdiff.portfolio import model_pipeline
-    from robustdiff.responses import predict_values
-    from robustdiff._folds import one_thread
-    from robustdiff.ela import target_noise
-    X, y, Xte = ds.X.iloc[train], ds.y.iloc[train].to_numpy(float), ds.X.iloc[test]
-    out = {}
-    with one_thread(), warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        c0 = time.process_time(); pipe = model_pipeline(est, ds).fit(X, y); out['fit'] = time.process_time() - c0
-        c0 = time.process_time(); predict_values(pipe, Xte); out['predict'] = time.process_time() - c0
-        yn = target_noise(y, noise, random_state=np.random.default_rng(seed))
-        c0 = time.process_time(); model_pipeline(est, ds).fit(X, yn); out['refit'] = time.process_time() - c0
-    return {k: round(v, 4) for k, v in out.items()}
+from plan_calibrate import _growth, time_model
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
