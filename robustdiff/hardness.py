@@ -901,8 +901,9 @@ def _regression_measures(ds:Dataset, measures, random_state=0, n_jobs=1, block_r
         S2 = np.empty(n); S2[idx] = aux
         out['S2'] = 1 - 1 / (1 + S2)
     if any(m in measures for m in ('S3', 'D', 'CC')):
-        t = clock(); knn, deg, walks = _gower_passes(X, 5, eps, block_rows); seconds['neighbours'] = clock() - t
-        out['S3'] = _squash((ys[knn].mean(1) - ys) ** 2) if n > 6 else np.full(n, np.nan)
+        k = 5                                                # PyHard's `error_nn_regressor(n_neighbors=5)`
+        t = clock(); knn, deg, walks = _gower_passes(X, k, eps, block_rows); seconds['neighbours'] = clock() - t
+        out['S3'] = _squash((ys[knn].mean(1) - ys) ** 2) if n > k + 1 else np.full(n, np.nan)
         out['D'] = deg / (n - 1)
         with np.errstate(divide='ignore', invalid='ignore'):
             out['CC'] = np.where(deg > 1, 1 - 2 * walks / (deg * (deg - 1.0)) / n, 1.0)

@@ -3,7 +3,7 @@ committed benchmark files (nothing is timed here), and the prior's tables cover 
 import importlib, inspect, json, sys
 from pathlib import Path
 import pytest
-from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models
+from robustdiff.portfolio import PORTFOLIOS, REGRESSION_PORTFOLIOS, _LAZY_PORTFOLIOS, get_models
 from robustdiff.responses import _plan_folds
 from robustdiff.costs import _COST_PRIOR, _PREDICT_PRIOR, _REFIT_PRIOR, _cost_classes, hardness_cost, one_pass_cost; from robustdiff._costs import _pass_shape
 
@@ -65,7 +65,7 @@ def test_plan_of_diamonds_like_one_pass_within_1_5x_of_measured():
 def test_every_class_in_the_portfolios_has_fit_and_the_side_tables_name_known_classes():
     for mod in set(_LAZY_PORTFOLIOS.values()): importlib.import_module(mod)
     for p in sorted(PORTFOLIOS):
-        task = 'regression' if p in ('regressors', 'quick_regressors', 'regression_ladder') else 'classification'
+        task = 'regression' if p in REGRESSION_PORTFOLIOS.values() else 'classification'
         for name, est in get_models(p, random_state=0, task=task).items():
             missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
             assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"

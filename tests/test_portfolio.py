@@ -11,7 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.svm import SVC
 
 from robustdiff.data import from_frame
-from robustdiff.portfolio import PORTFOLIOS, get_models, make_pipeline, register_portfolio
+from robustdiff.portfolio import PORTFOLIOS, REGRESSION_PORTFOLIOS, get_models, make_pipeline, register_portfolio
 from robustdiff.estimators import (FDAClassifier, PLSDAClassifier, RDAClassifier, LVQClassifier, C45TreeClassifier,
                                    RPartClassifier, CITreeClassifier, PARTClassifier, RBFNetworkClassifier,
                                    RuleEnsembleClassifier, PukKernel, GaussianNBFloor)
@@ -44,7 +44,7 @@ def data():
     return ds
 
 
-REGRESSION = ('regressors', 'quick_regressors', 'regression_ladder')   # portfolios of regressors (tested below)
+REGRESSION = tuple(REGRESSION_PORTFOLIOS.values())   # portfolios of regressors (tested below)
 ALL_MODELS = [(spec, name) for spec in sorted(PORTFOLIOS) if spec != 'ladder' and spec not in REGRESSION
               for name in get_models(spec)]   # the ladder's respondents are weak on purpose (tests/test_respondents.py)
 REGRESSORS = [(spec, name) for spec in ('regressors', 'quick_regressors') for name in get_models(spec, task='regression')]

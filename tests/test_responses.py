@@ -129,13 +129,13 @@ def test_one_pass_predictions_identical_to_old(wine, portfolio, request):
 
 def test_argmax_allowlist_holds_for_every_registered_model():
     "For every member of every registered portfolio: predict_labels_proba's labels are exactly the pipeline's predict."
-    from robustdiff.portfolio import PORTFOLIOS, get_models, make_pipeline
+    from robustdiff.portfolio import PORTFOLIOS, REGRESSION_PORTFOLIOS, get_models, make_pipeline
     from robustdiff.responses import predict_labels_proba, predict_is_argmax
     rng = np.random.default_rng(0)
     d = load_sklearn('wine').subset(rng.permutation(178)[:120])
     Xte = load_sklearn('wine').X
     n_argmax = 0
-    for pname in sorted(p for p in PORTFOLIOS if p not in ('regressors', 'quick_regressors', 'regression_ladder')):   # classifiers
+    for pname in sorted(p for p in PORTFOLIOS if p not in REGRESSION_PORTFOLIOS.values()):   # classifiers
         for name, est in get_models(pname, random_state=0).items():
             pipe = make_pipeline(est, d).fit(d.X, d.y.to_numpy())
             lab, P = predict_labels_proba(pipe, Xte)

@@ -10,7 +10,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from robustdiff.datasets import load_sklearn, make_synthetic
-from robustdiff.portfolio import PORTFOLIOS, _LAZY_PORTFOLIOS, get_models, make_pipeline
+from robustdiff.portfolio import PORTFOLIOS, REGRESSION_PORTFOLIOS, _LAZY_PORTFOLIOS, get_models, make_pipeline
 from robustdiff.responses import _plan_folds, map_folds
 from robustdiff.costs import _COST_PRIOR, _COST_PER_FIT, _cost_prior, _fit_prior, _cost_classes
 from robustdiff.estimators import PARTClassifier
@@ -23,7 +23,7 @@ def test_every_model_of_every_portfolio_has_a_prior():
     names = _all_portfolios()
     assert {'quick', 'fabra18', 'pyhard7', 'ela2', 'ladder'} <= set(names)
     for p in names:
-        task = 'regression' if p in ('regressors', 'quick_regressors', 'regression_ladder') else 'classification'
+        task = 'regression' if p in REGRESSION_PORTFOLIOS.values() else 'classification'
         for name, est in get_models(p, random_state=0, task=task).items():
             missing = [c for c in _cost_classes(est) if c not in _COST_PRIOR]
             assert not missing, f"portfolio {p!r}, model {name!r}: no cost prior for {missing}"
